@@ -1,0 +1,48 @@
+# sbert-workbook — every target does its own set-up on a fresh clone.
+#   make workbook   execute all notebooks headlessly into build/ (HTML + index)
+#   make test       run the test suite (notebooks included, smoke profile)
+#   make lab        open JupyterLab on notebooks/
+#   make student    write student copies (solutions removed) into student/
+#   make bench      print encode benchmark figures
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# The CPU wheel of this version lies on the course machines' disk; on a normal
+# machine pip fetches the usual build. Override e.g. `make TORCH_SPEC=torch test`.
+TORCH_SPEC ?= torch==2.13.0
+STAMP  := $(VENV)/.installed
+
+.PHONY: install test test-all workbook lab student bench envcheck clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "$(TORCH_SPEC)"
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+envcheck: $(STAMP)
+	$(PY) -m sbertlib.envcheck
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-all: $(STAMP)
+	$(PY) -m pytest -m ""
+
+workbook: $(STAMP)
+	$(PY) -m sbertlib.workbook --out build
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+student: $(STAMP)
+	$(PY) -m sbertlib.student notebooks student
+
+bench: $(STAMP)
+	$(PY) -m sbertlib.bench encode
+
+clean:
+	rm -rf build student .pytest_cache
