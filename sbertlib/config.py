@@ -1,0 +1,67 @@
+"""Where things live and what hardware we run on: data directory, device, hub reachability."""
+from __future__ import annotations
+
+import functools
+import os
+import socket
+from pathlib import Path
+
+import torch
+
+DATA_DIR_ENV = "SBERTLIB_DATA_DIR"
+HUB_HOST = "huggingface.co"
+
+
+def data_dir(explicit: str | os.PathLike | None = None) -> Path:
+    """Resolve the data directory: explicit argument > ``$SBERTLIB_DATA_DIR`` > ``./data``."""
+    if explicit is not None:
+        return Path(explicit).expanduser()
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path("data")
+
+
+def data_dir_candidates(explicit: str | os.PathLike | None = None) -> list[Path]:
+    """Every place searched for a data file, in order (used in error messages)."""
+    places = []
+    if explicit is not None:
+        places.append(Path(explicit).expanduser())
+    if os.environ.get(DATA_DIR_ENV):
+        places.append(Path(os.environ[DATA_DIR_ENV]).expanduser())
+    places.append(Path("data"))
+    out: list[Path] = []
+    for p in places:
+        if p not in out:
+            out.append(p)
+    return out
+
+
+def pick_device(preferred: str | torch.device | None = None) -> torch.device:
+    """The device to run on: ``preferred`` if given, else cuda > mps > cpu."""
+    if preferred is not None:
+        return torch.device(preferred)
+    if torch.cuda.is_available():
+        return torch.device("cuda")
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return torch.device("mps")
+    return torch.device("cpu")
+
+
+def hub_offline_flag() -> bool:
+    """True when the user asked Hugging Face libraries to stay offline."""
+    return any(os.environ.get(k, "").lower() in {"1", "true", "yes", "on"}
+               for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+@functools.lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 1.5) -> bool:
+    """Quick check (one TCP connect, ``timeout`` seconds at most) whether the HF hub is reachable."""
+    if hub_offline_flag():
+        return False
+    try:
+        with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
