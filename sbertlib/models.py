@@ -30,6 +30,12 @@ def _check_texts(sentences: Sequence[str]) -> None:
             raise TypeError(f"encode() needs strings; item {i} is {type(s).__name__}: {s!r}")
 
 
+def _interactive() -> bool:
+    """True in a Jupyter kernel or a terminal: where a progress bar helps rather than clutters logs."""
+    import sys
+    return "ipykernel" in sys.modules or sys.stderr.isatty()
+
+
 class SentenceEncoder(torch.nn.Module):
     """Backbone + pooling. ``forward`` is differentiable (training); ``encode`` is for inference."""
 
@@ -156,7 +162,7 @@ class SentenceEncoder(torch.nn.Module):
         if not texts:
             return out.numpy() if convert_to == "numpy" else out
         if show_progress_bar is None:
-            show_progress_bar = len(texts) > 10 * batch_size
+            show_progress_bar = len(texts) > 10 * batch_size and _interactive()
         was_training = self.training
         self.eval()
         try:
