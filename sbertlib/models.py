@@ -50,6 +50,7 @@ class SentenceEncoder(torch.nn.Module):
         self.pooling, self.normalize, self.max_seq_length = pooling, normalize, int(max_seq_length)
         self.info = {"backbone": name, "stand_in": stand_in, **(info or {})}
         self.to(config.pick_device(device))
+        self.eval()  # inference by default; fit() switches to training mode
 
     # ----------------------------------------------------------------- construction
     @classmethod

@@ -1,0 +1,134 @@
+"""SentenceEncoder: pooling, encode's documented edge cases, smart batching, save/load, offline errors."""
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from sbertlib import backbones
+from sbertlib.models import SentenceEncoder
+from sbertlib.pooling import pool
+
+
+@pytest.fixture(scope="module")
+def tiny() -> SentenceEncoder:
+    return SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
+
+
+def test_pooling_ignores_padding():
+    tokens = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, -100.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    assert torch.allclose(pool(tokens, mask, "mean"), torch.tensor([[2.0, 3.0]]))
+    assert torch.allclose(pool(tokens, mask, "max"), torch.tensor([[3.0, 4.0]]))
+    assert torch.allclose(pool(tokens, mask, "cls"), torch.tensor([[1.0, 2.0]]))
+    with pytest.raises(ValueError, match="unknown pooling"):
+        pool(tokens, mask, "median")
+
+
+def test_tiny_random_bert_is_deterministic_and_uses_bert_vocab(tiny):
+    other = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
+    assert np.array_equal(tiny.encode(["a cat"]), other.encode(["a cat"]))
+    seeded = SentenceEncoder.from_pretrained("tiny-random-bert:1", device="cpu")
+    assert not np.allclose(tiny.encode(["a cat"]), seeded.encode(["a cat"]))
+    assert tiny.tokenizer.convert_tokens_to_ids("[CLS]") == 101  # bert-base-uncased ids
+    assert tiny.tokenizer.tokenize("Hello World") == ["hello", "world"]
+    assert tiny.info["stand_in"] is True
+
+
+def test_encode_shapes_and_edge_cases(tiny):
+    assert tiny.encode("one sentence").shape == (tiny.dim,)
+    assert tiny.encode([]).shape == (0, tiny.dim)
+    assert isinstance(tiny.encode(["x"], convert_to="torch"), torch.Tensor)
+    empty = tiny.encode([""])  # encoded as [CLS] [SEP]: a real vector, not NaN
+    assert np.isfinite(empty).all()
+    with pytest.raises(TypeError, match="item 1 is NoneType"):
+        tiny.encode(["fine", None])
+    with pytest.raises(TypeError, match="item 0 is int"):
+        tiny.encode([3])
+    with pytest.raises(ValueError, match="batch_size"):
+        tiny.encode(["x"], batch_size=0)
+
+
+def test_long_texts_are_truncated_with_one_warning(tiny):
+    long = "word " * (tiny.max_seq_length * 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = tiny.encode([long, long, "short"])
+    msgs = [str(w.message) for w in caught if "max_seq_length" in str(w.message)]
+    assert len(msgs) == 1 and "2 of 3 texts" in msgs[0]
+    direct = tiny(tiny.tokenize([long]))  # forward() truncates the same way
+    assert np.allclose(out[0], direct.detach().numpy()[0], atol=1e-5)
+
+
+def test_smart_batching_restores_order_and_pads_less(tiny):
+    sents = ["short", "a much longer sentence with many more words in it", "mid length one", "x y"]
+    on = tiny.encode(sents, batch_size=2, smart_batching=True)
+    off = tiny.encode(sents, batch_size=2, smart_batching=False)
+    one_by_one = np.stack([tiny.encode(s) for s in sents])
+    assert np.allclose(on, one_by_one, atol=1e-5) and np.allclose(off, one_by_one, atol=1e-5)
+    widths = [f["input_ids"].shape[1] for _, f in tiny.batches(sents, 2, smart_batching=True)]
+    assert widths == sorted(widths, reverse=True)
+
+
+def test_normalize_and_modes():
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert", pooling="max", normalize=True, device="cpu")
+    v = enc.encode(["a", "b c"])
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="unknown pooling"):
+        SentenceEncoder.from_pretrained("tiny-random-bert", pooling="avg")
+
+
+def test_encode_restores_training_mode(tiny):
+    tiny.train()
+    tiny.encode(["x"])
+    assert tiny.training
+    tiny.eval()
+
+
+def test_save_load_round_trip(tiny, tmp_path):
+    path = tiny.save(tmp_path / "enc", extra={"profile": "smoke"})
+    again = SentenceEncoder.from_pretrained(path, device="cpu")
+    assert again.pooling == tiny.pooling and again.max_seq_length == tiny.max_seq_length
+    assert again.info["backbone"] == tiny.info["backbone"] and again.info["stand_in"]
+    assert np.allclose(again.encode(["a test"]), tiny.encode(["a test"]), atol=1e-6)
+    # overwriting is atomic: no temp folders are left beside the target
+    tiny.save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["enc"]
+
+
+def test_save_failure_leaves_previous_model_intact(tiny, tmp_path, monkeypatch):
+    path = tiny.save(tmp_path / "enc")
+    before = sorted(p.name for p in path.iterdir())
+
+    def boom(*a, **k):
+        raise OSError("disk full")
+    monkeypatch.setattr(tiny.tokenizer, "save_pretrained", boom)
+    with pytest.raises(OSError, match="disk full"):
+        tiny.save(path)
+    assert sorted(p.name for p in path.iterdir()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["enc"]
+
+
+def test_offline_hub_name_fails_fast_with_local_list(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    backbones.config.hub_reachable.cache_clear()
+    start = time.perf_counter()
+    with pytest.raises(backbones.BackboneNotAvailable) as err:
+        SentenceEncoder.from_pretrained("someone/not-a-cached-model")
+    assert time.perf_counter() - start < 10
+    msg = str(err.value)
+    assert "not in the local Hugging Face cache" in msg and "tiny-random-bert" in msg and "minilm" in msg
+
+
+def test_bad_local_folder(tmp_path):
+    with pytest.raises(backbones.BackboneNotAvailable, match="no config.json"):
+        backbones.load_backbone(tmp_path)
+
+
+def test_minilm_packaged_settings():
+    enc = SentenceEncoder.from_pretrained("minilm", device="cpu")
+    assert enc.normalize and enc.pooling == "mean" and enc.max_seq_length == 256 and enc.dim == 384
+    assert "stand-in" in repr(enc)
