@@ -1,0 +1,66 @@
+"""Repository hygiene: packaging in sync, CI calls the README's test command, notebooks clean."""
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+
+from sbertlib import notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _name(req: str) -> str:
+    return re.split(r"[<>=!~\[ ;]", req.strip(), maxsplit=1)[0].lower()
+
+
+def test_environment_yml_names_the_same_packages_as_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(r) for r in project["dependencies"]} | \
+             {_name(r) for r in project["optional-dependencies"]["dev"]}
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    listed = {_name(r) for r in pip if not r.startswith("-e")}
+    assert listed == wanted
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = re.findall(r"^\s*(make test)\s*$", readme, flags=re.M)
+    assert commands, "README shows no test command"
+    assert any(re.search(rf"^\s*{re.escape(c)}\s*$", ci, flags=re.M) for c in commands)
+
+
+def test_package_never_imports_sentence_transformers():
+    for path in (ROOT / "sbertlib").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n.split(".")[0] == "sentence_transformers" for n in names), path
+
+
+@pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
+def test_notebook_committed_clean_with_goals_and_recap(path):
+    nb = nbformat.read(path, as_version=4)
+    assert not notebooks.has_outputs(nb), f"{path.name}: strip outputs before committing"
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and "learning goals" in first.source.lower()
+    last_md = [c for c in nb.cells if c.cell_type == "markdown"][-1]
+    assert "recap" in last_md.source.lower()
+
+
+@pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
+def test_student_copy_has_no_solutions(path):
+    nb = nbformat.read(path, as_version=4)
+    solutions = [c.source for c in nb.cells if "solution" in notebooks.tags(c)]
+    student = notebooks.student_copy(nb)
+    assert not any("solution" in notebooks.tags(c) for c in student.cells)
+    for src in solutions:
+        assert src.strip() not in [c.source.strip() for c in student.cells]
