@@ -30,6 +30,23 @@ def _check_texts(sentences: Sequence[str]) -> None:
             raise TypeError(f"encode() needs strings; item {i} is {type(s).__name__}: {s!r}")
 
 
+def _group(order: np.ndarray, lengths: list[int], batch_size: int, max_tokens: int | None):
+    """Cut ``order`` into batches: ``batch_size`` rows each, or by a token budget (sorted input)."""
+    if not max_tokens:
+        for start in range(0, len(order), batch_size):
+            yield order[start:start + batch_size]
+        return
+    batch: list[int] = []
+    for i in order:
+        width = max([lengths[j] for j in batch[:1]] + [lengths[i]])  # sorted: first is longest
+        if batch and (len(batch) + 1) * width > max_tokens:
+            yield np.asarray(batch)
+            batch = []
+        batch.append(int(i))
+    if batch:
+        yield np.asarray(batch)
+
+
 def _interactive() -> bool:
     """True in a Jupyter kernel or a terminal: where a progress bar helps rather than clutters logs."""
     import sys
@@ -131,18 +148,22 @@ class SentenceEncoder(torch.nn.Module):
             feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
         return {k: v.to(self.device, non_blocking=True) for k, v in feats.items()}
 
-    def batches(self, sentences: list[str], batch_size: int, smart_batching: bool = True):
-        """Yield ``(positions, features)``: with smart batching, batches of similar token length."""
+    def batches(self, sentences: list[str], batch_size: int, smart_batching: bool = True,
+                max_tokens: int | None = None):
+        """Yield ``(positions, features)``: with smart batching, batches of similar token length.
+
+        ``max_tokens`` (beyond the paper) sizes batches by tokens instead: a batch grows while
+        ``rows × longest row`` stays within the budget, so short sentences travel in big batches.
+        """
         ids = self._token_ids(sentences)
-        order = np.argsort([-len(x) for x in ids], kind="stable") if smart_batching \
+        order = np.argsort([-len(x) for x in ids], kind="stable") if smart_batching or max_tokens \
             else np.arange(len(ids))
-        for start in range(0, len(order), batch_size):
-            pos = order[start:start + batch_size]
+        for pos in _group(order, [len(x) for x in ids], batch_size, max_tokens):
             yield pos, self._pad([ids[i] for i in pos])
 
     def encode(self, sentences: str | Iterable[str], batch_size: int = 32, smart_batching: bool = True,
                show_progress_bar: bool | None = None, convert_to: str = "numpy",
-               normalize: bool | None = None) -> np.ndarray | torch.Tensor:
+               normalize: bool | None = None, max_tokens: int | None = None) -> np.ndarray | torch.Tensor:
         """Embed sentences; returns ``(n, dim)`` (or ``(dim,)`` for a single string).
 
         * ``smart_batching`` sorts by token length so each batch pads only to its own longest
@@ -151,6 +172,7 @@ class SentenceEncoder(torch.nn.Module):
         * Items that are not strings raise ``TypeError`` naming their position.
         * Texts longer than ``max_seq_length`` tokens are truncated, with one warning.
         * ``convert_to``: ``"numpy"`` (float32 array) or ``"torch"`` (tensor on the CPU).
+        * ``max_tokens``: token-budget batching (see :meth:`batches`); ``batch_size`` is ignored.
         """
         single = isinstance(sentences, str)
         texts = [sentences] if single else list(sentences)
@@ -169,7 +191,7 @@ class SentenceEncoder(torch.nn.Module):
         try:
             with torch.inference_mode():
                 bar = tqdm(total=len(texts), desc="encode", unit="sent", disable=not show_progress_bar)
-                for pos, feats in self.batches(texts, batch_size, smart_batching):
+                for pos, feats in self.batches(texts, batch_size, smart_batching, max_tokens):
                     out[torch.as_tensor(pos)] = self(feats).float().cpu()
                     bar.update(len(pos))
                 bar.close()

@@ -82,3 +82,43 @@ def environment() -> dict:
         import platform
         info["device"] = f"CPU ({platform.processor() or platform.machine()})"
     return info
+
+
+# --------------------------------------------------------------------- cross- vs bi-encoder
+def pair_count(n: int) -> int:
+    """Pairs a cross-encoder must score to find the most similar pair among ``n`` sentences."""
+    return n * (n - 1) // 2
+
+
+def cross_encoder_pairs_per_s(encoder, sentences: Sequence[str], n_pairs: int = 64,
+                              batch_size: int = 16, repeats: int = 3) -> float:
+    """Pairs per second of a BERT cross-encoder: both sentences in one input, one forward each.
+
+    Uses the encoder's backbone on ``[CLS] a [SEP] b [SEP]`` inputs (the classifier on top costs
+    nothing by comparison), so the timing is that of the same network as a cross-encoder.
+    """
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, len(sentences), size=(n_pairs, 2))
+    a, b = [sentences[i] for i in idx[:, 0]], [sentences[j] for j in idx[:, 1]]
+
+    def run():
+        with torch.inference_mode():
+            for s in range(0, n_pairs, batch_size):
+                feats = encoder.tokenizer(a[s:s + batch_size], b[s:s + batch_size], padding=True,
+                                          truncation=True, max_length=2 * encoder.max_seq_length,
+                                          return_tensors="pt").to(encoder.device)
+                encoder.backbone(**feats)
+    return measure("cross-encoder", run, n_pairs, repeats=repeats).sent_per_s
+
+
+def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: int = 64) -> tuple[float, tuple[int, int]]:
+    """Seconds to embed ``sentences`` and find their most similar pair with one cosine matrix."""
+    from .similarity import cos_sim
+    _sync()
+    start = time.perf_counter()
+    emb = encoder.encode(list(sentences), batch_size=batch_size, convert_to="torch")
+    sims = cos_sim(emb, emb)
+    sims.fill_diagonal_(-2.0)
+    flat = int(torch.argmax(sims))
+    _sync()
+    return time.perf_counter() - start, divmod(flat, len(sentences))
