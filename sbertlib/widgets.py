@@ -1,0 +1,206 @@
+"""Interactive explorers for JupyterLab (ipywidgets).
+
+* :class:`SimilarityExplorer` — sentences in, heatmap and the most similar pairs out; pick the
+  model, the pooling and the similarity measure.
+* :class:`SemanticSearch` — a query box over a corpus; corpus embeddings computed once.
+* :class:`ModelComparer` — one sentence pair, the score of every model side by side.
+
+Models are given as ``{label: encoder or zero-argument loader}``; loaders run on first use and
+their encoders are kept. Embeddings are cached per (model, pooling, sentence), so changing the
+measure, or adding one line, recomputes only what changed.
+"""
+from __future__ import annotations
+
+import html
+from typing import Callable, Mapping, Sequence
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import search, viz
+from .similarity import MEASURES, similarity_matrix
+
+MAX_HEATMAP = 25      # sentences drawn in the heatmap; more are ranked but not drawn
+MAX_LINES = 2000      # lines accepted at all
+
+
+class ModelBank:
+    """Lazily loaded encoders plus an embedding cache keyed by (model, pooling, sentence)."""
+
+    def __init__(self, models: Mapping[str, object | Callable[[], object]]):
+        if not models:
+            raise ValueError("give at least one model: {label: encoder or loader}")
+        self._models = dict(models)
+        self._cache: dict[tuple[str, str, str], np.ndarray] = {}
+        self.encode_calls = 0  # how many times a model was actually run (tests check the caching)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._models)
+
+    def get(self, name: str):
+        model = self._models[name]
+        if callable(model) and not hasattr(model, "encode"):
+            model = self._models[name] = model()
+        return model
+
+    def embed(self, name: str, sentences: Sequence[str], pooling: str | None = None) -> np.ndarray:
+        model = self.get(name)
+        pooling = pooling or getattr(model, "pooling", "-")
+        missing = list(dict.fromkeys(s for s in sentences if (name, pooling, s) not in self._cache))
+        if missing:
+            old = getattr(model, "pooling", None)
+            if old is not None:
+                model.pooling = pooling
+            try:
+                vectors = model.encode(missing, batch_size=32, show_progress_bar=False)
+            finally:
+                if old is not None:
+                    model.pooling = old
+            self.encode_calls += 1
+            self._cache.update({(name, pooling, s): v for s, v in zip(missing, vectors)})
+        return np.stack([self._cache[(name, pooling, s)] for s in sentences])
+
+
+def parse_lines(text: str) -> list[str]:
+    """Non-empty, stripped lines, duplicates kept once (in first-seen order)."""
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def _pairs_html(sentences: list[str], pairs: list[tuple[float, int, int]]) -> str:
+    rows = "".join(f"<tr><td>{s:.3f}</td><td>{html.escape(sentences[i])}</td><td>{html.escape(sentences[j])}</td></tr>"
+                   for s, i, j in pairs)
+    return f"<table><tr><th>score</th><th>sentence</th><th>sentence</th></tr>{rows}</table>"
+
+
+class SimilarityExplorer:
+    """Type sentences (one per line); see how similar every pair is under the chosen model."""
+
+    def __init__(self, models: Mapping[str, object], sentences: Sequence[str] = (), top_pairs: int = 10):
+        self.bank = ModelBank(models)
+        self.top_pairs = top_pairs
+        self.text = W.Textarea("\n".join(sentences), placeholder="one sentence per line",
+                               layout=W.Layout(width="100%", height="140px"), continuous_update=False)
+        self.model = W.Dropdown(options=self.bank.names, description="model")
+        self.pooling = W.Dropdown(options=["mean", "max", "cls"], value="mean", description="pooling")
+        self.measure = W.Dropdown(options=list(MEASURES), value="cosine", description="measure")
+        self.message = W.HTML()
+        self.plot = W.Output()
+        self.pairs = W.HTML()
+        self.matrix: np.ndarray | None = None
+        self.figure = None
+        for w in (self.text, self.model, self.pooling, self.measure):
+            w.observe(lambda _change: self.update(), names="value")
+        self.widget = W.VBox([self.text, W.HBox([self.model, self.pooling, self.measure]),
+                              self.message, W.HBox([self.plot, self.pairs])])
+        self.update()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+    def update(self) -> None:
+        sentences = parse_lines(self.text.value)
+        self.matrix, self.pairs.value = None, ""
+        if len(sentences) < 2:
+            self.message.value = ("<b>Type at least two sentences, one per line.</b>" if not sentences
+                                  else "<b>One sentence: add another to compare it with.</b>")
+            self._draw(None, [])
+            return
+        note = ""
+        if len(sentences) > MAX_LINES:
+            note = f" Only the first {MAX_LINES} of {len(sentences)} lines are used."
+            sentences = sentences[:MAX_LINES]
+        emb = self.bank.embed(self.model.value, sentences, self.pooling.value)
+        pairs = search.paraphrase_mining_embeddings(emb, top_k=self.top_pairs, max_pairs=self.top_pairs,
+                                                    measure=self.measure.value)
+        self.pairs.value = _pairs_html(sentences, pairs)
+        shown = sentences[:MAX_HEATMAP]
+        if len(sentences) > MAX_HEATMAP:
+            note += f" The heatmap shows the first {MAX_HEATMAP}; the ranking uses all {len(sentences)}."
+        self.matrix = similarity_matrix(emb[:MAX_HEATMAP], measure=self.measure.value).numpy()
+        self.message.value = f"{len(sentences)} sentences, model <i>{html.escape(self.model.value)}</i>." + note
+        self._draw(shown, pairs)
+
+    def _draw(self, shown, pairs) -> None:
+        self.plot.clear_output(wait=True)
+        self.figure = None
+        if shown is None:
+            return
+        from IPython.display import display
+        self.figure = viz.similarity_heatmap(shown, self.matrix, title=f"{self.measure.value} similarity")
+        plt.close(self.figure)  # rendered once, into the Output below, not again by the inline backend
+        with self.plot:
+            display(self.figure)
+
+
+class SemanticSearch:
+    """A query box over ``corpus``; shows the top-k hits with their cosine scores."""
+
+    def __init__(self, model, corpus: Sequence[str], top_k: int = 5):
+        self.bank = ModelBank({"model": model})
+        self.corpus = list(dict.fromkeys(corpus))
+        if not self.corpus:
+            raise ValueError("the corpus is empty")
+        self._corpus_emb: np.ndarray | None = None
+        self.query = W.Text(placeholder="type a query and press Enter", continuous_update=False,
+                            layout=W.Layout(width="70%"))
+        self.k = W.IntSlider(value=top_k, min=1, max=min(50, len(self.corpus)), description="top k")
+        self.results = W.HTML()
+        self.hits: list[dict] = []
+        for w in (self.query, self.k):
+            w.observe(lambda _change: self.update(), names="value")
+        self.widget = W.VBox([W.HBox([self.query, self.k]), self.results])
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+    @property
+    def corpus_embeddings(self) -> np.ndarray:
+        if self._corpus_emb is None:  # computed once, on the first query
+            self._corpus_emb = self.bank.embed("model", self.corpus)
+        return self._corpus_emb
+
+    def update(self) -> None:
+        q = self.query.value.strip()
+        if not q:
+            self.hits, self.results.value = [], "<i>Type a query.</i>"
+            return
+        q_emb = self.bank.embed("model", [q])
+        self.hits = search.semantic_search(q_emb, self.corpus_embeddings, top_k=self.k.value)[0]
+        rows = "".join(f"<tr><td>{h['score']:.3f}</td><td>{html.escape(self.corpus[h['corpus_id']])}</td></tr>"
+                       for h in self.hits)
+        self.results.value = f"<table><tr><th>cosine</th><th>sentence</th></tr>{rows}</table>"
+
+
+class ModelComparer:
+    """One sentence pair; the cosine similarity under every model, side by side."""
+
+    def __init__(self, models: Mapping[str, object], a: str = "", b: str = ""):
+        self.bank = ModelBank(models)
+        self.a = W.Text(a, description="sentence A", continuous_update=False, layout=W.Layout(width="90%"))
+        self.b = W.Text(b, description="sentence B", continuous_update=False, layout=W.Layout(width="90%"))
+        self.table = W.HTML()
+        self.scores: dict[str, float] = {}
+        for w in (self.a, self.b):
+            w.observe(lambda _change: self.update(), names="value")
+        self.widget = W.VBox([self.a, self.b, self.table])
+        self.update()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+    def update(self) -> None:
+        a, b = self.a.value.strip(), self.b.value.strip()
+        if not a or not b:
+            self.scores, self.table.value = {}, "<i>Type two sentences.</i>"
+            return
+        self.scores = {}
+        for name in self.bank.names:
+            u, v = self.bank.embed(name, [a, b])
+            self.scores[name] = float(similarity_matrix(u, v).item())
+        rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{s:.3f}</td></tr>" for n, s in self.scores.items())
+        self.table.value = f"<table><tr><th>model</th><th>cosine</th></tr>{rows}</table>"

@@ -1,0 +1,87 @@
+"""Widgets driven from Python: set values, check that the outputs follow."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from sbertlib import widgets  # noqa: E402
+from sbertlib.models import SentenceEncoder  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def tiny2():
+    return SentenceEncoder.from_pretrained("tiny-random-bert:1", device="cpu")
+
+
+SENTS = ["A man plays a guitar.", "Someone is playing a guitar.", "The stock market fell today."]
+
+
+def test_explorer_updates_on_text_model_pooling_measure(tiny, tiny2):
+    ex = widgets.SimilarityExplorer({"a": tiny, "b": lambda: tiny2}, SENTS)
+    assert ex.matrix.shape == (3, 3) and "guitar" in ex.pairs.value
+    first = ex.matrix.copy()
+    ex.text.value = "\n".join(SENTS + ["A fourth sentence arrives."])
+    assert ex.matrix.shape == (4, 4) and "fourth" in ex.pairs.value
+    ex.model.value = "b"
+    assert not np.allclose(ex.matrix[:3, :3], first)
+    ex.pooling.value = "cls"
+    cls = ex.matrix.copy()
+    ex.pooling.value = "mean"
+    assert not np.allclose(cls, ex.matrix)
+    ex.measure.value = "euclidean"
+    assert (ex.matrix <= 1e-5).all()  # negative distances
+    assert ex.figure is not None and ex.figure.axes[0].get_title().startswith("euclidean")
+
+
+def test_explorer_caches_embeddings(tiny):
+    ex = widgets.SimilarityExplorer({"a": tiny}, SENTS)
+    calls = ex.bank.encode_calls
+    ex.measure.value = "dot"          # no new embeddings needed
+    assert ex.bank.encode_calls == calls
+    ex.text.value = "\n".join(SENTS + ["new line"])  # only the new line is encoded
+    assert ex.bank.encode_calls == calls + 1
+    assert ("a", "mean", "new line") in ex.bank._cache
+
+
+def test_explorer_edge_inputs(tiny):
+    ex = widgets.SimilarityExplorer({"a": tiny})
+    assert "at least two" in ex.message.value and ex.matrix is None
+    ex.text.value = "only one"
+    assert "One sentence" in ex.message.value and ex.matrix is None
+    ex.text.value = "\n".join(f"sentence number {i}" for i in range(300))
+    assert "first 25" in ex.message.value and ex.matrix.shape == (25, 25)
+    assert ex.pairs.value.count("<tr>") == 11  # header + top 10 pairs over all 300
+
+
+def test_semantic_search_computes_corpus_once(tiny):
+    ss = widgets.SemanticSearch(tiny, SENTS + ["Dogs run in the park."], top_k=2)
+    assert "Type a query" in (ss.results.value or "Type a query")
+    ss.query.value = "guitar music"
+    assert len(ss.hits) == 2
+    calls = ss.bank.encode_calls
+    ss.query.value = "finance news"
+    assert ss.bank.encode_calls == calls + 1  # only the query
+    ss.k.value = 3
+    assert len(ss.hits) == 3
+    ss.query.value = "   "
+    assert ss.hits == [] and "Type a query" in ss.results.value
+    with pytest.raises(ValueError, match="empty"):
+        widgets.SemanticSearch(tiny, [])
+
+
+def test_model_comparer(tiny, tiny2):
+    mc = widgets.ModelComparer({"a": tiny, "b": tiny2}, SENTS[0], SENTS[1])
+    assert set(mc.scores) == {"a", "b"} and mc.scores["a"] != mc.scores["b"]
+    u, v = tiny.encode(SENTS[:2])
+    assert mc.scores["a"] == pytest.approx(float(u @ v / np.linalg.norm(u) / np.linalg.norm(v)), abs=1e-5)
+    mc.b.value = ""
+    assert mc.scores == {} and "Type two" in mc.table.value
