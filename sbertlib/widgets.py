@@ -87,7 +87,9 @@ class SimilarityExplorer:
         self.measure = W.Dropdown(options=list(MEASURES), value="cosine", description="measure")
         self.message = W.HTML()
         self.plot = W.Output()
+        self.plot.add_class("sbert-heatmap")
         self.pairs = W.HTML()
+        self.pairs.add_class("sbert-pairs")
         self.matrix: np.ndarray | None = None
         self.figure = None
         for w in (self.text, self.model, self.pooling, self.measure):
