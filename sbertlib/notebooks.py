@@ -71,6 +71,14 @@ def headline_text(nb) -> list[str]:
     return out
 
 
+def _error_line(text: str) -> str:
+    """The most telling line of a cell error: the last one naming an exception type."""
+    import re
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in text.splitlines() if ln.strip()]
+    named = [ln for ln in lines if re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt)\b", ln)]
+    return (named or lines or [""])[-1]
+
+
 def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path | None = None):
     """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult)."""
     from nbclient import NotebookClient
@@ -84,7 +92,7 @@ def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path |
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
                        resources={"metadata": {"path": str(cwd or path.parent)}}).execute()
     except CellExecutionError as exc:
-        error = str(exc).strip().splitlines()[-1] if str(exc).strip() else repr(exc)
+        error = _error_line(str(exc)) or repr(exc)
     finally:
         os.environ.clear()
         os.environ.update(old_env)

@@ -54,7 +54,7 @@ def lab(shared_data, tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}", "--allow-root",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         "--LabApp.news_url=", "--LabApp.expose_app_in_browser=True", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
         env=env, stdout=subprocess.DEVNULL, stderr=open(work / "lab.log", "w"))
     base = f"http://127.0.0.1:{port}"
     for _ in range(120):
@@ -67,6 +67,7 @@ def lab(shared_data, tmp_path_factory):
         proc.kill()
         pytest.fail("JupyterLab did not start: " + (work / "lab.log").read_text()[-2000:])
     yield f"{base}/lab/tree/{NOTEBOOK}?token={token}"
+    shutil.copy(work / "lab.log", ARTIFACTS / "jupyterlab.log") if ARTIFACTS.is_dir() else None
     proc.terminate()
     try:
         proc.wait(timeout=20)
@@ -87,8 +88,10 @@ def test_explorer_updates_in_a_real_browser(lab):
             page.goto(lab, timeout=120_000)
             page.wait_for_selector(".jp-Notebook", timeout=120_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
-            page.get_by_role("menuitem", name="Run", exact=True).click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.commands.hasCommand('notebook:run-all-cells')",
+                                   timeout=120_000)
+            page.wait_for_timeout(2000)  # let the kernel session attach
+            page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             area = page.locator(".widget-textarea textarea").first
             area.wait_for(timeout=240_000)
             pairs = page.locator(".sbert-pairs").first
@@ -103,6 +106,8 @@ def test_explorer_updates_in_a_real_browser(lab):
                 "() => [...document.querySelectorAll('.sbert-pairs')].some(e => e.innerText.toLowerCase().includes('zebra'))",
                 timeout=120_000)
             assert page.locator(".sbert-heatmap img").count() >= 1
+            page.locator(".sbert-heatmap").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(3000)  # let the redrawn heatmap arrive before the screenshot
         finally:
-            page.screenshot(path=str(ARTIFACTS / "similarity_explorer.png"), full_page=True)
+            page.screenshot(path=str(ARTIFACTS / "similarity_explorer.png"))
             browser.close()

@@ -85,3 +85,21 @@ def test_model_comparer(tiny, tiny2):
     assert mc.scores["a"] == pytest.approx(float(u @ v / np.linalg.norm(u) / np.linalg.norm(v)), abs=1e-5)
     mc.b.value = ""
     assert mc.scores == {} and "Type two" in mc.table.value
+
+
+def test_nb10_checks(tiny):
+    from sbertlib.checks import ExerciseError, nb10
+    from sbertlib.models import SentenceEncoder
+    ref = SentenceEncoder.from_pretrained("minilm", device="cpu")
+    assert nb10.check_paraphrase_without_overlap("The kid is laughing.", "A child giggles.", ref) > 0.6
+    with pytest.raises(ExerciseError, match="share"):
+        nb10.check_paraphrase_without_overlap("The kid is laughing.", "The kid laughs.", ref)
+    with pytest.raises(ExerciseError, match="Cosine"):
+        nb10.check_paraphrase_without_overlap("The kid is laughing.", "Stocks fell sharply.", ref)
+    with pytest.raises(ExerciseError):
+        nb10.check_paraphrase_without_overlap(..., "x", ref)
+    nb10.check_higher_model("a", {"a": 0.9, "b": 0.1})
+    with pytest.raises(ExerciseError):
+        nb10.check_higher_model("b", {"a": 0.9, "b": 0.1})
+    with pytest.raises(ExerciseError):
+        nb10.check_higher_model(..., {"a": 0.9, "b": 0.1})
