@@ -1,0 +1,230 @@
+"""Training objectives of SBERT (paper, Section 3), one ``nn.Module`` each.
+
+Every loss holds the :class:`~sbertlib.models.SentenceEncoder` as ``self.model`` and is called
+as ``loss(batch)`` with a :class:`Batch` as built by :func:`sbertlib.training.collate`:
+
+* ``batch.features`` — one tokenized column per text position (e.g. premise, hypothesis),
+  each a dict of ``(batch, seq)`` tensors that ``model(features)`` turns into ``(batch, dim)``;
+* ``batch.labels`` — ``(batch,)`` class ids (long) or gold scores (float), or ``None``.
+
+The maths lives in ``loss_from_embeddings(embeddings, labels)`` so it can be checked by hand on
+small tensors without any transformer. Each class also says what data it wants:
+``n_texts`` (how many text columns) and ``label_kind`` (``"class"``, ``"score"`` or ``None``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+CONCAT_PARTS = ("u", "v", "|u-v|", "u*v")
+# Paper, Table 6: the concatenations tried for the softmax classifier (NLI training).
+TABLE6_CONCATS: list[tuple[str, ...]] = [
+    ("u", "v"),
+    ("|u-v|",),
+    ("u*v",),
+    ("|u-v|", "u*v"),
+    ("u", "v", "u*v"),
+    ("u", "v", "|u-v|"),
+    ("u", "v", "|u-v|", "u*v"),
+]
+HEAD_FILE = "classifier.pt"
+
+
+@dataclass
+class Batch:
+    """One training batch: tokenized text columns plus labels (``None`` for label-free losses)."""
+
+    features: list[dict[str, torch.Tensor]]
+    labels: torch.Tensor | None = None
+
+    def __len__(self) -> int:
+        return int(self.features[0]["attention_mask"].shape[0]) if self.features else 0
+
+
+class SBERTLoss(nn.Module):
+    """Common part: embed every text column with the shared (siamese) encoder, then score."""
+
+    n_texts: tuple[int, ...] = (2,)
+    label_kind: str | None = None
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.model = model
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        embeddings = [self.model(features) for features in batch.features]
+        return self.loss_from_embeddings(embeddings, batch.labels)
+
+    def loss_from_embeddings(self, embeddings: list[torch.Tensor], labels: torch.Tensor | None) -> torch.Tensor:
+        raise NotImplementedError
+
+    def has_head(self) -> bool:
+        """True when the loss owns trainable weights of its own (a classifier head)."""
+        return any(not name.startswith("model.") for name, _ in self.named_parameters())
+
+    def head_state(self) -> dict[str, torch.Tensor]:
+        """The loss's own weights (everything that is not the encoder)."""
+        return {k: v for k, v in self.state_dict().items() if not k.startswith("model.")}
+
+    def load_head_state(self, state: dict[str, torch.Tensor]) -> None:
+        self.load_state_dict({**{f"model.{k}": v for k, v in self.model.state_dict().items()}, **state})
+
+
+class SoftmaxLoss(SBERTLoss):
+    """Classification objective, used for NLI (paper, Eq. 1).
+
+    ``o = softmax(W_t · (u, v, |u-v|))`` and cross-entropy against the gold class.
+
+    Shapes, for a batch of ``B`` pairs, embedding size ``n`` and ``k`` classes:
+
+    * ``u, v``: ``(B, n)`` — embeddings of sentence A and sentence B;
+    * features: the parts named in ``concat`` side by side, ``(B, len(concat)·n)``;
+      parts are ``"u"``, ``"v"``, ``"|u-v|"`` (element-wise distance) and ``"u*v"``
+      (element-wise product); :data:`TABLE6_CONCATS` lists the seven of Table 6;
+    * ``W_t`` (``self.classifier``): a linear layer ``len(concat)·n → k`` with a bias
+      (as sentence-transformers; the paper writes ``W_t ∈ R^{3n×k}``);
+    * logits ``(B, k)``; labels ``(B,)`` class ids; loss: mean cross-entropy, a scalar.
+
+    The classifier is thrown away after training: only the encoder is kept. It is written next to
+    the encoder (``classifier.pt``) only when asked (``fit(..., save_head=True)`` or :meth:`save_head`).
+    """
+
+    label_kind = "class"
+
+    def __init__(self, model: nn.Module, num_labels: int = 3, concat: tuple[str, ...] = ("u", "v", "|u-v|")):
+        super().__init__(model)
+        self.concat = _check_concat(concat)
+        if int(num_labels) < 2:
+            raise ValueError(f"num_labels must be at least 2, got {num_labels}")
+        self.num_labels = int(num_labels)
+        dim = int(model.dim)
+        self.classifier = nn.Linear(len(self.concat) * dim, self.num_labels, device=_device_of(model))
+
+    def features(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """``(B, n)`` and ``(B, n)`` → ``(B, len(concat)·n)``, parts in the order of ``concat``."""
+        parts = {"u": lambda: u, "v": lambda: v, "|u-v|": lambda: torch.abs(u - v), "u*v": lambda: u * v}
+        return torch.cat([parts[name]() for name in self.concat], dim=1)
+
+    def logits(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        feats = self.features(u, v)
+        return self.classifier(feats.to(self.classifier.weight.dtype))
+
+    def loss_from_embeddings(self, embeddings, labels):
+        u, v = embeddings
+        return F.cross_entropy(self.logits(u, v), labels.view(-1).long())
+
+    def save_head(self, folder: str | os.PathLike) -> Path:
+        """Write the classifier (weights + ``concat`` + ``num_labels``) to ``folder/classifier.pt``."""
+        path = Path(folder) / HEAD_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{HEAD_FILE}.tmp")
+        torch.save({"concat": list(self.concat), "num_labels": self.num_labels,
+                    "state_dict": {k: v.cpu() for k, v in self.classifier.state_dict().items()}}, tmp)
+        os.replace(tmp, path)
+        return path
+
+    def load_head(self, folder: str | os.PathLike) -> None:
+        """Load a classifier written by :meth:`save_head` (its ``concat`` must match)."""
+        saved = torch.load(Path(folder) / HEAD_FILE, weights_only=True)
+        if tuple(saved["concat"]) != self.concat or saved["num_labels"] != self.num_labels:
+            raise ValueError(f"saved head has concat={tuple(saved['concat'])}, num_labels={saved['num_labels']}; "
+                             f"this loss has concat={self.concat}, num_labels={self.num_labels}")
+        self.classifier.load_state_dict(saved["state_dict"])
+
+
+class CosineSimilarityLoss(SBERTLoss):
+    """Regression objective (paper, Section 3): MSE between ``cos(u, v)`` and the gold score.
+
+    Shapes: ``u, v`` ``(B, n)``; ``cos(u, v)`` ``(B,)``; gold ``(B,)`` scaled to 0–1
+    (``STSPair.label`` does this: STSb's 0–5 becomes 0–1); loss ``mean((cos - gold)²)``, a scalar.
+    """
+
+    label_kind = "score"
+
+    def loss_from_embeddings(self, embeddings, labels):
+        u, v = embeddings
+        cos = torch.cosine_similarity(u, v, dim=1)
+        return F.mse_loss(cos, labels.view(-1).to(cos.dtype))
+
+
+_DISTANCES = {
+    "euclidean": lambda x, y: torch.linalg.vector_norm(x - y, dim=-1),
+    "manhattan": lambda x, y: torch.sum(torch.abs(x - y), dim=-1),
+    "cosine": lambda x, y: 1 - torch.cosine_similarity(x, y, dim=-1),
+}
+
+
+class TripletLoss(SBERTLoss):
+    """Triplet objective (paper, Section 3): ``max(‖s_a − s_p‖ − ‖s_a − s_n‖ + ε, 0)``.
+
+    The anchor should be closer to the positive than to the negative by at least the margin ``ε``.
+    Shapes: ``s_a, s_p, s_n`` ``(B, n)``; distances ``(B,)``; loss: mean over the batch, a scalar.
+
+    * ``distance``: ``"euclidean"`` (the paper's), ``"manhattan"`` or ``"cosine"`` (``1 − cos``).
+    * ``margin``: ``ε = 1`` as in the paper. Note: sentence-transformers' ``TripletLoss``
+      defaults to ``triplet_margin=5``; pass ``margin=5`` to match that library's default.
+    """
+
+    n_texts = (3,)
+
+    def __init__(self, model: nn.Module, distance: str = "euclidean", margin: float = 1.0):
+        super().__init__(model)
+        if distance not in _DISTANCES:
+            raise ValueError(f"unknown distance {distance!r}; choose one of {tuple(_DISTANCES)}")
+        self.distance, self.margin = distance, float(margin)
+
+    def loss_from_embeddings(self, embeddings, labels=None):
+        anchor, positive, negative = embeddings
+        dist = _DISTANCES[self.distance]
+        return F.relu(dist(anchor, positive) - dist(anchor, negative) + self.margin).mean()
+
+
+class MultipleNegativesRankingLoss(SBERTLoss):
+    """In-batch negatives (not in the paper; the usual successor of SoftmaxLoss for NLI).
+
+    For anchors ``a_i`` and positives ``p_j`` (optionally hard negatives ``n_j``) of a batch of ``B``:
+
+    * scores ``S = scale · cos(a_i, c_j)`` with candidates ``c = (p_1..p_B [, n_1..n_B])``:
+      ``(B, B)`` or ``(B, 2B)``;
+    * the right candidate of anchor ``i`` is ``p_i`` (column ``i``): loss = cross-entropy of
+      ``S`` with targets ``0..B-1``, a scalar. Every other positive in the batch is a negative.
+
+    ``scale = 20`` (a softmax temperature of 0.05), as sentence-transformers. Bigger batches give
+    more negatives and usually better embeddings.
+    """
+
+    n_texts = (2, 3)
+
+    def __init__(self, model: nn.Module, scale: float = 20.0):
+        super().__init__(model)
+        if not scale > 0:
+            raise ValueError(f"scale must be positive, got {scale}")
+        self.scale = float(scale)
+
+    def loss_from_embeddings(self, embeddings, labels=None):
+        anchors, candidates = embeddings[0], torch.cat(embeddings[1:], dim=0)
+        scores = F.normalize(anchors, p=2, dim=1) @ F.normalize(candidates, p=2, dim=1).T * self.scale
+        targets = torch.arange(anchors.shape[0], device=scores.device)
+        return F.cross_entropy(scores, targets)
+
+
+def _check_concat(concat) -> tuple[str, ...]:
+    if isinstance(concat, str):
+        concat = (concat,)
+    concat = tuple(concat)
+    unknown = [c for c in concat if c not in CONCAT_PARTS]
+    if not concat or unknown or len(set(concat)) != len(concat):
+        raise ValueError(f"concat must be distinct parts out of {CONCAT_PARTS}, got {concat!r}")
+    return concat
+
+
+def _device_of(model: nn.Module) -> torch.device | None:
+    try:
+        return next(model.parameters()).device
+    except StopIteration:
+        return None

@@ -1,0 +1,135 @@
+"""Profiles: choosing one (env, auto), describing it honestly, its training data, and fetch."""
+from __future__ import annotations
+
+import gzip
+from dataclasses import replace
+
+import pytest
+import torch
+
+from sbertlib import backbones, config, fetch, profiles
+from sbertlib.data import NLIPair
+from sbertlib.profiles import PROFILES, describe, get_profile, load_nli_train
+
+
+@pytest.fixture
+def world(monkeypatch, tmp_path):
+    """Control the facts get_profile() looks at: GPU, hub, HF cache contents, data folder."""
+    monkeypatch.delenv(profiles.PROFILE_ENV, raising=False)
+    monkeypatch.setenv(config.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    state = {"cuda": False, "hub": False, "cached": []}
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: state["cuda"])
+    monkeypatch.setattr(config, "hub_reachable", lambda *a, **k: state["hub"])
+    monkeypatch.setattr(backbones, "cached_hub_models", lambda: list(state["cached"]))
+    return state
+
+
+def test_env_overrides_the_automatic_choice(world, monkeypatch):
+    world["hub"] = True
+    monkeypatch.setenv(profiles.PROFILE_ENV, "smoke")
+    p = get_profile()
+    assert p.name == "smoke" and "SBERTLIB_PROFILE=smoke" in p.reason
+    assert get_profile("offline").name == "offline"  # an explicit name beats the environment
+
+
+@pytest.mark.parametrize("cuda, hub, expected", [(True, True, "paper"), (True, False, "offline"),
+                                                 (False, True, "laptop"), (False, False, "offline")])
+def test_automatic_choice(world, cuda, hub, expected):
+    world.update(cuda=cuda, hub=hub)
+    p = get_profile()
+    assert p.name == expected and p.reason.startswith("chosen because")
+    assert ("CUDA GPU is available" in p.reason) == cuda
+
+
+def test_gpu_offline_with_paper_files_local_chooses_paper(world, tmp_path):
+    world.update(cuda=True, hub=False, cached=[profiles.PAPER_BERT])
+    assert get_profile().name == "offline"  # the model alone is not enough: AllNLI is missing
+    (tmp_path / "AllNLI.tsv.gz").write_bytes(b"")
+    p = get_profile()
+    assert p.name == "paper" and "already local" in p.reason
+
+
+def test_offline_prefers_a_cached_plain_bert(world):
+    p = get_profile("offline")
+    assert (p.backbone, p.baseline_backbone, p.stand_in) == ("minilm", "tiny-random-bert", True)
+    world["cached"] = ["some/other", profiles.SMALL_BERT]
+    p = get_profile("offline")
+    assert (p.backbone, p.stand_in) == (profiles.SMALL_BERT, False)
+    assert "stand-in" not in describe(p) and "smaller plain BERT" in describe(p)
+    world.update(cached=[profiles.SMALL_BERT, profiles.PAPER_BERT], cuda=True)
+    assert get_profile("offline").backbone == profiles.PAPER_BERT  # on a GPU the paper's BERT first
+
+
+def test_describe_names_stand_ins(world):
+    text = describe(get_profile("offline"))
+    assert text.startswith("offline profile: all-MiniLM-L6-v2 (packaged) stand-in — not the paper's "
+                           "bert-base-uncased; numbers are not a reproduction of the paper")
+    assert "stand-in" in describe(get_profile("smoke"))
+    paper = describe(get_profile("paper"))
+    assert "stand-in" not in paper and "the paper's backbone" in paper
+
+
+@pytest.mark.parametrize("name", ["fast", "Paper2", ""])
+def test_unknown_profile_is_a_clear_error(world, monkeypatch, name):
+    with pytest.raises(ValueError, match="unknown profile .* choose one of paper, laptop, offline, smoke"):
+        get_profile(name)
+    monkeypatch.setenv(profiles.PROFILE_ENV, "turbo")
+    with pytest.raises(ValueError, match="'turbo'"):
+        get_profile()
+
+
+def test_profile_settings():
+    assert PROFILES["paper"].batch_size == 16 and PROFILES["paper"].max_train_pairs is None
+    assert PROFILES["smoke"].backbone == "tiny-random-bert" and PROFILES["smoke"].max_train_pairs == 64
+    assert PROFILES["offline"].max_seq_length == 64 and PROFILES["offline"].nli_source == "offline-nli"
+    assert PROFILES["laptop"].backbone == "google/bert_uncased_L-4_H-256_A-4"
+    kw = PROFILES["smoke"].training_kwargs()
+    assert kw == {"batch_size": 16, "epochs": 1, "evaluation_steps": 2, "profile": "smoke"}
+    assert profiles.hub_models(PROFILES["laptop"]) == [profiles.SMALL_BERT]
+    assert profiles.hub_models(PROFILES["offline"]) == [] and profiles.hub_models(PROFILES["smoke"]) == []
+
+
+def test_offline_nli_training_pairs(shared_data):
+    smoke = load_nli_train(PROFILES["smoke"], shared_data)
+    assert len(smoke) == 64 and all(isinstance(p, NLIPair) for p in smoke)
+    assert smoke == load_nli_train(PROFILES["smoke"], shared_data)  # deterministic
+    assert len({p.label for p in smoke}) == 3
+    everything = load_nli_train(replace(PROFILES["offline"], max_train_pairs=None), shared_data)
+    assert len(everything) == 9842 + 9824 + 4500  # SNLI dev + test + SICK train
+
+
+def test_allnli_training_pairs(tmp_path):
+    rows = ["split\tdataset\tfilename\tsentence1\tsentence2\tlabel"]
+    rows += [f"train\tSNLI\tx\tpremise {i}\thypothesis {i}\t{lab}"
+             for i, lab in enumerate(["entailment", "neutral", "contradiction"] * 4)]
+    rows += ["dev\tSNLI\tx\tdev premise\tdev hypothesis\tneutral"]
+    with gzip.open(tmp_path / "AllNLI.tsv.gz", "wt") as f:
+        f.write("\n".join(rows) + "\n")
+    pairs = load_nli_train(replace(PROFILES["laptop"], max_train_pairs=5), tmp_path)
+    assert len(pairs) == 5 and all(p.premise.startswith("premise") for p in pairs)
+    assert len(load_nli_train(PROFILES["paper"], tmp_path)) == 12
+
+
+def test_load_encoder_uses_the_profile_settings():
+    enc = profiles.load_encoder(PROFILES["smoke"], device="cpu")
+    assert enc.max_seq_length == 32 and enc.info["stand_in"]
+
+
+def test_fetch_offline_fails_fast_with_a_message(world, monkeypatch, capsys):
+    from sbertlib import data
+
+    def no_network(url, dest, *a, **k):
+        raise OSError("network is unreachable")
+    monkeypatch.setattr(data, "download", no_network)
+    assert fetch.main(["--profile", "laptop"]) == 1
+    err = capsys.readouterr().err
+    assert "hub (huggingface.co) is not reachable" in err and "AllNLI.tsv.gz" in err
+    assert fetch.main(["--backbone", "someone/some-model"]) == 1
+
+
+def test_fetch_offline_profile_needs_nothing(shared_data, monkeypatch, capsys):
+    monkeypatch.setattr(config, "hub_reachable", lambda *a, **k: False)
+    monkeypatch.setattr(backbones, "cached_hub_models", lambda: [])
+    assert fetch.main(["--profile", "offline", "--data-dir", str(shared_data)]) == 0
+    assert "nothing to fetch" in capsys.readouterr().out
