@@ -6,6 +6,8 @@ Names understood by :func:`load_backbone`:
   6-layer BERT. A *stand-in*: it was already trained for similarity.
 * ``"tiny-random-bert"`` (or ``"tiny-random-bert:SEED"``) — a 2-layer BERT with random weights built
   from a config and the bert-base-uncased vocabulary. A *stand-in* with no knowledge at all.
+* ``"random-bert-base"`` — bert-base's shape (12 layers, 768 wide) with random weights: it costs
+  what bert-base-uncased costs, so it stands in for *timings* only.
 * a local directory holding a Hugging Face model (``config.json`` + weights);
 * a hub name such as ``"bert-base-uncased"`` (the paper's), loaded from the local cache when it is
   there and downloaded otherwise. Offline and not cached: :class:`BackboneNotAvailable`, at once.
@@ -25,6 +27,7 @@ from . import config
 
 MINILM = "minilm"
 TINY = "tiny-random-bert"
+RANDOM_BASE = "random-bert-base"  # bert-base's shape, random weights: for timing only
 PAPER_BACKBONE = "bert-base-uncased"
 
 
@@ -156,6 +159,9 @@ def load_backbone(name_or_path: str | os.PathLike) -> Backbone:
     name = str(name_or_path)
     if name == MINILM or name == "all-MiniLM-L6-v2" or name == "sentence-transformers/all-MiniLM-L6-v2":
         return _load_dir(minilm_path(), "all-MiniLM-L6-v2 (packaged)", stand_in=True)
+    if name == RANDOM_BASE:  # same cost as bert-base-uncased; meaningless embeddings
+        return Backbone(tiny_random_bert(0, hidden=768, layers=12, heads=12), bert_uncased_tokenizer(),
+                        name, 128, stand_in=True)
     if name == TINY or name.startswith(TINY + ":"):
         seed = int(name.split(":", 1)[1]) if ":" in name else 0
         return Backbone(tiny_random_bert(seed), bert_uncased_tokenizer(), name, 128, stand_in=True)

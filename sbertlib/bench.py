@@ -26,23 +26,6 @@ from .models import SentenceEncoder
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "st_reference.py"
 
 
-def corpus(name: str, n: int | None, data_dir=None) -> list[str]:
-    """``stsb``: STSb test sentences (short). ``varied``: SICK + STS12–16 + STSb sentences mixed,
-    a wider spread of lengths (where smart batching gains most)."""
-    if name == "stsb":
-        pairs = data.load_stsb("test", data_dir)
-    elif name == "varied":
-        pairs = data.load_sick("test", data_dir) + data.load_stsb("test", data_dir)
-        for year in ("sts12", "sts14", "sts15", "sts16"):
-            pairs += data.load_sts_dataset(year, data_dir)
-    else:
-        raise ValueError(f"unknown corpus {name!r}: use 'stsb' or 'varied'")
-    sentences = list(dict.fromkeys(s for p in pairs for s in (p.sentence1, p.sentence2)))
-    rng = np.random.default_rng(0)  # a fixed shuffle: input order carries no length pattern
-    sentences = [sentences[i] for i in rng.permutation(len(sentences))]
-    return sentences[:n] if n else sentences
-
-
 def run_reference(encoder: SentenceEncoder, model_path: str, sentences: list[str], batch_size: int,
                   repeats: int, warmup: int) -> tuple[dict, np.ndarray] | None:
     """Time sentence-transformers in a subprocess; None if it is not installed."""
@@ -67,14 +50,11 @@ def run_reference(encoder: SentenceEncoder, model_path: str, sentences: list[str
 def bench_encode(args) -> dict:
     from .backbones import minilm_path
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
-    sentences = corpus(args.corpus, args.n, args.data_dir)
+    sentences = speed.corpus(args.corpus, args.n, args.data_dir)
     lengths = speed.token_lengths(encoder, sentences)
-    rows = []
-    for smart in (False, True):
-        t = speed.measure(f"sbertlib encode, smart batching {'on' if smart else 'off'}",
-                          lambda: encoder.encode(sentences, args.batch_size, smart_batching=smart),
-                          len(sentences), args.repeats, args.warmup)
-        rows.append({**t.as_dict(), "padding_share": speed.padding_share(lengths, args.batch_size, smart)})
+    rows = speed.compare_modes(encoder, sentences, args.batch_size, args.repeats, args.warmup)
+    for r in rows:
+        r["label"] = f"sbertlib encode, {r['label']}"
     ours = encoder.encode(sentences, args.batch_size)
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences),
               "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
@@ -96,13 +76,54 @@ def print_encode(result: dict) -> None:
     for r in result["rows"]:
         pad = "-" if r["padding_share"] is None else f"{100 * r['padding_share']:.1f}%"
         print(f"{r['label']:48s} {r['sent_per_s']:9.1f} {100 * r['spread']:6.1f}% {pad:>8s}")
-    base = result["rows"][0]["sent_per_s"]
-    print(f"smart batching speed-up: {result['rows'][1]['sent_per_s'] / base:.2f}x "
-          f"(paper, Table 7: CPU 83/44 = 1.89x, V100 2042/1378 = 1.48x)")
+    speeds = {r["label"]: r["sent_per_s"] for r in result["rows"]}
+    off, on = speeds["sbertlib encode, input order"], speeds["sbertlib encode, smart batching"]
+    print(f"smart batching speed-up: {on / off:.2f}x (paper, Table 7: CPU 83/44 = 1.89x, V100 2042/1378 = 1.48x)")
     if "max_abs_diff_vs_reference" in result:
-        ref = result["rows"][2]["sent_per_s"]
-        print(f"ours (smart) vs sentence-transformers: {result['rows'][1]['sent_per_s'] / ref:.2f}x; "
+        ref = speeds["sentence-transformers encode"]
+        print(f"ours (smart) vs sentence-transformers: {on / ref:.2f}x; "
               f"max |embedding difference| = {result['max_abs_diff_vs_reference']:.2e}")
+
+
+def bench_speedlab(args) -> dict:
+    """Everything the speed lab shows, in one run: modes on both corpora, cross vs bi, GPU sweeps."""
+    encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
+    result = {"model": encoder.name, "stand_in": encoder.info.get("stand_in"), **speed.environment(),
+              "corpora": {}}
+    for name in ("stsb", "varied"):
+        sentences = speed.corpus(name, args.n, args.data_dir)
+        result["corpora"][name] = {"n_sentences": len(sentences),
+                                   "rows": speed.compare_modes(encoder, sentences, args.batch_size, args.repeats)}
+    pool = speed.corpus("varied", None, args.data_dir)
+    result["cross_vs_bi"] = speed.cross_vs_bi(encoder, pool, n=args.pairs_n)
+    if encoder.device.type == "cuda":
+        stsb = speed.corpus("stsb", None, args.data_dir)
+        result["precisions"] = speed.precision_sweep(encoder, stsb, batch_size=args.gpu_batch_size)
+        result["batch_sizes"] = speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))
+    return result
+
+
+def print_speedlab(result: dict) -> None:
+    from . import paper
+    print(f"model: {result['model']}{' [stand-in]' if result['stand_in'] else ''}  device: {result['device']}  "
+          f"threads: {result['threads']}  torch {result['torch']}")
+    for name, block in result["corpora"].items():
+        print(f"\ncorpus {name} ({block['n_sentences']:,} sentences)")
+        base = block["rows"][0]["sent_per_s"]
+        for r in block["rows"]:
+            print(f"  {r['label']:16s} {r['sent_per_s']:9.1f} sent/s  x{r['sent_per_s'] / base:4.2f}  "
+                  f"padding {100 * r['padding_share']:5.1f}%  spread {100 * r['spread']:4.1f}%")
+    for block in ("precisions", "batch_sizes"):
+        for r in result.get(block, []):
+            mem = f"  peak {r['peak_memory_mib']:.0f} MiB" if "peak_memory_mib" in r else ""
+            print(f"  {block[:-1]} {r['label']:10s} batch {r['batch_size']:4d}: {r['sent_per_s']:10.1f} sent/s{mem}")
+    cb = result["cross_vs_bi"]
+    print(f"\nmost similar pair among {cb['n']:,} sentences: cross-encoder {cb['cross_pairs_per_s']:.0f} pairs/s "
+          f"-> {cb['cross_hours_extrapolated']:.1f} h (extrapolated); bi-encoder {cb['bi_seconds_measured']:.1f} s "
+          f"(measured). Paper: {paper.CROSS_ENCODER_HOURS_10K:.0f} h vs ~{paper.SBERT_SECONDS_10K:.0f} s on a V100.")
+    print("paper, Table 7 (sent/s; CPU i7-5820K, GPU V100):")
+    for name, (cpu, gpu) in paper.TABLE7.items():
+        print(f"  {name:32s} CPU {cpu:>6}  GPU {gpu if gpu is not None else '-':>6}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,9 +141,23 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--data-dir", default=None)
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU sweeps")
+    lab.add_argument("--model", default="minilm", help="e.g. minilm, or random-bert-base for bert-base cost")
+    lab.add_argument("--n", type=int, default=2000, help="sentences per corpus for the mode comparison")
+    lab.add_argument("--pairs-n", type=int, default=10_000, help="n for the most-similar-pair comparison")
+    lab.add_argument("--batch-size", type=int, default=32)
+    lab.add_argument("--gpu-batch-size", type=int, default=256)
+    lab.add_argument("--repeats", type=int, default=3)
+    lab.add_argument("--device", default=None)
+    lab.add_argument("--data-dir", default=None)
+    lab.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    result = bench_encode(args)
-    print_encode(result)
+    if args.what == "speedlab":
+        result = bench_speedlab(args)
+        print_speedlab(result)
+    else:
+        result = bench_encode(args)
+        print_encode(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0

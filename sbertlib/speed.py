@@ -9,6 +9,8 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from . import data
+
 
 @dataclass
 class Timing:
@@ -55,15 +57,14 @@ def measure(label: str, run: Callable[[], object], n_sentences: int, repeats: in
     return Timing(label, n_sentences, seconds)
 
 
-def padding_share(lengths: Sequence[int], batch_size: int, smart_batching: bool) -> float:
-    """Share of the token slots in all padded batches that are padding."""
-    lengths = np.asarray(lengths)
-    order = np.argsort(-lengths, kind="stable") if smart_batching else np.arange(len(lengths))
+def padding_share(encoder, sentences: Sequence[str], batch_size: int, smart_batching: bool,
+                  max_tokens: int | None = None) -> float:
+    """Share of the token slots in the encoder's padded batches that are padding."""
     slots = real = 0
-    for start in range(0, len(order), batch_size):
-        batch = lengths[order[start:start + batch_size]]
-        slots += int(batch.max()) * len(batch)
-        real += int(batch.sum())
+    for _, feats in encoder.batches(list(sentences), batch_size, smart_batching, max_tokens):
+        mask = feats["attention_mask"]
+        slots += mask.numel()
+        real += int(mask.sum())
     return 1 - real / slots if slots else 0.0
 
 
@@ -71,6 +72,30 @@ def token_lengths(encoder, sentences: Sequence[str]) -> list[int]:
     """Token count of each sentence after truncation to the encoder's ``max_seq_length``."""
     return [min(len(x), encoder.max_seq_length) for x in
             encoder.tokenizer(list(sentences), add_special_tokens=True)["input_ids"]]
+
+
+def corpus(name: str, n: int | None = None, data_dir=None) -> list[str]:
+    """Sentences to time, shuffled with a fixed seed so input order carries no length pattern.
+
+    ``stsb``: the STSb test sentences (short, fairly uniform). ``varied``: STSb + SICK + STS12–16
+    + SentEval (MR, SUBJ, TREC) sentences — from 3-word questions to 60-word reviews, the length
+    spread where smart batching gains most.
+    """
+    def sides(pairs):
+        return [s for p in pairs for s in (p.sentence1, p.sentence2)]
+    if name == "stsb":
+        texts = sides(data.load_stsb("test", data_dir))
+    elif name == "varied":
+        texts = sides(data.load_stsb("test", data_dir)) + sides(data.load_sick("test", data_dir))
+        for year in ("sts12", "sts14", "sts15", "sts16"):
+            texts += sides(data.load_sts_dataset(year, data_dir))
+        for task in ("MR", "SUBJ", "TREC"):
+            texts += [t for t in data.load_senteval(task, data_dir).texts if t]
+    else:
+        raise ValueError(f"unknown corpus {name!r}: use 'stsb' or 'varied'")
+    texts = list(dict.fromkeys(texts))
+    texts = [texts[i] for i in np.random.default_rng(0).permutation(len(texts))]
+    return texts[:n] if n else texts
 
 
 def environment() -> dict:
@@ -122,3 +147,72 @@ def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: 
     flat = int(torch.argmax(sims))
     _sync()
     return time.perf_counter() - start, divmod(flat, len(sentences))
+
+
+# --------------------------------------------------------------------- the speed lab
+MODES = {  # label: (smart_batching, token budget)
+    "input order": (False, None),
+    "smart batching": (True, None),
+    "token budget": (True, "auto"),
+}
+
+
+def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repeats: int = 3,
+                  warmup: int = 1, modes: Sequence[str] = tuple(MODES)) -> list[dict]:
+    """Sentences/s and padding share of ``encode`` in each batching mode, same sentences.
+
+    The token budget defaults to ``batch_size × mean token length × 1.5``: on average the same
+    amount of real text per batch as fixed-size batches, but sized by tokens.
+    """
+    sentences = list(sentences)
+    budget = int(batch_size * np.mean(token_lengths(encoder, sentences)) * 1.5)
+    rows = []
+    for mode in modes:
+        smart, tokens = MODES[mode]
+        tokens = budget if tokens == "auto" else tokens
+        t = measure(mode, lambda: encoder.encode(sentences, batch_size, smart_batching=smart, max_tokens=tokens,
+                                                 show_progress_bar=False), len(sentences), repeats, warmup)
+        rows.append({**t.as_dict(), "padding_share": padding_share(encoder, sentences, batch_size, smart, tokens),
+                     "batch_size": batch_size, "max_tokens": tokens})
+    return rows
+
+
+def precision_sweep(encoder, sentences: Sequence[str], batch_size: int = 128, repeats: int = 3,
+                    dtypes: Sequence[str] = ("fp32", "fp16", "bf16")) -> list[dict]:
+    """On CUDA: sentences/s and peak memory of smart-batched encode under each autocast dtype."""
+    if encoder.device.type != "cuda":
+        raise RuntimeError("precision_sweep needs a CUDA device")
+    table = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}
+    rows = []
+    for name in dtypes:
+        dtype = table[name]
+
+        def run():
+            with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                encoder.encode(list(sentences), batch_size, show_progress_bar=False)
+        torch.cuda.reset_peak_memory_stats()
+        t = measure(name, run, len(sentences), repeats)
+        rows.append({**t.as_dict(), "batch_size": batch_size,
+                     "peak_memory_mib": torch.cuda.max_memory_allocated() / 2**20})
+    return rows
+
+
+def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (8, 16, 32, 64, 128),
+                     repeats: int = 2) -> list[dict]:
+    """Sentences/s of smart-batched encode for each batch size (the best is the throughput knee)."""
+    return [{**measure(f"batch {b}", lambda b=b: encoder.encode(list(sentences), b, show_progress_bar=False),
+                       len(sentences), repeats).as_dict(), "batch_size": b} for b in sizes]
+
+
+def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs: int = 64) -> dict:
+    """The introduction's comparison: most similar pair among ``n`` sentences.
+
+    Cross-encoder: pairs/s measured on ``cross_pairs`` pairs, extrapolated to n(n−1)/2 pairs.
+    Bi-encoder: measured in full — embed ``n`` sentences, one cosine matrix, its arg-max.
+    """
+    sentences = list(sentences)[:n]
+    pairs_per_s = cross_encoder_pairs_per_s(encoder, sentences, cross_pairs)
+    bi_seconds, best = bi_encoder_most_similar_pair(encoder, sentences)
+    return {"n": len(sentences), "pairs": pair_count(len(sentences)), "cross_pairs_per_s": pairs_per_s,
+            "cross_hours_extrapolated": pair_count(len(sentences)) / pairs_per_s / 3600,
+            "bi_seconds_measured": bi_seconds, "most_similar_pair": [sentences[best[0]], sentences[best[1]]]}

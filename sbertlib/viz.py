@@ -279,3 +279,49 @@ def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "S
     ax.legend(fontsize="small")
     ax.set_title(title)
     return ax.figure
+
+
+# --------------------------------------------------------------------------- speed
+
+def speed_bars(rows: Sequence[Mapping], axes=None, title: str = ""):
+    """Two panels from :func:`sbertlib.speed.compare_modes` rows: sentences/s and padding share."""
+    a, b = _new_axes(axes, 2, (10, 3.8))
+    labels = [r["label"] for r in rows]
+    speeds = [r["sent_per_s"] for r in rows]
+    pads = [100 * r["padding_share"] for r in rows]
+    colors = [f"C{k}" for k in range(len(rows))]
+    a.bar_label(a.bar(labels, speeds, color=colors), labels=[f"{s:.0f}" for s in speeds], fontsize=8)
+    a.set_ylabel("sentences / second")
+    a.set_title(title or "encode throughput")
+    b.bar_label(b.bar(labels, pads, color=colors), labels=[f"{p:.0f}%" for p in pads], fontsize=8)
+    b.set_ylabel("padding share of token slots (%)")
+    b.set_ylim(0, 100)
+    b.set_title("work wasted on padding")
+    return a.figure
+
+
+def pair_search_times(cross_pairs_per_s: float, bi_sent_per_s: float, ns: Sequence[int] = (100, 1_000, 10_000, 100_000),
+                      ax=None, measured: Mapping[str, tuple[int, float]] | None = None):
+    """Time to find the most similar pair among n sentences, log scale.
+
+    Cross-encoder: n(n−1)/2 pairs at ``cross_pairs_per_s``; bi-encoder: n sentences at
+    ``bi_sent_per_s`` (the similarity matrix is negligible by comparison). ``measured`` adds
+    points actually timed, ``{label: (n, seconds)}``.
+    """
+    ax = _new_ax(ax, figsize=(7, 4.5))
+    ns = np.asarray(ns, dtype=float)
+    ax.plot(ns, ns * (ns - 1) / 2 / cross_pairs_per_s, "o-", label="cross-encoder (every pair through BERT)")
+    ax.plot(ns, ns / bi_sent_per_s, "s-", label="bi-encoder / SBERT (embed once, then cosines)")
+    for label, (n, seconds) in (measured or {}).items():
+        ax.plot([n], [seconds], "k*", markersize=12)
+        ax.annotate(label, (n, seconds), textcoords="offset points", xytext=(6, -12), fontsize=8)
+    for seconds, name in ((60, "1 minute"), (3600, "1 hour"), (86400, "1 day")):
+        ax.axhline(seconds, color="grey", lw=0.6, ls=":")
+        ax.text(ns[0], seconds * 1.15, name, fontsize=7, color="grey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of sentences n")
+    ax.set_ylabel("seconds (log scale)")
+    ax.set_title("finding the most similar pair")
+    ax.legend(fontsize="small")
+    return ax.figure

@@ -206,3 +206,51 @@ class ModelComparer:
             self.scores[name] = float(similarity_matrix(u, v).item())
         rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{s:.3f}</td></tr>" for n, s in self.scores.items())
         self.table.value = f"<table><tr><th>model</th><th>cosine</th></tr>{rows}</table>"
+
+
+class SpeedLab:
+    """Toggle smart batching, move the batch size, and time ``encode`` live on a small corpus.
+
+    Every change runs a short timing (``repeats`` runs after one warm-up) of the selected mode;
+    the bar chart keeps the latest figure of each mode so they can be compared.
+    """
+
+    def __init__(self, encoder, corpora: Mapping[str, Sequence[str]], n: int = 200, repeats: int = 2,
+                 batch_size: int = 32):
+        from . import speed
+        self._speed = speed
+        self.encoder, self.repeats = encoder, repeats
+        self.corpora = {k: list(v)[:n] for k, v in corpora.items()}
+        if not self.corpora or not all(self.corpora.values()):
+            raise ValueError("give at least one non-empty corpus")
+        self.mode = W.ToggleButtons(options=list(speed.MODES), value="smart batching", description="batching")
+        self.batch = W.IntSlider(value=batch_size, min=1, max=128, step=1, description="batch size",
+                                 continuous_update=False)
+        self.corpus = W.Dropdown(options=list(self.corpora), description="corpus")
+        self.status = W.HTML()
+        self.plot = W.Output()
+        self.results: dict[tuple[str, str, int], dict] = {}
+        for w in (self.mode, self.batch, self.corpus):
+            w.observe(lambda _change: self.update(), names="value")
+        self.widget = W.VBox([W.HBox([self.mode]), W.HBox([self.batch, self.corpus]), self.status, self.plot])
+        self.update()
+
+    def _ipython_display_(self):
+        from IPython.display import display
+        display(self.widget)
+
+    def update(self) -> None:
+        mode, bs, name = self.mode.value, self.batch.value, self.corpus.value
+        sentences = self.corpora[name]
+        row = self._speed.compare_modes(self.encoder, sentences, bs, self.repeats, warmup=1, modes=(mode,))[0]
+        self.results[(name, mode, bs)] = row
+        self.status.value = (f"{mode}, batch {bs}, {name} ({len(sentences)} sentences): "
+                             f"<b>{row['sent_per_s']:.0f} sentences/s</b>, padding {100 * row['padding_share']:.0f}%")
+        latest = [r for (c, m, b), r in self.results.items() if c == name and b == bs]
+        from IPython.display import display
+        fig = viz.speed_bars(sorted(latest, key=lambda r: list(self._speed.MODES).index(r["label"])),
+                             title=f"{name}, batch size {bs}")
+        plt.close(fig)
+        self.plot.clear_output(wait=True)
+        with self.plot:
+            display(fig)

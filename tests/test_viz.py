@@ -222,3 +222,19 @@ def test_results_bars():
     assert not ax.containers[1].patches[1].get_visible()  # the missing value leaves a gap
     assert ax.get_title() == "SBERT-NLI-base" and ax.get_ylabel() == "Spearman ×100"
     assert "84.7" in [t.get_text() for t in ax.texts]
+
+
+def test_speed_bars_and_pair_search_times():
+    from sbertlib import viz
+    rows = [{"label": "input order", "sent_per_s": 40.0, "padding_share": 0.6},
+            {"label": "smart batching", "sent_per_s": 80.0, "padding_share": 0.1}]
+    fig = viz.speed_bars(rows)
+    a, b = fig.axes
+    assert [p.get_height() for p in a.patches] == [40.0, 80.0]
+    assert [round(p.get_height()) for p in b.patches] == [60, 10]
+    fig = viz.pair_search_times(100.0, 1000.0, ns=(10, 100), measured={"measured": (100, 0.1)})
+    ax = fig.axes[0]
+    cross, bi = ax.lines[0], ax.lines[1]
+    assert list(cross.get_ydata()) == [45 / 100.0, 4950 / 100.0]
+    assert list(bi.get_ydata()) == [10 / 1000.0, 100 / 1000.0]
+    assert ax.get_yscale() == "log" and ax.get_xscale() == "log"

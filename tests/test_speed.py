@@ -1,0 +1,81 @@
+"""Speed measurement helpers: honest timing, padding accounting, batching modes, cross vs bi."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sbertlib import speed
+from sbertlib.models import SentenceEncoder
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
+
+
+SENTS = ["short one", "a somewhat longer sentence that goes on for a while longer than the rest",
+         "mid sized sentence here", "x", "another fairly long sentence with quite a few words in it"] * 4
+
+
+def test_measure_counts_runs_and_computes_rate():
+    calls = []
+    t = speed.measure("x", lambda: calls.append(1), n_sentences=10, repeats=3, warmup=2)
+    assert len(calls) == 5 and len(t.seconds) == 3
+    assert t.sent_per_s == pytest.approx(10 / t.median_s)
+
+
+def test_padding_share_matches_hand_count(tiny):
+    lengths = [len(x) for x in tiny.tokenizer(SENTS)["input_ids"]]
+    def by_hand(order, bs):
+        slots = real = 0
+        for s in range(0, len(order), bs):
+            b = [lengths[i] for i in order[s:s + bs]]
+            slots += max(b) * len(b)
+            real += sum(b)
+        return 1 - real / slots
+    sorted_order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    assert speed.padding_share(tiny, SENTS, 4, False) == pytest.approx(by_hand(list(range(len(SENTS))), 4))
+    assert speed.padding_share(tiny, SENTS, 4, True) == pytest.approx(by_hand(sorted_order, 4))
+    assert speed.padding_share(tiny, SENTS, 4, True) < speed.padding_share(tiny, SENTS, 4, False)
+
+
+def test_compare_modes_rows(tiny):
+    rows = speed.compare_modes(tiny, SENTS, batch_size=4, repeats=1, warmup=0)
+    assert [r["label"] for r in rows] == list(speed.MODES)
+    assert all(r["sent_per_s"] > 0 for r in rows)
+    assert rows[2]["max_tokens"] > 0 and rows[0]["max_tokens"] is None
+
+
+def test_token_budget_batches_respect_budget(tiny):
+    for _, feats in tiny.batches(SENTS, 4, max_tokens=40):
+        rows, width = feats["input_ids"].shape
+        assert rows * width <= 40 or rows == 1
+    a = tiny.encode(SENTS)
+    b = tiny.encode(SENTS, max_tokens=40)
+    assert np.allclose(a, b, atol=1e-5)
+
+
+def test_cross_vs_bi(tiny):
+    res = speed.cross_vs_bi(tiny, SENTS, n=20, cross_pairs=8)
+    assert res["pairs"] == 190 and res["cross_pairs_per_s"] > 0 and res["bi_seconds_measured"] > 0
+    assert res["cross_hours_extrapolated"] == pytest.approx(190 / res["cross_pairs_per_s"] / 3600)
+    assert speed.pair_count(10_000) == 49_995_000
+
+
+def test_corpora(shared_data):
+    short = speed.corpus("stsb", None, shared_data)
+    varied = speed.corpus("varied", 5000, shared_data)
+    assert len(short) > 2000 and len(varied) == 5000
+    assert np.std([len(s.split()) for s in varied]) > np.std([len(s.split()) for s in short])
+    with pytest.raises(ValueError, match="unknown corpus"):
+        speed.corpus("nope")
+
+
+def test_speedlab_widget(tiny):
+    from sbertlib.widgets import SpeedLab
+    lab = SpeedLab(tiny, {"toy": SENTS}, n=20, repeats=1, batch_size=4)
+    assert ("toy", "smart batching", 4) in lab.results and "sentences/s" in lab.status.value
+    lab.mode.value = "input order"
+    lab.batch.value = 8
+    assert ("toy", "input order", 8) in lab.results
+    assert lab.results[("toy", "input order", 8)]["padding_share"] > 0
