@@ -79,3 +79,28 @@ def test_speedlab_widget(tiny):
     lab.batch.value = 8
     assert ("toy", "input order", 8) in lab.results
     assert lab.results[("toy", "input order", 8)]["padding_share"] > 0
+
+
+def test_nb11_checks():
+    from sbertlib.checks import ExerciseError, nb11
+
+    def right(lengths, bs, sort):
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))
+        slots = real = 0
+        for s in range(0, len(order), bs):
+            b = [lengths[i] for i in order[s:s + bs]]
+            slots, real = slots + max(b) * len(b), real + sum(b)
+        return 1 - real / slots
+
+    nb11.check_padding_share(right)
+    with pytest.raises(ExerciseError):
+        nb11.check_padding_share(lambda lengths, bs, sort: right(lengths, bs, not sort))  # ignores sort
+    with pytest.raises(ExerciseError):
+        nb11.check_padding_share(lambda lengths, bs, sort: 1 - sum(lengths) / (max(lengths) * len(lengths)))
+    with pytest.raises(ExerciseError):
+        nb11.check_padding_share(None)
+    nb11.check_cross_encoder_hours(lambda n, r: n * (n - 1) / 2 / r / 3600)
+    with pytest.raises(ExerciseError):
+        nb11.check_cross_encoder_hours(lambda n, r: n * n / r / 3600)      # ordered pairs with self
+    with pytest.raises(ExerciseError):
+        nb11.check_cross_encoder_hours(lambda n, r: n * (n - 1) / 2 / r)   # seconds, not hours
