@@ -85,8 +85,11 @@ def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path |
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
+    import sys
     old_env = dict(os.environ)
     os.environ.update(env or {})
+    # the kernel must be this interpreter's (the project's venv), whatever PATH says
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     start, error = time.perf_counter(), None
     try:
         NotebookClient(nb, timeout=timeout, kernel_name="python3",
