@@ -2,6 +2,8 @@
 
     python -m sbertlib.bench encode                      # packaged MiniLM, STSb test sentences
     python -m sbertlib.bench encode --corpus varied --json bench.json
+    python -m sbertlib.bench speedlab                    # everything notebook 11 shows
+    python -m sbertlib.bench train                       # training pairs/s
 
 Same model, sentences, batch size and thread count for every row. sentence-transformers'
 ``encode`` is timed as the outside reference in a separate process (``benchmarks/st_reference.py``),
@@ -26,25 +28,24 @@ from .models import SentenceEncoder
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "st_reference.py"
 
 
-def run_reference(encoder: SentenceEncoder, model_path: str, sentences: list[str], batch_size: int,
-                  repeats: int, warmup: int) -> tuple[dict, np.ndarray] | None:
-    """Time sentence-transformers in a subprocess; None if it is not installed."""
+def run_reference(kind: str, job: dict) -> dict | None:
+    """Run ``benchmarks/st_reference.py KIND`` in a subprocess; None if it cannot run here."""
     if not REFERENCE_SCRIPT.is_file():
         return None
     with tempfile.TemporaryDirectory() as tmp:
-        job = Path(tmp) / "job.json"
-        job.write_text(json.dumps({"model_path": model_path, "sentences": sentences,
-                                   "batch_size": batch_size, "threads": torch.get_num_threads(),
-                                   "repeats": repeats, "warmup": warmup, "device": str(encoder.device),
-                                   "max_seq_length": encoder.max_seq_length}))
+        job_file = Path(tmp) / "job.json"
+        job_file.write_text(json.dumps({"threads": torch.get_num_threads(), **job}))
         prefix = str(Path(tmp) / "ref")
         env = {**os.environ, "PYTHONPATH": str(REFERENCE_SCRIPT.parents[1])}
-        proc = subprocess.run([sys.executable, str(REFERENCE_SCRIPT), str(job), prefix],
+        proc = subprocess.run([sys.executable, str(REFERENCE_SCRIPT), kind, str(job_file), prefix],
                               capture_output=True, text=True, env=env)
         if proc.returncode != 0:
             print(f"(reference skipped: {proc.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
             return None
-        return json.loads(Path(prefix + ".json").read_text()), np.load(prefix + ".npy")
+        out = json.loads(Path(prefix + ".json").read_text())
+        if Path(prefix + ".npy").is_file():
+            out["embeddings"] = np.load(prefix + ".npy")
+        return out
 
 
 def bench_encode(args) -> dict:
@@ -60,10 +61,13 @@ def bench_encode(args) -> dict:
               "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
               **speed.environment(), "rows": rows}
     if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
-        ref = run_reference(encoder, str(minilm_path()), sentences, args.batch_size, args.repeats, args.warmup)
+        ref = run_reference("encode", {"model_path": str(minilm_path()), "sentences": sentences,
+                                       "batch_size": args.batch_size, "repeats": args.repeats,
+                                       "warmup": args.warmup, "device": str(encoder.device),
+                                       "max_seq_length": encoder.max_seq_length})
         if ref is not None:
-            timing, emb = ref
-            result["rows"].append({**timing, "padding_share": None})
+            emb = ref.pop("embeddings")
+            result["rows"].append({**ref, "padding_share": None})
             result["max_abs_diff_vs_reference"] = float(np.abs(emb - ours).max())
     return result
 
@@ -101,6 +105,41 @@ def bench_speedlab(args) -> dict:
         result["precisions"] = speed.precision_sweep(encoder, stsb, batch_size=args.gpu_batch_size)
         result["batch_sizes"] = speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))
     return result
+
+
+def bench_train(args) -> dict:
+    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers."""
+    import time
+    from . import losses, training
+    from .backbones import minilm_path
+    from .profiles import get_profile, load_nli_train
+    pairs = load_nli_train(get_profile("offline"), args.data_dir)[: args.steps * args.batch_size]
+    result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size,
+              "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
+    for grouping in (False, True):
+        encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=args.device)
+        loss = losses.SoftmaxLoss(encoder)
+        start = time.perf_counter()
+        training.fit(encoder, loss, pairs, batch_size=args.batch_size, length_grouping=grouping,
+                     show_progress_bar=False)
+        seconds = time.perf_counter() - start
+        result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}",
+                               "pairs_per_s": len(pairs) / seconds})
+    if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
+        batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
+                   for i in range(0, len(pairs), args.batch_size)]
+        ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": 0,
+                                      "max_seq_length": args.max_seq_length, "device": "cpu"})
+        if ref is not None:
+            result["rows"].append(ref)
+    return result
+
+
+def print_train(result: dict) -> None:
+    print(f"model: {result['model']}  {result['pairs']:,} NLI pairs, batch {result['batch_size']}, "
+          f"max_seq_length {result['max_seq_length']}  device: {result['device']}  threads: {result['threads']}")
+    for r in result["rows"]:
+        print(f"  {r['label']:45s} {r['pairs_per_s']:8.1f} pairs/s")
 
 
 def print_speedlab(result: dict) -> None:
@@ -151,8 +190,20 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--device", default=None)
     lab.add_argument("--data-dir", default=None)
     lab.add_argument("--json", default=None)
+    tr = sub.add_parser("train", help="training pairs/s, length grouping on/off, vs sentence-transformers")
+    tr.add_argument("--model", default="minilm")
+    tr.add_argument("--steps", type=int, default=30)
+    tr.add_argument("--batch-size", type=int, default=16)
+    tr.add_argument("--max-seq-length", type=int, default=128)
+    tr.add_argument("--device", default=None)
+    tr.add_argument("--data-dir", default=None)
+    tr.add_argument("--no-reference", dest="reference", action="store_false")
+    tr.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    if args.what == "speedlab":
+    if args.what == "train":
+        result = bench_train(args)
+        print_train(result)
+    elif args.what == "speedlab":
         result = bench_speedlab(args)
         print_speedlab(result)
     else:

@@ -8,7 +8,6 @@ import pytest
 import torch
 from torch import nn
 
-from sbertlib import backbones
 from sbertlib.losses import (TABLE6_CONCATS, Batch, CosineSimilarityLoss, MultipleNegativesRankingLoss,
                              SoftmaxLoss, TripletLoss)
 from sbertlib.models import SentenceEncoder
@@ -138,9 +137,6 @@ def sentences(n: int, seed: int) -> list[str]:
 def tiny_folder(tmp_path) -> str:
     """A tiny random BERT with dropout 0, saved by us (so both libraries load the same files)."""
     enc = SentenceEncoder.from_pretrained("tiny-random-bert:3", device="cpu")
-    if len(enc.tokenizer) < 30000:  # backbones.bert_uncased_tokenizer ignores its vocab on transformers 5
-        from transformers import AutoTokenizer
-        enc.tokenizer = AutoTokenizer.from_pretrained(str(backbones.minilm_path()))
     enc.backbone.config.hidden_dropout_prob = 0.0
     enc.backbone.config.attention_probs_dropout_prob = 0.0
     return str(enc.save(tmp_path / "tiny"))
