@@ -30,3 +30,13 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Many tiny training steps: one intra-op thread avoids two threads fighting over small matmuls."""
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -26,13 +26,7 @@ class FakeEncoder(nn.Module):
         return self.table[features["ids"]]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Two cores shared with other test runs: intra-op threads fight and run ~10x slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def batch(*columns, labels=None) -> Batch:

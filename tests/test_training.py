@@ -16,13 +16,7 @@ from sbertlib.training import (History, STSEvaluator, batch_stream, checkpoint_p
                                stsb_dev_evaluator)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Two cores shared with other test runs: intra-op threads fight and run ~10x slower."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def tiny(seed: int = 0) -> SentenceEncoder:
