@@ -50,6 +50,8 @@ def _group(order: np.ndarray, lengths: list[int], batch_size: int, max_tokens: i
 def _interactive() -> bool:
     """True in a Jupyter kernel or a terminal: where a progress bar helps rather than clutters logs."""
     import sys
+    if os.environ.get("TQDM_DISABLE"):
+        return False
     return "ipykernel" in sys.modules or sys.stderr.isatty()
 
 
