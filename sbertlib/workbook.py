@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     profile = get_profile(args.profile)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs")}
+    env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs"),
+           "TQDM_DISABLE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
     paths = notebooks.notebook_paths()
     if args.only:
         wanted = {w.strip() for w in args.only.split(",")}
