@@ -1,0 +1,186 @@
+"""The exercise checks of notebooks 03–05: each passes a right answer and rejects wrong ones."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from scipy.stats import pearsonr, rankdata
+
+from sbertlib.checks import ExerciseError, nb03, nb04, nb05
+from sbertlib.data import NLI_LABELS
+from sbertlib.profiles import get_profile
+
+
+def _unfinished(*args):
+    raise NotImplementedError
+
+
+# ----------------------------------------------------------------------------- nb03: schedule
+def good_schedule(n, batch_size, epochs, warmup_ratio=0.1):
+    total = epochs * math.ceil(n / batch_size)
+    return total, math.ceil(warmup_ratio * total)
+
+
+def test_nb03_schedule_right_answer_passes(capsys):
+    nb03.check_schedule(good_schedule)
+    nb03.check_schedule(good_schedule, get_profile("offline"))
+    nb03.check_schedule(lambda *a: tuple(float(x) for x in good_schedule(*a)))  # 125.0 is fine
+    assert capsys.readouterr().out.count("[OK]") == 3
+
+
+def test_nb03_schedule_matches_fit():
+    from sbertlib import training
+    opt = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)
+    total, warm = nb03.schedule_truth(2000, 16, 1, 0.1)
+    sched = training.linear_warmup(opt, warm, total)
+    lrs = []
+    for _ in range(total):
+        lrs.append(sched.get_last_lr()[0])
+        opt.step()
+        sched.step()
+    assert (total, warm) == (125, 13) and lrs[warm] == pytest.approx(1.0) and lrs[0] == 0.0
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda n, b, e, r=0.1: (e * (n // b), math.ceil(r * e * (n // b))), "down"),
+    (lambda n, b, e, r=0.1: (e * math.ceil(n / b), int(r * e * math.ceil(n / b))), "up"),
+    (lambda n, b, e, r=0.1: (e * math.ceil(n / b), math.ceil(r * math.ceil(n / b))), "one epoch"),
+    (lambda n, b, e, r=0.1: good_schedule(n, b, e, r)[::-1], "order"),
+    (lambda n, b, e, r=0.1: (math.ceil(n / b), math.ceil(r * math.ceil(n / b))), "epochs"),
+    (lambda n, b, e, r=0.1: (125, 13), None),  # the offline answer, hard-coded
+    (lambda n, b, e, r=0.1: None, None),
+    (lambda n, b, e, r=0.1: ..., None),
+    (lambda n, b, e, r=0.1: 125, "pair"),
+    (_unfinished, "not done"),
+])
+def test_nb03_schedule_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb03.check_schedule(wrong)
+
+
+def test_nb03_schedule_rejects_a_non_function():
+    with pytest.raises(ExerciseError):
+        nb03.check_schedule((125, 13))
+
+
+# ----------------------------------------------------------------------------- nb03: predict_nli
+def good_predict(loss, u, v):
+    return [NLI_LABELS[i] for i in loss.logits(u, v).argmax(dim=1).tolist()]
+
+
+def _notebook_like_head():
+    torch.manual_seed(0)
+    from sbertlib.losses import SoftmaxLoss
+    loss = SoftmaxLoss(nb03._FakeEncoder(5), num_labels=3)
+    return loss, torch.randn(4, 5), torch.randn(4, 5)
+
+
+def test_nb03_predict_right_answer_passes(capsys):
+    nb03.check_predict_nli(good_predict)
+    loss, u, v = _notebook_like_head()
+    nb03.check_predict_nli(good_predict, loss, u, v)
+    nb03.check_predict_nli(lambda l, a, b: tuple(good_predict(l, a, b)))
+    assert capsys.readouterr().out.count("[OK]") == 3
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda loss, u, v: loss.logits(u, v).argmax(dim=1).tolist(), "class ids"),
+    (lambda loss, u, v: [NLI_LABELS[i] for i in loss.logits(u, v).argmin(dim=1).tolist()], "smallest"),
+    (lambda loss, u, v: [("entailment", "neutral", "contradiction")[i]
+                         for i in loss.logits(u, v).argmax(dim=1).tolist()], "MultiNLI"),
+    (lambda loss, u, v: [NLI_LABELS[i] for i in loss.logits(u, v).argmax(dim=0).tolist()], None),
+    (lambda loss, u, v: ["entailment"] * len(u), None),
+    (lambda loss, u, v: None, None),
+    (lambda loss, u, v: ..., None),
+    (_unfinished, "not done"),
+])
+def test_nb03_predict_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb03.check_predict_nli(wrong)
+
+
+# ----------------------------------------------------------------------------- nb04: spearman
+def good_spearman(x, y):
+    return float(pearsonr(rankdata(x), rankdata(y))[0])
+
+
+def good_spearman_numpy(x, y):
+    def ranks(a):
+        a = np.asarray(a)
+        order = np.argsort(a, kind="stable")
+        r = np.empty(len(a))
+        r[order] = np.arange(1, len(a) + 1)
+        for value in np.unique(a):  # average the ranks of tied values
+            r[a == value] = r[a == value].mean()
+        return r
+    return float(np.corrcoef(ranks(x), ranks(y))[0, 1])
+
+
+def test_nb04_spearman_right_answers_pass(capsys):
+    nb04.check_spearman(good_spearman)
+    nb04.check_spearman(good_spearman_numpy)
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def _ordinal(a):
+    return np.argsort(np.argsort(a, kind="stable"), kind="stable")
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda x, y: float(pearsonr(x, y)[0]), "Pearson"),
+    (lambda x, y: float(pearsonr(_ordinal(x), _ordinal(y))[0]), "average"),
+    (lambda x, y: 100 * good_spearman(x, y), "100"),
+    (lambda x, y: 1 - 6 * np.sum((rankdata(x) - rankdata(y)) ** 2) / (len(x) * (len(x) ** 2 - 1)), "shortcut"),
+    (lambda x, y: np.corrcoef(rankdata(x), rankdata(y)), "single number"),
+    (lambda x, y: None, None),
+    (lambda x, y: ..., None),
+    (_unfinished, "not done"),
+])
+def test_nb04_spearman_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb04.check_spearman(wrong)
+
+
+def test_nb04_hidden_cases_have_ties():
+    assert any(len(np.unique(x)) < len(x) for _, x, _ in nb04.hidden_cases())
+
+
+# ----------------------------------------------------------------------------- nb05: regression loss
+def good_loss(u, v, scores):
+    return ((F.cosine_similarity(u, v, dim=1) - scores / 5) ** 2).mean()
+
+
+def test_nb05_regression_loss_right_answer_passes(capsys):
+    nb05.check_regression_loss(good_loss)
+    nb05.check_regression_loss(lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5.0))
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s), "divide"),
+    (lambda u, v, s: ((F.cosine_similarity(u, v) - s / 5) ** 2).sum(), "sum"),
+    (lambda u, v, s: torch.sqrt(good_loss(u, v, s)), "RMSE"),
+    (lambda u, v, s: F.mse_loss((u * v).sum(dim=1), s / 5), "dot"),
+    (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5).abs().mean(), "absolute"),
+    (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5) ** 2, "scalar"),
+    (lambda u, v, s: ((F.cosine_similarity(u, v).unsqueeze(1) - s / 5) ** 2).mean(), None),  # (B, B) broadcast
+    (lambda u, v, s: good_loss(u, v, s).item(), "tensor"),
+    (lambda u, v, s: good_loss(u, v, s).detach(), "detached"),
+    (lambda u, v, s: None, None),
+    (_unfinished, "not done"),
+])
+def test_nb05_regression_loss_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb05.check_regression_loss(wrong)
+
+
+def test_nb05_truth_is_the_library_loss():
+    from sbertlib.losses import CosineSimilarityLoss
+    g = torch.Generator().manual_seed(0)
+    u, v = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)
+    s = torch.tensor([0.0, 2.5, 4.0, 5.0])
+    lib = CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], s / 5)
+    assert torch.allclose(nb05.regression_loss_truth(u, v, s), lib)
