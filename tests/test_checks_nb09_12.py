@@ -1,0 +1,259 @@
+"""The exercise checks of notebooks 09 and 12: each passes a right answer and rejects wrong ones."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from sbertlib import search
+from sbertlib.checks import ExerciseError, nb09, nb12
+
+
+# ----------------------------------------------------------------------------- nb09: separation
+def good_separation(emb, labels):
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos = x @ x.T
+    lab = np.asarray(labels)
+    same = lab[:, None] == lab[None, :]
+    return float(cos[same & ~np.eye(len(x), dtype=bool)].mean() - cos[~same].mean())
+
+
+def sep_with_diagonal(emb, labels):  # counts each sentence paired with itself
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos, lab = x @ x.T, np.asarray(labels)
+    same = lab[:, None] == lab[None, :]
+    return float(cos[same].mean() - cos[~same].mean())
+
+
+def sep_dot_product(emb, labels):  # forgets to normalise
+    x = np.asarray(emb, dtype=np.float64)
+    cos, lab = x @ x.T, np.asarray(labels)
+    same = lab[:, None] == lab[None, :]
+    return float(cos[same & ~np.eye(len(x), dtype=bool)].mean() - cos[~same].mean())
+
+
+def sep_per_label(emb, labels):  # averages the per-label means instead of all pairs
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos, lab = x @ x.T, np.asarray(labels)
+    intra, inter = [], []
+    for c in np.unique(lab):
+        m = lab == c
+        block = cos[np.ix_(m, m)]
+        if m.sum() > 1:
+            intra.append(block[~np.eye(m.sum(), dtype=bool)].mean())
+        inter.append(cos[np.ix_(m, ~m)].mean())
+    return float(np.mean(intra) - np.mean(inter))
+
+
+def _data(seed: int = 0, n: int = 40):
+    rng = np.random.default_rng(seed)
+    labels = rng.choice(["a", "b", "c"], size=n).tolist()
+    centres = {k: rng.standard_normal(16) for k in "abc"}
+    x = np.stack([centres[l] for l in labels]) + rng.standard_normal((n, 16)) + 2.0
+    return x.astype(np.float32), labels
+
+
+def test_nb09_separation_right_answer_passes_and_returns_truth(capsys):
+    x, labels = _data()
+    value = nb09.check_separation(good_separation, x, labels)
+    assert value == pytest.approx(nb09.separation_truth(x, labels))
+    nb09.check_separation(good_separation)  # hidden data only
+    nb09.check_separation(good_separation, torch.from_numpy(x), labels)  # a tensor works too
+    assert capsys.readouterr().out.count("[OK]") == 3
+
+
+def test_nb09_separation_truth_on_a_tiny_case():
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
+    # same-label pairs have cosine 1, different-label pairs cosine 0
+    assert nb09.separation_truth(x, ["p", "p", "q", "q"]) == pytest.approx(1.0)
+    # same-label pairs (0,2), (1,3): cosine 0; different-label pairs: two of cosine 1, two of 0
+    assert nb09.separation_truth(x, [0, 1, 0, 1]) == pytest.approx(-0.5)
+
+
+@pytest.mark.parametrize("wrong", [
+    sep_with_diagonal,
+    sep_dot_product,
+    sep_per_label,
+    lambda emb, labels: -good_separation(emb, labels),  # the wrong way round
+    lambda emb, labels: None,
+    lambda emb, labels: [good_separation(emb, labels)] * 2,  # not one number
+])
+def test_nb09_separation_wrong_answers_fail(wrong):
+    x, labels = _data()
+    with pytest.raises(ExerciseError):
+        nb09.check_separation(wrong, x, labels)
+
+
+@pytest.mark.parametrize("not_a_function", [None, Ellipsis, 0.12])
+def test_nb09_separation_non_functions_fail(not_a_function):
+    with pytest.raises(ExerciseError, match="function"):
+        nb09.check_separation(not_a_function)
+
+
+def test_nb09_unfinished_stub_fails_with_a_clear_message():
+    def stub(emb, labels):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb09.check_separation(stub)
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb09.check_nn_agreement(stub)
+
+
+def test_nb09_wrong_shape_data_is_rejected():
+    x, labels = _data()
+    with pytest.raises(ExerciseError):
+        nb09.check_separation(good_separation, x, labels[:-3])  # labels do not match rows
+    with pytest.raises(ExerciseError):
+        nb09.check_separation(good_separation, x[0], labels)  # one vector, not a matrix
+
+
+# ----------------------------------------------------------------------------- nb09: nearest-neighbour agreement
+def good_nn(emb, labels):
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos = x @ x.T
+    np.fill_diagonal(cos, -np.inf)
+    lab = np.asarray(labels)
+    return float(np.mean(lab[cos.argmax(axis=1)] == lab))
+
+
+def nn_including_self(emb, labels):
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    lab = np.asarray(labels)
+    return float(np.mean(lab[(x @ x.T).argmax(axis=1)] == lab))
+
+
+def nn_dot_product(emb, labels):
+    x = np.asarray(emb, dtype=np.float64)
+    s = x @ x.T
+    np.fill_diagonal(s, -np.inf)
+    lab = np.asarray(labels)
+    return float(np.mean(lab[s.argmax(axis=1)] == lab))
+
+
+def nn_farthest(emb, labels):
+    x = np.asarray(emb, dtype=np.float64)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos = x @ x.T
+    np.fill_diagonal(cos, np.inf)
+    lab = np.asarray(labels)
+    return float(np.mean(lab[cos.argmin(axis=1)] == lab))
+
+
+def test_nb09_nn_agreement_right_answer_passes(capsys):
+    x, labels = _data(3)
+    value = nb09.check_nn_agreement(good_nn, x, labels)
+    assert value == pytest.approx(nb09.nn_agreement_truth(x, labels))
+    assert "[OK]" in capsys.readouterr().out
+
+
+def test_nb09_nn_truth_on_a_tiny_case():
+    x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]])
+    assert nb09.nn_agreement_truth(x, ["a", "a", "b", "b"]) == pytest.approx(1.0)
+    assert nb09.nn_agreement_truth(x, ["a", "b", "a", "b"]) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("wrong", [
+    nn_including_self,
+    nn_dot_product,
+    nn_farthest,
+    lambda emb, labels: 1.0,
+    lambda emb, labels: "0.5",
+    lambda emb, labels: ...,
+])
+def test_nb09_nn_agreement_wrong_answers_fail(wrong):
+    x, labels = _data(3)
+    with pytest.raises(ExerciseError):
+        nb09.check_nn_agreement(wrong, x, labels)
+
+
+# ----------------------------------------------------------------------------- nb12: recall@k
+def good_recall(approx_ids, exact_ids, k):
+    hits = [len(set(a[:k].tolist()) & set(e[:k].tolist())) for a, e in zip(approx_ids, exact_ids)]
+    return float(np.mean(hits) / k)
+
+
+def test_nb12_recall_right_answer_passes(capsys):
+    nb12.check_recall_at_k(good_recall)
+    nb12.check_recall_at_k(search.recall_at_k)  # the library's own
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda a, e, k: float((np.asarray(a)[:, :k] == np.asarray(e)[:, :k]).mean()),  # position by position
+    lambda a, e, k: float(np.mean([len(set(x) & set(y)) for x, y in zip(a, e)]) / k),  # ignores the [:k] cut
+    lambda a, e, k: float(np.mean([len(set(x[:k]) & set(y[:k])) for x, y in zip(a, e)])),  # a count, not a share
+    lambda a, e, k: float(np.mean([len(set(x[:k]) & set(y[:k])) for x, y in zip(a, e)]) / np.shape(a)[1]),
+    lambda a, e, k: None,
+    lambda a, e, k: 1.0,
+])
+def test_nb12_recall_wrong_answers_fail(wrong):
+    with pytest.raises(ExerciseError):
+        nb12.check_recall_at_k(wrong)
+
+
+@pytest.mark.parametrize("not_a_function", [None, Ellipsis, 0.9])
+def test_nb12_recall_non_functions_fail(not_a_function):
+    with pytest.raises(ExerciseError, match="function"):
+        nb12.check_recall_at_k(not_a_function)
+
+
+def test_nb12_recall_stub_says_not_done():
+    def stub(a, e, k):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb12.check_recall_at_k(stub)
+
+
+# ----------------------------------------------------------------------------- nb12: nprobe
+@pytest.fixture(scope="module")
+def ivf_setup():
+    x = search.synthetic_corpus(3_100, dim=32, n_clusters=50, noise=3.0, seed=1)
+    corpus, queries = x[:3_000], x[3_000:]
+    _, exact = search.faiss_search(search.build_faiss_index(corpus, "flat"), queries, 10)
+    index = search.build_faiss_index(corpus, "ivf", nlist=32, nprobe=1)
+    recalls = {}
+    for p in range(1, 32):
+        index.nprobe = p
+        recalls[p] = search.recall_at_k(search.faiss_search(index, queries, 10)[1], exact, 10)
+    index.nprobe = 1
+    return index, queries, exact, recalls
+
+
+def test_nb12_nprobe_right_answer_passes_and_restores_the_index(ivf_setup, capsys):
+    index, queries, exact, recalls = ivf_setup
+    good = min(p for p, r in recalls.items() if r >= 0.95)
+    assert good < 32 and recalls[1] < 0.95  # the fixture makes a real trade-off
+    recall = nb12.check_nprobe(good, index, queries, exact, k=10, target=0.95)
+    assert recall == pytest.approx(recalls[good])
+    assert index.nprobe == 1
+    nb12.check_nprobe(np.int64(good), index, queries, exact)  # a numpy integer is fine
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def test_nb12_nprobe_wrong_answers_fail(ivf_setup):
+    index, queries, exact, recalls = ivf_setup
+    too_small = max(p for p, r in recalls.items() if r < 0.95)
+    for wrong in (too_small, 1, index.nlist, index.nlist + 5, 0, -3, None, ..., 8.0, "8", True):
+        with pytest.raises(ExerciseError):
+            nb12.check_nprobe(wrong, index, queries, exact, k=10, target=0.95)
+    assert index.nprobe == 1
+
+
+def test_nb12_nprobe_all_cells_gets_a_brute_force_hint(ivf_setup):
+    index, queries, exact, _ = ivf_setup
+    with pytest.raises(ExerciseError, match="brute force"):
+        nb12.check_nprobe(index.nlist, index, queries, exact)
+
+
+def test_nb12_nprobe_rejects_exact_ids_of_the_wrong_shape(ivf_setup):
+    index, queries, exact, recalls = ivf_setup
+    good = min(p for p, r in recalls.items() if r >= 0.95)
+    with pytest.raises(ExerciseError):
+        nb12.check_nprobe(good, index, queries, exact[:, :5], k=10)
+    with pytest.raises(ExerciseError):
+        nb12.check_nprobe(good, index, queries, exact[:-1], k=10)
