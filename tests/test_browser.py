@@ -26,6 +26,19 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 
 pytestmark = pytest.mark.browser
 
+# True once every code cell of the open notebook has an execution count and the kernel is idle
+# (read from JupyterLab's model, so cells scrolled out of view count too).
+ALL_CELLS_DONE = """() => {
+  const nb = window.jupyterapp.shell.currentWidget;
+  if (!nb || !nb.content || !nb.sessionContext.session) return false;
+  const cells = nb.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells.get(i);
+    if (c.type === 'code' && !c.executionCount) return false;
+  }
+  return nb.sessionContext.session.kernel.status === 'idle';
+}"""
+
 
 def _chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
@@ -94,6 +107,9 @@ def test_explorer_updates_in_a_real_browser(lab):
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             area = page.locator(".widget-textarea textarea").first
             area.wait_for(timeout=240_000)
+            # wait for the whole notebook to finish (its last cell prints the exercise's [OK]),
+            # so the kernel is free to answer the edit below
+            page.wait_for_function(ALL_CELLS_DONE, timeout=420_000)
             pairs = page.locator(".sbert-pairs").first
             pairs.wait_for(timeout=120_000)
             assert "zebra" not in pairs.inner_text().lower()
@@ -104,7 +120,7 @@ def test_explorer_updates_in_a_real_browser(lab):
             page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})  # blur: commit the text
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.sbert-pairs')].some(e => e.innerText.toLowerCase().includes('zebra'))",
-                timeout=120_000)
+                timeout=240_000)
             assert page.locator(".sbert-heatmap img").count() >= 1
             page.locator(".sbert-heatmap").first.scroll_into_view_if_needed()
             page.wait_for_timeout(3000)  # let the redrawn heatmap arrive before the screenshot
