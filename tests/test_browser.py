@@ -121,7 +121,7 @@ def test_explorer_updates_in_a_real_browser(lab):
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.sbert-pairs')].some(e => e.innerText.toLowerCase().includes('zebra'))",
                 timeout=240_000)
-            assert page.locator(".sbert-heatmap img").count() >= 1
+            page.wait_for_selector(".sbert-heatmap img", timeout=60_000)  # the redrawn heatmap
             page.locator(".sbert-heatmap").first.scroll_into_view_if_needed()
             page.wait_for_timeout(3000)  # let the redrawn heatmap arrive before the screenshot
         finally:
