@@ -1,0 +1,161 @@
+"""The exercise checks of notebooks 06–08: each passes a right answer and rejects wrong ones."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from sbertlib import paper
+from sbertlib.checks import ExerciseError, nb06, nb07, nb08
+
+
+def _d(x, y):
+    return torch.linalg.vector_norm(x - y, dim=1)
+
+
+# ----------------------------------------------------------------------------- nb06: triplet loss
+def good_triplet_loss(anchor, positive, negative, margin=1.0):
+    return torch.relu(_d(anchor, positive) - _d(anchor, negative) + margin).mean()
+
+
+def test_nb06_right_answer_passes(capsys):
+    nb06.check_triplet_loss(good_triplet_loss)
+    nb06.check_triplet_loss(lambda a, p, n, margin: torch.clamp(
+        torch.norm(a - p, dim=-1) - torch.norm(a - n, dim=-1) + margin, min=0).mean())
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda a, p, n, margin: (_d(a, p) - _d(a, n) + margin).mean(), "hinge"),           # no relu
+    (lambda a, p, n, margin: torch.relu(_d(a, p) - _d(a, n) + 1.0).mean(), "hard-code"),  # margin fixed at 1
+    (lambda a, p, n, margin: torch.relu(_d(a, p) - _d(a, n) + 5.0).mean(), "hard-code"),  # s-t's default
+    (lambda a, p, n, margin: torch.relu(_d(a, p) - _d(a, n)).mean(), None),              # no margin
+    (lambda a, p, n, margin: torch.relu(_d(a, n) - _d(a, p) + margin).mean(), "swapped"),
+    (lambda a, p, n, margin: torch.relu(_d(a, p) ** 2 - _d(a, n) ** 2 + margin).mean(), "squared"),
+    (lambda a, p, n, margin: torch.relu(_d(a, p) - _d(a, n) + margin).sum(), "mean"),
+    (lambda a, p, n, margin: torch.relu(_d(a, p) - _d(a, n) + margin), "scalar"),        # per-triplet vector
+    (lambda a, p, n, margin: None, None),
+    (lambda a, p, n, margin: ..., None),
+])
+def test_nb06_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb06.check_triplet_loss(wrong)
+
+
+def test_nb06_stub_and_non_callable_fail():
+    def stub(anchor, positive, negative, margin=1.0):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb06.check_triplet_loss(stub)
+    with pytest.raises(ExerciseError):
+        nb06.check_triplet_loss(good_triplet_loss(torch.zeros(2, 3), torch.ones(2, 3), torch.ones(2, 3)))
+
+
+def test_nb06_reference_equals_library_loss():
+    a, p, n = (torch.randn(5, 4, generator=torch.Generator().manual_seed(i)) for i in range(3))
+    assert torch.allclose(nb06.reference_triplet_loss(a, p, n, 0.3), good_triplet_loss(a, p, n, 0.3))
+
+
+# ----------------------------------------------------------------------------- nb07: classifier size
+def test_nb07_classifier_size_right(capsys):
+    nb07.check_classifier_size(lambda concat, n, k: len(concat) * n * k + k)
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda concat, n, k: len(concat) * n * k, "bias"),
+    (lambda concat, n, k: 3 * n * k + k, "len\\(concat\\)"),
+    (lambda concat, n, k: len(concat) * n, "feature size"),
+    (lambda concat, n, k: len(concat) * n * 3 + 3, "not 3"),
+    (lambda concat, n, k: None, None),
+    (lambda concat, n, k: "lots", None),
+])
+def test_nb07_classifier_size_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_classifier_size(wrong)
+
+
+# ----------------------------------------------------------------------------- nb07: gains
+def _results(scores: dict[tuple[str, ...], float]) -> pd.DataFrame:
+    rows = {}
+    for concat, score in scores.items():
+        label = "(" + ", ".join(concat) + ")"
+        rows[f"mean pooling, {label}"] = {"pooling": "mean", "concat": label, "n_seeds": 2,
+                                          "mean": score, "std": 0.5 + score / 1000}
+    rows["max pooling, (u, v, |u-v|)"] = {"pooling": "max", "concat": "(u, v, |u-v|)", "n_seeds": 2,
+                                          "mean": 99.0, "std": 0.1}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+RESULTS = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 53.5, ("u", "v", "u*v"): 48.0, ("|u-v|",): 51.0})
+
+
+def test_nb07_gains_right(capsys):
+    nb07.check_gains(3.5, -2.0, RESULTS)
+    nb07.check_gains(np.float64(3.5), torch.tensor(-2.0), RESULTS)
+    out = capsys.readouterr().out
+    assert out.count("[OK]") == 2 and "|u-v| is worth more" in out
+
+
+@pytest.mark.parametrize("a, b, hint", [
+    (paper.TABLE6_CONCAT[("u", "v", "|u-v|")] - paper.TABLE6_CONCAT[("u", "v")], -2.0, "paper"),
+    (-3.5, -2.0, "sign"),
+    (53.5, -2.0, "score itself"),
+    (3.5, 2.0, "sign"),
+    (None, -2.0, None),
+    (..., -2.0, None),
+    ("big", -2.0, None),
+])
+def test_nb07_gains_wrong(a, b, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_gains(a, b, RESULTS)
+
+
+def test_nb07_gains_need_the_grid_rows():
+    with pytest.raises(ExerciseError):
+        nb07.check_gains(1.0, 1.0, RESULTS.drop(index="mean pooling, (u, v, u*v)"))
+    assert nb07.grid_mean(RESULTS, ("u", "v")) == 50.0
+
+
+# ----------------------------------------------------------------------------- nb08: majority baseline
+def good_majority(task):
+    if task.splits:
+        train, test = task.split("train")[1], task.split("test")[1]
+        top = Counter(train).most_common(1)[0][0]
+        return 100.0 * sum(y == top for y in test) / len(test)
+    return 100.0 * Counter(task.labels).most_common(1)[0][1] / len(task.labels)
+
+
+def test_nb08_right_answer_passes(capsys, shared_data):
+    nb08.check_majority_baseline(good_majority)
+    from sbertlib import senteval
+    tasks = senteval.load_tasks(["MR", "TREC"], data_dir=shared_data, max_examples=60)
+    nb08.check_majority_baseline(good_majority, tasks)
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def _test_majority(task):  # majority of the test split: peeking
+    labels = task.split("test")[1] if task.splits else task.labels
+    return 100.0 * Counter(labels).most_common(1)[0][1] / len(labels)
+
+
+def _all_labels_majority(task):  # majority over every split
+    top = Counter(task.labels).most_common(1)[0][0]
+    test = task.split("test")[1] if task.splits else task.labels
+    return 100.0 * sum(y == top for y in test) / len(test)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda task: good_majority(task) / 100, "fraction"),
+    (_test_majority, "test"),
+    (_all_labels_majority, "every split"),
+    (lambda task: 50.0, None),
+    (lambda task: None, None),
+    (lambda task: "majority", None),
+])
+def test_nb08_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb08.check_majority_baseline(wrong)
