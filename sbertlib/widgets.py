@@ -63,6 +63,19 @@ class ModelBank:
         return np.stack([self._cache[(name, pooling, s)] for s in sentences])
 
 
+def _show_png(fig, output: W.Output) -> None:
+    """Render ``fig`` as a PNG into ``output`` — whatever matplotlib backend the kernel runs —
+    and close it, so the inline backend does not draw it a second time."""
+    import io
+
+    from IPython.display import Image, display
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", dpi=90)
+    plt.close(fig)
+    with output:
+        display(Image(data=buf.getvalue()))
+
+
 def parse_lines(text: str) -> list[str]:
     """Non-empty, stripped lines, duplicates kept once (in first-seen order)."""
     return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
@@ -130,11 +143,8 @@ class SimilarityExplorer:
         self.figure = None
         if shown is None:
             return
-        from IPython.display import display
         self.figure = viz.similarity_heatmap(shown, self.matrix, title=f"{self.measure.value} similarity")
-        plt.close(self.figure)  # rendered once, into the Output below, not again by the inline backend
-        with self.plot:
-            display(self.figure)
+        _show_png(self.figure, self.plot)
 
 
 class SemanticSearch:
@@ -247,10 +257,7 @@ class SpeedLab:
         self.status.value = (f"{mode}, batch {bs}, {name} ({len(sentences)} sentences): "
                              f"<b>{row['sent_per_s']:.0f} sentences/s</b>, padding {100 * row['padding_share']:.0f}%")
         latest = [r for (c, m, b), r in self.results.items() if c == name and b == bs]
-        from IPython.display import display
         fig = viz.speed_bars(sorted(latest, key=lambda r: list(self._speed.MODES).index(r["label"])),
                              title=f"{name}, batch size {bs}")
-        plt.close(fig)
         self.plot.clear_output(wait=True)
-        with self.plot:
-            display(fig)
+        _show_png(fig, self.plot)
