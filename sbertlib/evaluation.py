@@ -101,15 +101,18 @@ def results_table(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] |
     ``ours`` maps a row label — which must name the backbone and profile that produced it,
     e.g. ``"ours: mean pooling, tiny-random-bert [smoke, stand-in]"`` — to ``{dataset: score}``.
     """
-    rows = {}
-    for name in paper_rows if paper_rows is not None else paper.TABLE1:
-        rows[f"paper: {name}"] = dict(zip(paper.TABLE1_COLUMNS, paper.TABLE1[name]))
-    for label, scores in ours.items():
-        rows[label] = scores
+    return beside_paper(ours, paper.TABLE1, paper.TABLE1_COLUMNS, paper_rows)
+
+
+def beside_paper(ours: dict[str, dict[str, float]], paper_table: dict, columns: Sequence[str],
+                 paper_rows: Sequence[str] | None = None) -> pd.DataFrame:
+    """A table of the paper's rows (``paper: …``) followed by ours, the paper's column order first,
+    plus an ``avg`` column (NaN when a row lacks a column)."""
+    rows = {f"paper: {name}": dict(zip(columns, paper_table[name]))
+            for name in (paper_rows if paper_rows is not None else paper_table)}
+    rows.update(ours)
     table = pd.DataFrame.from_dict(rows, orient="index")
-    cols = [c for c in paper.TABLE1_COLUMNS if c in table.columns] + \
-           [c for c in table.columns if c not in paper.TABLE1_COLUMNS]
-    table = table[cols]
+    table = table[[c for c in columns if c in table.columns] + [c for c in table.columns if c not in columns]]
     table["avg"] = table.mean(axis=1, skipna=False)
     return table.round(2)
 

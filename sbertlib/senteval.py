@@ -269,14 +269,6 @@ def results_table(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] |
     ``ours`` maps a row label — naming the encoder, profile and backbone that produced it — to
     ``{task: accuracy}``. ``avg`` is the mean over the columns (NaN when a task is missing).
     """
-    rows = {}
-    for name in paper_rows if paper_rows is not None else paper.TABLE5:
-        rows[f"paper: {name}"] = dict(zip(paper.TABLE5_COLUMNS, paper.TABLE5[name]))
-    for label, scores in ours.items():
-        rows[label] = {PAPER_COLUMN.get(k, k): v for k, v in scores.items()}
-    table = pd.DataFrame.from_dict(rows, orient="index")
-    cols = [c for c in paper.TABLE5_COLUMNS if c in table.columns] + \
-           [c for c in table.columns if c not in paper.TABLE5_COLUMNS]
-    table = table[cols]
-    table["avg"] = table.mean(axis=1, skipna=False)
-    return table.round(2)
+    from .evaluation import beside_paper
+    renamed = {label: {PAPER_COLUMN.get(k, k): v for k, v in scores.items()} for label, scores in ours.items()}
+    return beside_paper(renamed, paper.TABLE5, paper.TABLE5_COLUMNS, paper_rows)
