@@ -8,6 +8,10 @@
 Models are given as ``{label: encoder or zero-argument loader}``; loaders run on first use and
 their encoders are kept. Embeddings are cached per (model, pooling, sentence), so changing the
 measure, or adding one line, recomputes only what changed.
+
+Each explorer displays as the live widget and, beside it in the same output, a static HTML
+snapshot of what it showed at that moment. JupyterLab renders the live widget; a page exported
+without a kernel (``make workbook``'s HTML) shows the snapshot instead.
 """
 from __future__ import annotations
 
@@ -63,9 +67,9 @@ class ModelBank:
         return np.stack([self._cache[(name, pooling, s)] for s in sentences])
 
 
-def _show_png(fig, output: W.Output) -> None:
+def _show_png(fig, output: W.Output) -> bytes:
     """Render ``fig`` as a PNG into ``output`` — whatever matplotlib backend the kernel runs —
-    and close it, so the inline backend does not draw it a second time."""
+    and close it, so the inline backend does not draw it a second time. Returns the PNG."""
     import io
 
     from IPython.display import Image, display
@@ -74,6 +78,28 @@ def _show_png(fig, output: W.Output) -> None:
     plt.close(fig)
     with output:
         display(Image(data=buf.getvalue()))
+    return buf.getvalue()
+
+
+def _img_html(png: bytes | None) -> str:
+    import base64
+    return "" if png is None else f"<img src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+
+
+class _Explorer:
+    """Shared display: the live widget plus a static snapshot (``text/html``) for kernel-less pages."""
+
+    widget: W.Widget
+
+    def snapshot_html(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        bundle = self.widget._repr_mimebundle_()
+        bundle["text/html"] = ("<div class='sbert-snapshot'><p><i>Static snapshot of an interactive widget; "
+                               "open the notebook in JupyterLab to use it.</i></p>"
+                               f"{self.snapshot_html()}</div>")
+        return bundle
 
 
 def parse_lines(text: str) -> list[str]:
@@ -87,7 +113,7 @@ def _pairs_html(sentences: list[str], pairs: list[tuple[float, int, int]]) -> st
     return f"<table><tr><th>score</th><th>sentence</th><th>sentence</th></tr>{rows}</table>"
 
 
-class SimilarityExplorer:
+class SimilarityExplorer(_Explorer):
     """Type sentences (one per line); see how similar every pair is under the chosen model."""
 
     def __init__(self, models: Mapping[str, object], sentences: Sequence[str] = (), top_pairs: int = 10):
@@ -105,15 +131,12 @@ class SimilarityExplorer:
         self.pairs.add_class("sbert-pairs")
         self.matrix: np.ndarray | None = None
         self.figure = None
+        self._png: bytes | None = None
         for w in (self.text, self.model, self.pooling, self.measure):
             w.observe(lambda _change: self.update(), names="value")
         self.widget = W.VBox([self.text, W.HBox([self.model, self.pooling, self.measure]),
                               self.message, W.HBox([self.plot, self.pairs])])
         self.update()
-
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
 
     def update(self) -> None:
         sentences = parse_lines(self.text.value)
@@ -140,14 +163,18 @@ class SimilarityExplorer:
 
     def _draw(self, shown, pairs) -> None:
         self.plot.clear_output(wait=True)
-        self.figure = None
+        self.figure, self._png = None, None
         if shown is None:
             return
         self.figure = viz.similarity_heatmap(shown, self.matrix, title=f"{self.measure.value} similarity")
-        _show_png(self.figure, self.plot)
+        self._png = _show_png(self.figure, self.plot)
+
+    def snapshot_html(self) -> str:
+        return (f"<p>{self.message.value}</p><div style='display:flex;gap:1em'>"
+                f"{_img_html(self._png)}<div>{self.pairs.value}</div></div>")
 
 
-class SemanticSearch:
+class SemanticSearch(_Explorer):
     """A query box over ``corpus``; shows the top-k hits with their cosine scores."""
 
     def __init__(self, model, corpus: Sequence[str], top_k: int = 5):
@@ -165,9 +192,8 @@ class SemanticSearch:
             w.observe(lambda _change: self.update(), names="value")
         self.widget = W.VBox([W.HBox([self.query, self.k]), self.results])
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
+    def snapshot_html(self) -> str:
+        return f"<p>query: <b>{html.escape(self.query.value)}</b></p>{self.results.value}"
 
     @property
     def corpus_embeddings(self) -> np.ndarray:
@@ -187,7 +213,7 @@ class SemanticSearch:
         self.results.value = f"<table><tr><th>cosine</th><th>sentence</th></tr>{rows}</table>"
 
 
-class ModelComparer:
+class ModelComparer(_Explorer):
     """One sentence pair; the cosine similarity under every model, side by side."""
 
     def __init__(self, models: Mapping[str, object], a: str = "", b: str = ""):
@@ -201,9 +227,8 @@ class ModelComparer:
         self.widget = W.VBox([self.a, self.b, self.table])
         self.update()
 
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
+    def snapshot_html(self) -> str:
+        return (f"<p>A: {html.escape(self.a.value)}<br>B: {html.escape(self.b.value)}</p>{self.table.value}")
 
     def update(self) -> None:
         a, b = self.a.value.strip(), self.b.value.strip()
@@ -218,7 +243,7 @@ class ModelComparer:
         self.table.value = f"<table><tr><th>model</th><th>cosine</th></tr>{rows}</table>"
 
 
-class SpeedLab:
+class SpeedLab(_Explorer):
     """Toggle smart batching, move the batch size, and time ``encode`` live on a small corpus.
 
     Every change runs a short timing (``repeats`` runs after one warm-up) of the selected mode;
@@ -240,14 +265,11 @@ class SpeedLab:
         self.status = W.HTML()
         self.plot = W.Output()
         self.results: dict[tuple[str, str, int], dict] = {}
+        self._png: bytes | None = None
         for w in (self.mode, self.batch, self.corpus):
             w.observe(lambda _change: self.update(), names="value")
         self.widget = W.VBox([W.HBox([self.mode]), W.HBox([self.batch, self.corpus]), self.status, self.plot])
         self.update()
-
-    def _ipython_display_(self):
-        from IPython.display import display
-        display(self.widget)
 
     def update(self) -> None:
         mode, bs, name = self.mode.value, self.batch.value, self.corpus.value
@@ -260,4 +282,7 @@ class SpeedLab:
         fig = viz.speed_bars(sorted(latest, key=lambda r: list(self._speed.MODES).index(r["label"])),
                              title=f"{name}, batch size {bs}")
         self.plot.clear_output(wait=True)
-        _show_png(fig, self.plot)
+        self._png = _show_png(fig, self.plot)
+
+    def snapshot_html(self) -> str:
+        return f"<p>{self.status.value}</p>{_img_html(self._png)}"

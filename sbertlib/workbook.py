@@ -9,6 +9,7 @@ headline results. Exits non-zero if any notebook failed.
 from __future__ import annotations
 
 import argparse
+import copy
 import html
 import json
 import os
@@ -20,9 +21,29 @@ import nbformat
 from . import notebooks
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def static_copy(nb):
+    """A copy for a page with no kernel: widgets that recorded a static snapshot (``text/html``) show
+    it instead of a live view, which would need the widget manager from a CDN (and then a kernel).
+    The widget state is dropped too when no live view is left."""
+    nb = copy.deepcopy(nb)
+    live = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+            live += WIDGET_VIEW in data
+    if not live:
+        nb.metadata.pop("widgets", None)
+    return nb
+
+
 def write_html(nb, dest: Path) -> None:
     from nbconvert import HTMLExporter
-    body, _ = HTMLExporter().from_notebook_node(nb)
+    body, _ = HTMLExporter().from_notebook_node(static_copy(nb))
     dest.write_text(body, encoding="utf8")
 
 

@@ -103,3 +103,22 @@ def test_nb10_checks(tiny):
         nb10.check_higher_model("b", {"a": 0.9, "b": 0.1})
     with pytest.raises(ExerciseError):
         nb10.check_higher_model(..., {"a": 0.9, "b": 0.1})
+
+
+def test_display_carries_live_widget_and_static_snapshot(tiny, tiny2):
+    """JupyterLab renders the widget view; a kernel-less HTML page falls back to the snapshot."""
+    ex = widgets.SimilarityExplorer({"a": tiny}, SENTS)
+    bundle = ex._repr_mimebundle_()
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+    assert "data:image/png;base64," in bundle["text/html"] and "guitar" in bundle["text/html"]
+    ex.text.value = "Cats purr.\nKittens meow softly."
+    assert "Kittens" in ex._repr_mimebundle_()["text/html"]
+    ex.text.value = ""
+    snap = ex._repr_mimebundle_()["text/html"]
+    assert "at least two" in snap and "data:image/png" not in snap  # no stale heatmap
+
+    ss = widgets.SemanticSearch(tiny, SENTS, top_k=1)
+    ss.query.value = "guitar music"
+    assert SENTS[ss.hits[0]["corpus_id"]] in ss._repr_mimebundle_()["text/html"]
+    mc = widgets.ModelComparer({"a": tiny, "b": tiny2}, SENTS[0], SENTS[2])
+    assert f"{mc.scores['b']:.3f}" in mc._repr_mimebundle_()["text/html"]

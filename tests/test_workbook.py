@@ -1,0 +1,45 @@
+"""``make workbook``'s HTML pages: executed notebooks readable without a kernel."""
+from __future__ import annotations
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from sbertlib import workbook
+
+VIEW = workbook.WIDGET_VIEW
+
+
+def _nb(*outputs_per_cell):
+    nb = new_notebook(cells=[new_code_cell("x", outputs=outs) for outs in outputs_per_cell])
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,
+                                                                            "version_minor": 0}}
+    return nb
+
+
+def _widget_output(model_id, snapshot=None):
+    data = {"text/plain": "VBox(...)", VIEW: {"version_major": 2, "version_minor": 0, "model_id": model_id}}
+    if snapshot is not None:
+        data["text/html"] = snapshot
+    return new_output("display_data", data=data)
+
+
+def test_static_copy_prefers_snapshots_and_leaves_the_original_alone():
+    nb = _nb([_widget_output("m1", "<p>SNAPSHOT-1</p>")], [new_output("stream", text="hello\n")])
+    static = workbook.static_copy(nb)
+    assert VIEW not in static.cells[0].outputs[0].data
+    assert "widgets" not in static.metadata              # nothing live left: no CDN widget manager
+    assert VIEW in nb.cells[0].outputs[0].data and "widgets" in nb.metadata  # the .ipynb keeps both
+
+
+def test_static_copy_keeps_widgets_without_a_snapshot():
+    nb = _nb([_widget_output("m1", "<p>SNAPSHOT</p>")], [_widget_output("m2")])
+    static = workbook.static_copy(nb)
+    assert VIEW not in static.cells[0].outputs[0].data
+    assert VIEW in static.cells[1].outputs[0].data and "widgets" in static.metadata
+
+
+def test_html_page_shows_the_snapshot(tmp_path):
+    nb = _nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")])
+    workbook.write_html(nbformat.from_dict(nb), tmp_path / "page.html")
+    page = (tmp_path / "page.html").read_text()
+    assert "SNAPSHOT-HEATMAP" in page and "html-manager" not in page
