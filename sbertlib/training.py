@@ -519,7 +519,9 @@ class STSEvaluator:
     """``evaluator(encoder) -> Spearman × 100`` of cosine similarity against gold STS scores.
 
     The pairs are loaded on the first call (so building the evaluator is free):
-    ``pairs`` if given, else STS benchmark ``split`` from ``data_dir``.
+    ``pairs`` if given, else STS benchmark ``split`` from ``data_dir``. With ``max_pairs`` it scores a
+    fixed random sample (seed 0) of that many pairs — not the first ones: STSb dev opens with 500
+    easy video and image captions, which would flatter every model.
     """
 
     def __init__(self, pairs: Sequence[STSPair] | None = None, split: str = "dev",
@@ -531,7 +533,13 @@ class STSEvaluator:
         if self.pairs is None:
             from .data import load_stsb
             self.pairs = load_stsb(self.split, self.data_dir)
-        return self.pairs[:self.max_pairs] if self.max_pairs else self.pairs
+        from .analysis import sample_pairs
+        return sample_pairs(self.pairs, self.max_pairs)
+
+    @property
+    def n_pairs(self) -> int:
+        """How many pairs a call scores (loads them if needed)."""
+        return len(self._load())
 
     def __call__(self, encoder) -> float:
         from scipy.stats import spearmanr

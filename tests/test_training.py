@@ -262,6 +262,16 @@ def test_sts_evaluator_is_lazy_and_correct():
     assert -100 <= score <= 100 and math.isfinite(score)
 
 
+def test_sts_evaluator_caps_with_a_spread_sample_not_the_first_pairs(shared_data):
+    from sbertlib.data import load_stsb
+    dev = load_stsb("dev", shared_data)
+    sample = STSEvaluator(dev, max_pairs=300)._load()
+    assert len(sample) == 300 and len(set(sample)) == 300 and set(sample) <= set(dev)
+    assert sample == STSEvaluator(dev, max_pairs=300)._load()   # the same sample every time
+    assert STSEvaluator(dev, max_pairs=300).n_pairs == 300 and STSEvaluator(dev).n_pairs == len(dev)
+    assert max(dev.index(p) for p in sample) > 1000              # drawn from the whole set, not dev[:300]
+
+
 # ----------------------------------------------------------------------------- a real (short) run
 def _stsb_run(shared_data, n: int, epochs: int, lr: float) -> tuple[float, History]:
     from sbertlib.data import load_stsb
