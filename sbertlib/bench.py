@@ -108,27 +108,40 @@ def bench_speedlab(args) -> dict:
 
 
 def bench_train(args) -> dict:
-    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers."""
+    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers.
+
+    All three run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
+    first ``--warmup`` steps of each are not timed.
+    """
     import time
     from . import losses, training
     from .backbones import minilm_path
     from .profiles import get_profile, load_nli_train
-    pairs = load_nli_train(get_profile("offline"), args.data_dir)[: args.steps * args.batch_size]
-    result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size,
+    pairs = load_nli_train(get_profile("offline"), args.data_dir)
+    pairs = pairs[: min(args.steps, len(pairs) // args.batch_size) * args.batch_size]
+    warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
+    result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
               "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
     for grouping in (False, True):
         encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=args.device)
         loss = losses.SoftmaxLoss(encoder)
-        start = time.perf_counter()
+        clock = {"start": time.perf_counter(), "pairs": 0}
+
+        def tick(step, history, clock=clock):
+            if step == warmup:  # steps count from 1: with no warm-up the clock started above
+                clock["start"], clock["pairs"] = time.perf_counter(), 0
+            elif step > warmup:
+                clock["pairs"] += args.batch_size  # every batch is full: pairs is a multiple of it
+
         training.fit(encoder, loss, pairs, batch_size=args.batch_size, length_grouping=grouping,
-                     show_progress_bar=False)
-        seconds = time.perf_counter() - start
+                     show_progress_bar=False, callback=tick)
+        seconds = time.perf_counter() - clock["start"]
         result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}",
-                               "pairs_per_s": len(pairs) / seconds})
+                               "pairs_per_s": clock["pairs"] / seconds})
     if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
         batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
                    for i in range(0, len(pairs), args.batch_size)]
-        ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": 0,
+        ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": warmup,
                                       "max_seq_length": args.max_seq_length, "device": "cpu"})
         if ref is not None:
             result["rows"].append(ref)
@@ -137,6 +150,7 @@ def bench_train(args) -> dict:
 
 def print_train(result: dict) -> None:
     print(f"model: {result['model']}  {result['pairs']:,} NLI pairs, batch {result['batch_size']}, "
+          f"first {result['warmup_steps']} steps untimed, "
           f"max_seq_length {result['max_seq_length']}  device: {result['device']}  threads: {result['threads']}")
     for r in result["rows"]:
         print(f"  {r['label']:45s} {r['pairs_per_s']:8.1f} pairs/s")
@@ -194,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--model", default="minilm")
     tr.add_argument("--steps", type=int, default=30)
     tr.add_argument("--batch-size", type=int, default=16)
+    tr.add_argument("--warmup", type=int, default=3, help="steps run before the clock starts")
     tr.add_argument("--max-seq-length", type=int, default=128)
     tr.add_argument("--device", default=None)
     tr.add_argument("--data-dir", default=None)

@@ -20,3 +20,4 @@ def test_bench_train_json(shared_data, tmp_path, capsys):
                        "--no-reference", "--data-dir", str(shared_data), "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["pairs"] == 8 and [r["label"][-3:] for r in result["rows"]] == ["off", " on"]
+    assert result["warmup_steps"] == 1 and all(r["pairs_per_s"] > 0 for r in result["rows"])
