@@ -55,13 +55,25 @@ def hub_offline_flag() -> bool:
                for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-@functools.lru_cache(maxsize=1)
-def hub_reachable(timeout: float = 1.5) -> bool:
-    """Quick check (one TCP connect, ``timeout`` seconds at most) whether the HF hub is reachable."""
-    if hub_offline_flag():
-        return False
+def _can_connect(host: str, timeout: float) -> bool:
     try:
-        with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+        with socket.create_connection((host, 443), timeout=timeout):
             return True
     except OSError:
         return False
+
+
+@functools.lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 1.5) -> bool:
+    """Quick check whether the HF hub is reachable: one TCP connect, ``timeout`` seconds at most —
+    the name lookup included (a socket time-out does not cover DNS, which can hang far longer)."""
+    from concurrent.futures import ThreadPoolExecutor, TimeoutError
+    if hub_offline_flag():
+        return False
+    pool = ThreadPoolExecutor(max_workers=1)
+    try:
+        return pool.submit(_can_connect, HUB_HOST, timeout).result(timeout=timeout)
+    except TimeoutError:
+        return False
+    finally:
+        pool.shutdown(wait=False)

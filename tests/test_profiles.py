@@ -133,3 +133,20 @@ def test_fetch_offline_profile_needs_nothing(shared_data, monkeypatch, capsys):
     monkeypatch.setattr(backbones, "cached_hub_models", lambda: [])
     assert fetch.main(["--profile", "offline", "--data-dir", str(shared_data)]) == 0
     assert "nothing to fetch" in capsys.readouterr().out
+
+
+def test_hub_check_gives_up_on_time_even_when_dns_hangs(monkeypatch):
+    import socket
+    import time
+
+    from sbertlib import config
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: time.sleep(3) or [])
+    config.hub_reachable.cache_clear()
+    start = time.perf_counter()
+    try:
+        assert config.hub_reachable(timeout=0.2) is False
+    finally:
+        config.hub_reachable.cache_clear()
+    assert time.perf_counter() - start < 1.5
