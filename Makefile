@@ -11,6 +11,10 @@ PY     := $(VENV)/bin/python
 # machine pip fetches the usual build. Override e.g. `make TORCH_SPEC=torch test`.
 TORCH_SPEC ?= torch==2.13.0
 STAMP  := $(VENV)/.installed
+# Kernels start in notebooks/: a relative data directory is passed on made absolute.
+ifneq ($(SBERTLIB_DATA_DIR),)
+export SBERTLIB_DATA_DIR := $(abspath $(SBERTLIB_DATA_DIR))
+endif
 
 .PHONY: install test test-all workbook lab student bench envcheck clean
 

@@ -12,29 +12,50 @@ DATA_DIR_ENV = "SBERTLIB_DATA_DIR"
 HUB_HOST = "huggingface.co"
 
 
+def default_data_dir() -> Path:
+    """``data/`` of this checkout when sbertlib runs from one — whatever the working directory (a
+    notebook's kernel runs in ``notebooks/``) — else ``./data``."""
+    project = Path(__file__).resolve().parent.parent
+    return project / "data" if (project / "pyproject.toml").is_file() else Path("data")
+
+
 def data_dir(explicit: str | os.PathLike | None = None) -> Path:
-    """Resolve the data directory: explicit argument > ``$SBERTLIB_DATA_DIR`` > ``./data``."""
+    """Resolve the data directory: explicit argument > ``$SBERTLIB_DATA_DIR`` > :func:`default_data_dir`.
+
+    A relative ``$SBERTLIB_DATA_DIR`` is read from the working directory of each process; the
+    notebook runners (``make workbook``, the tests) and ``make lab`` pass it on made absolute.
+    """
     if explicit is not None:
         return Path(explicit).expanduser()
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    return Path("data")
+    return default_data_dir()
 
 
 def data_dir_candidates(explicit: str | os.PathLike | None = None) -> list[Path]:
-    """Every place searched for a data file, in order (used in error messages)."""
+    """Every place searched for a data file, in order (used in error messages): the explicit
+    argument, ``$SBERTLIB_DATA_DIR``, the checkout's ``data/``, ``./data``."""
     places = []
     if explicit is not None:
         places.append(Path(explicit).expanduser())
     if os.environ.get(DATA_DIR_ENV):
         places.append(Path(os.environ[DATA_DIR_ENV]).expanduser())
-    places.append(Path("data"))
+    places += [default_data_dir(), Path("data")]
     out: list[Path] = []
     for p in places:
-        if p not in out:
+        if p.absolute() not in {q.absolute() for q in out}:
             out.append(p)
     return out
+
+
+def absolute_data_dir_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """``env`` (default: this process's environment) with ``$SBERTLIB_DATA_DIR`` made absolute
+    against the current directory — for a child process that starts somewhere else (a kernel)."""
+    env = dict(os.environ if env is None else env)
+    if env.get(DATA_DIR_ENV):
+        env[DATA_DIR_ENV] = str(Path(env[DATA_DIR_ENV]).expanduser().absolute())
+    return env
 
 
 def pick_device(preferred: str | torch.device | None = None) -> torch.device:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import nbformat
 
+from . import config
+
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 DEFAULT_STUB = "# YOUR CODE HERE — then run the check cell below\nraise NotImplementedError('exercise not done yet')\n"
 
@@ -88,6 +90,8 @@ def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path |
     import sys
     old_env = dict(os.environ)
     os.environ.update(env or {})
+    # the kernel starts in the notebook's folder: a relative data directory must not change meaning
+    os.environ.update(config.absolute_data_dir_env())
     # the kernel must be this interpreter's (the project's venv), whatever PATH says
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     start, error = time.perf_counter(), None

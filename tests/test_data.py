@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sbertlib import data
+from sbertlib import config, data
 from sbertlib.data import DataFormatError, DataNotFoundError, NLIPair, STSPair, Triplet
 
 
@@ -30,8 +30,10 @@ def no_network(monkeypatch):
 
 @pytest.fixture
 def isolated(tmp_path, monkeypatch) -> Path:
-    """No $SBERTLIB_DATA_DIR, cwd in an empty folder (so ./data is empty); returns a data dir."""
+    """No $SBERTLIB_DATA_DIR, cwd in an empty folder (so ./data is empty) and that folder as the
+    default data dir (not the checkout's data/, which may hold downloads); returns a data dir."""
     monkeypatch.delenv("SBERTLIB_DATA_DIR", raising=False)
+    monkeypatch.setattr(config, "default_data_dir", lambda: Path("data"))
     (tmp_path / "cwd").mkdir()
     monkeypatch.chdir(tmp_path / "cwd")
     (tmp_path / "d").mkdir()
@@ -430,3 +432,17 @@ def test_locate_without_direct_url_names_archive(isolated, monkeypatch):
     monkeypatch.setattr(data, "download", lambda *a, **k: pytest.fail("no direct URL: no download"))
     with pytest.raises(DataNotFoundError, match=r"SICK_train\.txt(.|\n)*sick_train\.zip"):
         data.load_sick("train", isolated)
+
+
+def test_default_data_dir_is_the_checkouts_whatever_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("SBERTLIB_DATA_DIR", raising=False)
+    repo_data = Path(__file__).resolve().parent.parent / "data"
+    monkeypatch.chdir(tmp_path)                   # e.g. a kernel started in notebooks/
+    assert config.data_dir() == repo_data and repo_data in config.data_dir_candidates()
+
+
+def test_relative_data_dir_is_passed_on_absolute(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    env = config.absolute_data_dir_env({"SBERTLIB_DATA_DIR": "../shared/data", "OTHER": "x"})
+    assert env == {"SBERTLIB_DATA_DIR": str(tmp_path / "../shared/data"), "OTHER": "x"}
+    assert config.absolute_data_dir_env({"OTHER": "x"}) == {"OTHER": "x"}

@@ -43,3 +43,19 @@ def test_html_page_shows_the_snapshot(tmp_path):
     workbook.write_html(nbformat.from_dict(nb), tmp_path / "page.html")
     page = (tmp_path / "page.html").read_text()
     assert "SNAPSHOT-HEATMAP" in page and "html-manager" not in page
+
+
+def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monkeypatch):
+    """``SBERTLIB_DATA_DIR=../shared/data make workbook``: the kernel starts in the notebook's
+    folder, so the runner must hand it the absolute path."""
+    from nbformat.v4 import new_notebook
+
+    from sbertlib import notebooks
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    path = folder / "probe.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell("import os; print(os.environ['SBERTLIB_DATA_DIR'])")]), path)
+    monkeypatch.chdir(tmp_path)
+    nb, result = notebooks.execute(path, timeout=120, env={"SBERTLIB_DATA_DIR": "shared/data"})
+    assert result.error is None
+    assert nb.cells[0].outputs[0]["text"].strip() == str(tmp_path / "shared" / "data")
