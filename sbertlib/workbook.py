@@ -71,6 +71,20 @@ the paper's figures are shown beside ours inside each notebook.</p>
     return index
 
 
+def data_ready() -> bool:
+    """True if the data the notebooks read is found; else say what is missing and how to provide it
+    (instead of thirteen notebooks failing one after another)."""
+    from .envcheck import check_data, report
+    missing = [row for row in check_data() if not row[0]]
+    if missing:
+        report(missing)
+        print("The notebooks need these data sets. Point SBERTLIB_DATA_DIR at a folder that holds them\n"
+              "(see data/README.md: layout, sources and licences), e.g.\n"
+              "    SBERTLIB_DATA_DIR=/path/to/shared/data make workbook\n"
+              "or, with internet, download them first: python -m sbertlib.fetch", file=sys.stderr)
+    return not missing
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sbertlib.workbook", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,7 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=None, help="smoke | offline | laptop | paper (default: auto)")
     ap.add_argument("--only", default=None, help="comma-separated notebook numbers, e.g. 00,03")
     ap.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")
+    ap.add_argument("--skip-data-check", action="store_true", help="run even if data sets are missing")
     args = ap.parse_args(argv)
+
+    if not args.skip_data_check and not data_ready():
+        return 2
 
     from .profiles import get_profile
     profile = get_profile(args.profile)

@@ -59,3 +59,15 @@ def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monk
     nb, result = notebooks.execute(path, timeout=120, env={"SBERTLIB_DATA_DIR": "shared/data"})
     assert result.error is None
     assert nb.cells[0].outputs[0]["text"].strip() == str(tmp_path / "shared" / "data")
+
+
+def test_workbook_stops_early_and_says_how_when_data_is_missing(tmp_path, monkeypatch, capsys):
+    from sbertlib import config, data
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "nothing")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(data, "download", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
+    assert workbook.main(["--out", str(tmp_path / "build"), "--profile", "smoke", "--only", "00"]) == 2
+    out, err = capsys.readouterr()
+    assert "[FAIL] STS benchmark" in out and "SBERTLIB_DATA_DIR" in err and "sbertlib.fetch" in err
+    assert not (tmp_path / "build").exists()          # no notebook was run
