@@ -66,7 +66,7 @@ PROFILES: dict[str, Profile] = {
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
         "offline", backbones.MINILM, "offline-nli", 2_000, batch_size=16, epochs=1, max_seq_length=64,
-        evaluation_steps=50, stand_in=True, baseline_backbone=backbones.TINY,
+        evaluation_steps=12, stand_in=True, baseline_backbone=backbones.TINY,
         description="no downloads: 2,000 NLI pairs from the offline data (SNLI dev+test and SICK train); "
                     "about 1–2 minutes of fine-tuning on a 2-core CPU"),
     "smoke": Profile(
