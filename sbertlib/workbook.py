@@ -55,11 +55,18 @@ def write_index(results: list[notebooks.RunResult], profile: str, out: Path) -> 
         rows.append(f"<tr><td><a href='{r.path.stem}.html'>{r.path.stem}</a></td>"
                     f"<td>{r.seconds:.0f} s</td><td>{status}</td><td><pre>{heads}</pre></td></tr>")
     total = sum(r.seconds for r in results)
+    from datetime import datetime
+
+    from .speed import environment
+    env = environment()
+    machine = (f"{env['device']}, {env['threads']} torch threads, {os.cpu_count()} CPUs, torch {env['torch']}; "
+               f"{datetime.now():%Y-%m-%d %H:%M}")
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>sbert-workbook</title>
 <style>body{{font-family:sans-serif;margin:2em}}td,th{{border-bottom:1px solid #ccc;padding:.4em;
 vertical-align:top;text-align:left}}pre{{margin:0;white-space:pre-wrap}}</style></head><body>
 <h1>sbert-workbook — executed notebooks</h1>
-<p>Profile: <b>{html.escape(profile)}</b>. Total runtime {total / 60:.1f} min. Numbers come from these runs;
+<p>Profile: <b>{html.escape(profile)}</b>. Total runtime {total / 60:.1f} min on {html.escape(machine)}.
+Numbers come from these runs;
 the paper's figures are shown beside ours inside each notebook.</p>
 <table><tr><th>notebook</th><th>runtime</th><th>status</th><th>headline results</th></tr>
 {''.join(rows)}</table></body></html>"""

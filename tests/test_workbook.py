@@ -71,3 +71,18 @@ def test_workbook_stops_early_and_says_how_when_data_is_missing(tmp_path, monkey
     out, err = capsys.readouterr()
     assert "[FAIL] STS benchmark" in out and "SBERTLIB_DATA_DIR" in err and "sbertlib.fetch" in err
     assert not (tmp_path / "build").exists()          # no notebook was run
+
+
+def test_index_lists_runtime_status_headlines_and_machine(tmp_path):
+    import json
+    from pathlib import Path
+
+    from sbertlib.notebooks import RunResult
+    results = [RunResult(Path("00_tour.ipynb"), 12.4, None, ["STSb 82.03 <minilm>"]),
+               RunResult(Path("01_base.ipynb"), 3.0, "DataNotFoundError: x", [])]
+    page = workbook.write_index(results, "offline", tmp_path).read_text()
+    assert "Total runtime 0.3 min" in page and "torch threads" in page
+    assert "<a href='00_tour.html'>00_tour</a></td><td>12 s</td><td>ok" in page
+    assert "STSb 82.03 &lt;minilm&gt;" in page and "FAILED: DataNotFoundError: x" in page
+    saved = json.loads((tmp_path / "index.json").read_text())
+    assert [r["seconds"] for r in saved] == [12.4, 3.0] and saved[1]["error"] == "DataNotFoundError: x"
