@@ -159,3 +159,14 @@ def test_nb02_reference_matches_the_softmax_loss_features():
 def test_nb02_concat_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb02.check_concat_features(wrong)
+
+
+@pytest.mark.parametrize("value, says", [(5, "returned 5, not a pair"), ((1, 2, 3), "3 values, not a pair"),
+                                         (None, "returned None"), (NotImplemented, "NotImplemented"),
+                                         (..., "Ellipsis")])
+def test_two_items_says_what_came_back(value, says):
+    from sbertlib.checks import ExerciseError, two_items
+    with pytest.raises(ExerciseError, match=says) as err:
+        two_items(value, "f() returned", "return (a, b)")
+    assert "Hint: return (a, b)" in str(err.value)
+    assert two_items((7, 8), "f() returned", "") == [7, 8]

@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, two_items
 
 __all__ = ["check_most_similar_pair", "most_similar_pair_truth"]
 
@@ -35,15 +35,7 @@ def _like(template, array: np.ndarray):
 
 
 def _pair_from(answer, n: int) -> tuple[int, int]:
-    require(answer is not None and answer is not NotImplemented,
-            f"your function returned {answer!r}", "return the pair as a tuple (i, j) of two indices")
-    try:
-        items = list(answer)
-    except TypeError:
-        raise ExerciseError(f"your function returned {answer!r}, not a pair (i, j)\n"
-                            "Hint: return a tuple of two row indices, e.g. (0, 2)") from None
-    require(len(items) == 2, f"your function returned {len(items)} values, not a pair (i, j)",
-            "return exactly two indices")
+    items = two_items(answer, "your function returned", "return the pair as a tuple (i, j) of two row indices")
     pair = []
     for x in items:
         if isinstance(x, torch.Tensor):

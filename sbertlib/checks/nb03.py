@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from ..data import NLI_LABELS
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, two_items
 from .nb00 import _call
 
 __all__ = ["check_schedule", "schedule_truth", "check_predict_nli", "predict_nli_truth"]
@@ -71,15 +71,7 @@ def check_schedule(schedule: Callable, profile=None) -> None:
         cases.insert(0, (profile.max_train_pairs, profile.batch_size, profile.epochs, 0.1))
     for n, b, e, r in cases:
         got = _call(schedule, n, b, e, r)
-        require(got is not None and got is not NotImplemented and got is not Ellipsis,
-                f"schedule({n}, {b}, {e}, {r}) returned {got!r}", "return a pair: (total_steps, warmup_steps)")
-        try:
-            items = list(got)
-        except TypeError:
-            raise ExerciseError(f"schedule({n}, {b}, {e}, {r}) returned {got!r}, not a pair\n"
-                                "Hint: return a tuple (total_steps, warmup_steps)") from None
-        require(len(items) == 2, f"schedule({n}, {b}, {e}, {r}) returned {len(items)} values, not 2",
-                "return exactly (total_steps, warmup_steps)")
+        items = two_items(got, f"schedule({n}, {b}, {e}, {r}) returned", "return a pair: (total_steps, warmup_steps)")
         pair = (_as_int(items[0], "total_steps"), _as_int(items[1], "warmup_steps"))
         want = schedule_truth(n, b, e, r)
         require(pair == want,
