@@ -1,7 +1,7 @@
 """Dataset loaders: STS benchmark, STS12–16, SICK, SNLI/AllNLI and the SentEval transfer tasks.
 
 Every loader reads the files from the data directory (explicit ``data_dir`` argument >
-``$SBERTLIB_DATA_DIR`` > ``./data``, see :mod:`sbertlib.config`) and returns plain dataclasses.
+``$SBERTLIB_DATA_DIR`` > the checkout's ``data/``, see :mod:`sbertlib.config`) and returns plain dataclasses.
 Malformed input raises :class:`DataFormatError` naming the file and the 1-based line; a missing
 file raises :class:`DataNotFoundError` saying where it looked and how to provide the file.
 Sentences are returned with surrounding whitespace stripped and otherwise untouched.

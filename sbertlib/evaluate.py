@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pooling", choices=("mean", "max", "cls"), default=None)
     ap.add_argument("--datasets", default=",".join(data.STS_DATASETS),
                     help=f"comma-separated, from {', '.join(data.STS_DATASETS)}, stsb-dev, ...")
-    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR or ./data)")
+    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR, else the checkout's data/)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--max-seq-length", type=int, default=None)
     ap.add_argument("--device", default=None)

@@ -5,7 +5,7 @@
     python -m sbertlib.fetch --backbone bert-base-uncased
 
 Models go to the Hugging Face cache (``huggingface_hub.snapshot_download``), data files to the
-data folder (``$SBERTLIB_DATA_DIR``, ``--data-dir`` or ``./data``) via :func:`sbertlib.data.locate`.
+data folder (``--data-dir``, ``$SBERTLIB_DATA_DIR`` or the checkout's ``data/``) via :func:`sbertlib.data.locate`.
 Offline, it stops at once with a message saying what could not be fetched.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m sbertlib.fetch", description=__doc__.split("\n\n")[0])
     ap.add_argument("--profile", choices=sorted(profiles.PROFILES), help="fetch this profile's model and data")
     ap.add_argument("--backbone", action="append", default=[], help="a hub model to fetch (repeatable)")
-    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR or ./data)")
+    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR, else the checkout's data/)")
     args = ap.parse_args(argv)
     if not args.profile and not args.backbone:
         ap.error("give --profile and/or --backbone")
