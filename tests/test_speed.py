@@ -79,6 +79,8 @@ def test_speedlab_widget(tiny):
     lab.batch.value = 8
     assert ("toy", "input order", 8) in lab.results
     assert lab.results[("toy", "input order", 8)]["padding_share"] > 0
+    snapshot = lab._repr_mimebundle_()["text/html"]   # what make workbook's HTML page shows
+    assert "input order, batch 8" in snapshot and "data:image/png;base64," in snapshot
 
 
 def test_nb11_checks():

@@ -10,8 +10,12 @@ VIEW = workbook.WIDGET_VIEW
 
 
 def _nb(*outputs_per_cell):
+    """A notebook as nbclient saves it: widget outputs plus the widget state of every model shown."""
     nb = new_notebook(cells=[new_code_cell("x", outputs=outs) for outs in outputs_per_cell])
-    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}, "version_major": 2,
+    ids = [o.data[VIEW]["model_id"] for outs in outputs_per_cell for o in outs if VIEW in o.get("data", {})]
+    state = {i: {"model_name": "VBoxModel", "model_module": "@jupyter-widgets/controls",
+                 "model_module_version": "2.0.0", "state": {}} for i in ids}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2,
                                                                             "version_minor": 0}}
     return nb
 
@@ -39,8 +43,11 @@ def test_static_copy_keeps_widgets_without_a_snapshot():
 
 
 def test_html_page_shows_the_snapshot(tmp_path):
-    nb = _nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")])
-    workbook.write_html(nbformat.from_dict(nb), tmp_path / "page.html")
+    nb = nbformat.from_dict(_nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")]))
+    from nbconvert import HTMLExporter
+    plain, _ = HTMLExporter().from_notebook_node(nb)   # with the state saved, nbconvert prefers the view
+    assert "SNAPSHOT-HEATMAP" not in plain and "html-manager" in plain
+    workbook.write_html(nb, tmp_path / "page.html")
     page = (tmp_path / "page.html").read_text()
     assert "SNAPSHOT-HEATMAP" in page and "html-manager" not in page
 
