@@ -2,10 +2,15 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from sbertlib import notebooks
+
+# Executed copies (with nbclient's per-cell timings in each cell's metadata) for when a run is slow or fails.
+ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "notebooks"
 
 pytest.importorskip("nbclient")
 
@@ -16,5 +21,7 @@ def test_notebook_runs_on_smoke_profile(path, shared_data, tmp_path):
            "SBERTLIB_OUTPUT_DIR": str(tmp_path / "runs"), "HF_HUB_OFFLINE": "1",
            "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
     nb, result = notebooks.execute(path, timeout=600, env=env, cwd=path.parent)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, ARTIFACTS / path.name)
     assert result.error is None, f"{path.name} failed: {result.error}"
     assert result.headlines, f"{path.name} printed no headline"
