@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 envcheck: $(STAMP)
-	$(PY) -m sbertlib.envcheck
+	$(PY) -m sbertlib envcheck
 
 test: $(STAMP)
 	$(PY) -m pytest
@@ -37,16 +37,16 @@ test-all: $(STAMP)
 	$(PY) -m pytest -m ""
 
 workbook: $(STAMP)
-	$(PY) -m sbertlib.workbook --out build
+	$(PY) -m sbertlib build --out build
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
 
 student: $(STAMP)
-	$(PY) -m sbertlib.student notebooks student
+	$(PY) -m sbertlib student notebooks student
 
 bench: $(STAMP)
-	$(PY) -m sbertlib.bench encode
+	$(PY) -m sbertlib bench encode
 
 clean:
 	rm -rf build student .pytest_cache

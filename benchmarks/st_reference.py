@@ -1,4 +1,4 @@
-"""Outside reference for `python -m sbertlib.bench`: time sentence-transformers.
+"""Outside reference for `python -m sbertlib bench`: time sentence-transformers.
 
 Run as a separate process so that sbertlib never imports sentence-transformers. Reads a JSON job,
 writes timings (and, for encode, the embeddings).
@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from sentence_transformers import SentenceTransformer, losses
 
-from sbertlib.speed import measure
+from sbertlib.evaluation.speed import measure
 
 
 def encode(job: dict, out_prefix: str) -> None:

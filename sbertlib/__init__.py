@@ -9,6 +9,6 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     if name == "SentenceEncoder":
-        from .models import SentenceEncoder
+        from .model.encoder import SentenceEncoder
         return SentenceEncoder
     raise AttributeError(f"module 'sbertlib' has no attribute {name!r}")

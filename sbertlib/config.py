@@ -34,19 +34,17 @@ def data_dir(explicit: str | os.PathLike | None = None) -> Path:
 
 
 def data_dir_candidates(explicit: str | os.PathLike | None = None) -> list[Path]:
-    """Every place searched for a data file, in order (used in error messages): the explicit
-    argument, ``$SBERTLIB_DATA_DIR``, the checkout's ``data/``, ``./data``."""
-    places = []
+    """Every place searched for a data file, in order (named in error messages).
+
+    An explicit argument is the only place searched; else ``$SBERTLIB_DATA_DIR`` alone; else the
+    checkout's ``data/``, then ``./data``. A file is never read from a place the caller did not name.
+    """
     if explicit is not None:
-        places.append(Path(explicit).expanduser())
+        return [Path(explicit).expanduser()]
     if os.environ.get(DATA_DIR_ENV):
-        places.append(Path(os.environ[DATA_DIR_ENV]).expanduser())
-    places += [default_data_dir(), Path("data")]
-    out: list[Path] = []
-    for p in places:
-        if p.absolute() not in {q.absolute() for q in out}:
-            out.append(p)
-    return out
+        return [Path(os.environ[DATA_DIR_ENV]).expanduser()]
+    places = [default_data_dir(), Path("data")]
+    return places[:1] if places[0].absolute() == places[1].absolute() else places
 
 
 def absolute_data_dir_env(env: dict[str, str] | None = None) -> dict[str, str]:

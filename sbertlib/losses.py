@@ -1,6 +1,6 @@
 """Training objectives of SBERT (paper, Section 3), one ``nn.Module`` each.
 
-Every loss holds the :class:`~sbertlib.models.SentenceEncoder` as ``self.model`` and is called
+Every loss holds the :class:`~sbertlib.model.encoder.SentenceEncoder` as ``self.model`` and is called
 as ``loss(batch)`` with a :class:`Batch` as built by :func:`sbertlib.training.collate`:
 
 * ``batch.features`` — one tokenized column per text position (e.g. premise, hypothesis),
@@ -17,21 +17,17 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .model.similarity import MEASURES
+from .util import atomic_write
+
 CONCAT_PARTS = ("u", "v", "|u-v|", "u*v")
-# Paper, Table 6: the concatenations tried for the softmax classifier (NLI training).
-TABLE6_CONCATS: list[tuple[str, ...]] = [
-    ("u", "v"),
-    ("|u-v|",),
-    ("u*v",),
-    ("|u-v|", "u*v"),
-    ("u", "v", "u*v"),
-    ("u", "v", "|u-v|"),
-    ("u", "v", "|u-v|", "u*v"),
-]
+DEFAULT_CONCAT: tuple[str, ...] = ("u", "v", "|u-v|")  # the paper's (u, v, |u−v|)
+TRIPLET_DISTANCES = ("euclidean", "manhattan", "cosine")
 HEAD_FILE = "classifier.pt"
 
 
@@ -63,6 +59,10 @@ class SBERTLoss(nn.Module):
     def loss_from_embeddings(self, embeddings: list[torch.Tensor], labels: torch.Tensor | None) -> torch.Tensor:
         raise NotImplementedError
 
+    def settings(self) -> dict:
+        """The loss's hyper-parameters (what a resumed run must share with the checkpoint)."""
+        return {}
+
     def has_head(self) -> bool:
         """True when the loss owns trainable weights of its own (a classifier head)."""
         return any(not name.startswith("model.") for name, _ in self.named_parameters())
@@ -85,7 +85,7 @@ class SoftmaxLoss(SBERTLoss):
     * ``u, v``: ``(B, n)`` — embeddings of sentence A and sentence B;
     * features: the parts named in ``concat`` side by side, ``(B, len(concat)·n)``;
       parts are ``"u"``, ``"v"``, ``"|u-v|"`` (element-wise distance) and ``"u*v"``
-      (element-wise product); :data:`TABLE6_CONCATS` lists the seven of Table 6;
+      (element-wise product), see :func:`pair_features`; ``paper.TABLE6_CONCATS`` lists Table 6's seven;
     * ``W_t`` (``self.classifier``): a linear layer ``len(concat)·n → k`` with a bias
       (as sentence-transformers; the paper writes ``W_t ∈ R^{3n×k}``);
     * logits ``(B, k)``; labels ``(B,)`` class ids; loss: mean cross-entropy, a scalar.
@@ -96,19 +96,21 @@ class SoftmaxLoss(SBERTLoss):
 
     label_kind = "class"
 
-    def __init__(self, model: nn.Module, num_labels: int = 3, concat: tuple[str, ...] = ("u", "v", "|u-v|")):
+    def __init__(self, model: nn.Module, num_labels: int = 3, concat: tuple[str, ...] = DEFAULT_CONCAT):
         super().__init__(model)
-        self.concat = _check_concat(concat)
+        self.concat = check_concat(concat)
         if int(num_labels) < 2:
             raise ValueError(f"num_labels must be at least 2, got {num_labels}")
         self.num_labels = int(num_labels)
         dim = int(model.dim)
         self.classifier = nn.Linear(len(self.concat) * dim, self.num_labels, device=_device_of(model))
 
+    def settings(self) -> dict:
+        return {"num_labels": self.num_labels, "concat": list(self.concat)}
+
     def features(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         """``(B, n)`` and ``(B, n)`` → ``(B, len(concat)·n)``, parts in the order of ``concat``."""
-        parts = {"u": lambda: u, "v": lambda: v, "|u-v|": lambda: torch.abs(u - v), "u*v": lambda: u * v}
-        return torch.cat([parts[name]() for name in self.concat], dim=1)
+        return pair_features(u, v, self.concat)
 
     def logits(self, u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         feats = self.features(u, v)
@@ -120,13 +122,9 @@ class SoftmaxLoss(SBERTLoss):
 
     def save_head(self, folder: str | os.PathLike) -> Path:
         """Write the classifier (weights + ``concat`` + ``num_labels``) to ``folder/classifier.pt``."""
-        path = Path(folder) / HEAD_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{HEAD_FILE}.tmp")
-        torch.save({"concat": list(self.concat), "num_labels": self.num_labels,
-                    "state_dict": {k: v.cpu() for k, v in self.classifier.state_dict().items()}}, tmp)
-        os.replace(tmp, path)
-        return path
+        head = {"concat": list(self.concat), "num_labels": self.num_labels,
+                "state_dict": {k: v.cpu() for k, v in self.classifier.state_dict().items()}}
+        return atomic_write(Path(folder) / HEAD_FILE, lambda tmp: torch.save(head, tmp))
 
     def load_head(self, folder: str | os.PathLike) -> None:
         """Load a classifier written by :meth:`save_head` (its ``concat`` must match)."""
@@ -152,13 +150,6 @@ class CosineSimilarityLoss(SBERTLoss):
         return F.mse_loss(cos, labels.view(-1).to(cos.dtype))
 
 
-_DISTANCES = {
-    "euclidean": lambda x, y: torch.linalg.vector_norm(x - y, dim=-1),
-    "manhattan": lambda x, y: torch.sum(torch.abs(x - y), dim=-1),
-    "cosine": lambda x, y: 1 - torch.cosine_similarity(x, y, dim=-1),
-}
-
-
 class TripletLoss(SBERTLoss):
     """Triplet objective (paper, Section 3): ``max(‖s_a − s_p‖ − ‖s_a − s_n‖ + ε, 0)``.
 
@@ -174,13 +165,16 @@ class TripletLoss(SBERTLoss):
 
     def __init__(self, model: nn.Module, distance: str = "euclidean", margin: float = 1.0):
         super().__init__(model)
-        if distance not in _DISTANCES:
-            raise ValueError(f"unknown distance {distance!r}; choose one of {tuple(_DISTANCES)}")
+        if distance not in TRIPLET_DISTANCES:
+            raise ValueError(f"unknown distance {distance!r}; choose one of {TRIPLET_DISTANCES}")
         self.distance, self.margin = distance, float(margin)
+
+    def settings(self) -> dict:
+        return {"distance": self.distance, "margin": self.margin}
 
     def loss_from_embeddings(self, embeddings, labels=None):
         anchor, positive, negative = embeddings
-        dist = _DISTANCES[self.distance]
+        dist = MEASURES[self.distance].distance
         return F.relu(dist(anchor, positive) - dist(anchor, negative) + self.margin).mean()
 
 
@@ -206,6 +200,9 @@ class MultipleNegativesRankingLoss(SBERTLoss):
             raise ValueError(f"scale must be positive, got {scale}")
         self.scale = float(scale)
 
+    def settings(self) -> dict:
+        return {"scale": self.scale}
+
     def loss_from_embeddings(self, embeddings, labels=None):
         anchors, candidates = embeddings[0], torch.cat(embeddings[1:], dim=0)
         scores = F.normalize(anchors, p=2, dim=1) @ F.normalize(candidates, p=2, dim=1).T * self.scale
@@ -213,7 +210,8 @@ class MultipleNegativesRankingLoss(SBERTLoss):
         return F.cross_entropy(scores, targets)
 
 
-def _check_concat(concat) -> tuple[str, ...]:
+def check_concat(concat) -> tuple[str, ...]:
+    """``concat`` as a tuple of distinct parts out of :data:`CONCAT_PARTS`; ValueError otherwise."""
     if isinstance(concat, str):
         concat = (concat,)
     concat = tuple(concat)
@@ -221,6 +219,19 @@ def _check_concat(concat) -> tuple[str, ...]:
     if not concat or unknown or len(set(concat)) != len(concat):
         raise ValueError(f"concat must be distinct parts out of {CONCAT_PARTS}, got {concat!r}")
     return concat
+
+
+def pair_features(u, v, parts=DEFAULT_CONCAT):
+    """The named parts of a sentence pair side by side: ``(B, n), (B, n) → (B, len(parts)·n)``.
+
+    ``"u"``, ``"v"``, ``"|u-v|"`` (element-wise distance), ``"u*v"`` (element-wise product), in the
+    order given. Torch tensors (the classifier of :class:`SoftmaxLoss`) or numpy arrays (transfer
+    tasks on sentence pairs) alike.
+    """
+    parts = check_concat(parts)
+    table = {"u": lambda: u, "v": lambda: v, "|u-v|": lambda: abs(u - v), "u*v": lambda: u * v}
+    cat = torch.cat if isinstance(u, torch.Tensor) else np.concatenate
+    return cat([table[p]() for p in parts], 1)
 
 
 def _device_of(model: nn.Module) -> torch.device | None:

@@ -61,6 +61,7 @@ TABLE6_CONCAT = {
     ("u", "v"): 66.04, ("|u-v|",): 69.78, ("u*v",): 70.54, ("|u-v|", "u*v"): 78.37,
     ("u", "v", "u*v"): 77.44, ("u", "v", "|u-v|"): 80.78, ("u", "v", "|u-v|", "u*v"): 80.44,
 }
+TABLE6_CONCATS: tuple[tuple[str, ...], ...] = tuple(TABLE6_CONCAT)  # the seven concatenations, Table 6's order
 
 # Table 7: sentences per second (Intel i7-5820K CPU @ 3.30GHz, NVIDIA Tesla V100).
 TABLE7 = {

@@ -20,10 +20,10 @@ import time
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 import torch
 
-from .similarity import _as_2d, normalize, similarity_matrix
+from .model.similarity import _as_2d, normalize, similarity_matrix
+from .util import optional_import
 
 INDEX_KINDS = ("flat", "ivf", "hnsw")
 
@@ -85,7 +85,7 @@ def semantic_search(query_emb, corpus_emb, top_k: int = 10, query_chunk_size: in
     """For each query, the ``top_k`` most similar corpus entries, best first.
 
     Returns one list per query of ``{"corpus_id": int, "score": float}`` dicts. ``measure`` is any of
-    :data:`sbertlib.similarity.MEASURES` ("cosine", "dot", "manhattan", "euclidean").
+    :data:`sbertlib.model.similarity.MEASURES` ("cosine", "dot", "manhattan", "euclidean").
     """
     q, c = _prepare(query_emb, measure), _prepare(corpus_emb, measure)
     if q.shape[1] != c.shape[1]:
@@ -205,7 +205,7 @@ def build_faiss_index(emb, kind: str = "flat", nlist: int | None = None, nprobe:
       cell has training points), search visits the ``nprobe`` nearest cells;
     * ``"hnsw"`` — graph index, ``M`` links per node, ``ef_search`` candidates kept while searching.
     """
-    import faiss
+    faiss = optional_import("faiss", "search")
 
     x = _unit_float32(emb)
     n, dim = x.shape
@@ -252,7 +252,7 @@ def _index_params(index, kind: str) -> str:
 
 
 def compare_indexes(corpus_emb, query_emb, top_k: int = 10, kinds: Sequence[str] = INDEX_KINDS,
-                    **index_kwargs) -> pd.DataFrame:
+                    **index_kwargs):
     """Build each index kind and measure it against exact (torch brute-force) search.
 
     One row per kind: ``build_s`` (seconds to train and add), ``latency_ms`` (median over the queries
@@ -277,4 +277,5 @@ def compare_indexes(corpus_emb, query_emb, top_k: int = 10, kinds: Sequence[str]
         rows.append({"index": kind, "build_s": build_s, "latency_ms": 1000 * float(np.median(latencies)),
                      f"recall@{top_k}": recall_at_k(ids, exact.numpy(), top_k),
                      "params": _index_params(index, kind)})
+    pd = optional_import("pandas", "workbook")
     return pd.DataFrame(rows).set_index("index")

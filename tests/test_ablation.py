@@ -6,10 +6,11 @@ import math
 import pandas as pd
 import pytest
 
-from sbertlib import ablation, paper
-from sbertlib.ablation import AblationConfig
+from sbertlib import evaluation, paper
+from sbertlib.evaluation import ablation
+from sbertlib.evaluation.ablation import AblationConfig
 from sbertlib.data import NLIPair, STSPair
-from sbertlib.training import STSEvaluator
+from sbertlib.evaluation import STSEvaluator
 
 PAIRS = [NLIPair("A man plays a guitar.", "A man plays music.", "entailment"),
          NLIPair("A man plays a guitar.", "A woman sleeps.", "contradiction"),
@@ -84,8 +85,23 @@ def test_bad_settings_are_rejected():
 
 
 def test_beside_paper_splits_pooling_and_concat_rows(toy):
-    pooling, concat = ablation.beside_paper(toy, "tiny-random-bert [test]")
+    pooling, concat = evaluation.table6(toy, "tiny-random-bert [test]")
     assert list(pooling.index) == ["mean"]
     assert pooling.loc["mean", "paper: SBERT-base, NLI"] == paper.TABLE6_POOLING["mean"][0]
     assert list(concat.index) == ["(u, v, |u-v|)"]
     assert concat.loc["(u, v, |u-v|)", "paper: SBERT-base, NLI"] == paper.TABLE6_CONCAT[("u", "v", "|u-v|")]
+
+
+def test_a_grid_cell_is_exactly_the_training_it_names(toy):
+    """The (max pooling, (u, v)) cell, seed 2, is that training run by hand: pooling, concatenation
+    and seed really reach fit() — not only a number in a plausible range."""
+    from sbertlib.losses import SoftmaxLoss
+    from sbertlib.model import SentenceEncoder
+    from sbertlib.training import fit, seed_everything
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=16)
+    enc.pooling = "max"
+    seed_everything(2)
+    loss = SoftmaxLoss(enc, num_labels=3, concat=("u", "v"))
+    fit(enc, loss, PAIRS, batch_size=4, seed=2, show_progress_bar=False)
+    assert STSEvaluator(DEV)(enc) == pytest.approx(toy.loc[CONFIGS[1].label, "seed 2"], abs=1e-9)
+    assert toy.loc[CONFIGS[1].label, "seed 2"] != toy.loc[CONFIGS[0].label, "seed 2"]

@@ -1,4 +1,4 @@
-"""sbertlib.analysis: sampled STS suites and the worst-pairs error analysis."""
+"""sbertlib.evaluation: sampled STS suites and the worst-pairs error analysis."""
 from __future__ import annotations
 
 import zlib
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from sbertlib import analysis, evaluation
+from sbertlib import evaluation
+from sbertlib import evaluation as analysis
 from sbertlib.data import STSPair
 
 

@@ -1,7 +1,7 @@
 """The benchmark commands run and write their figures (tiny model; numbers themselves not asserted)."""
 import json
 
-from sbertlib import bench
+from sbertlib.cli import bench
 
 
 def test_bench_encode_json(shared_data, tmp_path, capsys):

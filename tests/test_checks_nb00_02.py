@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from sbertlib.checks import ExerciseError, nb00, nb01, nb02
+from sbertlib.workbook.checks import ExerciseError, nb00, nb01, nb02
 
 
 # ----------------------------------------------------------------------------- nb00
@@ -134,7 +134,8 @@ def test_nb02_concat_right(capsys):
 
 
 def test_nb02_reference_matches_the_softmax_loss_features():
-    from sbertlib.losses import TABLE6_CONCATS, SoftmaxLoss
+    from sbertlib.losses import SoftmaxLoss
+    from sbertlib.paper import TABLE6_CONCATS
 
     class Stub(torch.nn.Module):
         dim = 5
@@ -165,7 +166,7 @@ def test_nb02_concat_wrong(wrong, hint):
                                          (None, "returned None"), (NotImplemented, "NotImplemented"),
                                          (..., "Ellipsis")])
 def test_two_items_says_what_came_back(value, says):
-    from sbertlib.checks import ExerciseError, two_items
+    from sbertlib.workbook.checks import ExerciseError, two_items
     with pytest.raises(ExerciseError, match=says) as err:
         two_items(value, "f() returned", "return (a, b)")
     assert "Hint: return (a, b)" in str(err.value)

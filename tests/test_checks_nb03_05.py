@@ -9,9 +9,9 @@ import torch
 import torch.nn.functional as F
 from scipy.stats import pearsonr, rankdata
 
-from sbertlib.checks import ExerciseError, nb03, nb04, nb05
+from sbertlib.workbook.checks import ExerciseError, nb03, nb04, nb05
 from sbertlib.data import NLI_LABELS
-from sbertlib.profiles import get_profile
+from sbertlib.workbook.profiles import get_profile
 
 
 def _unfinished(*args):

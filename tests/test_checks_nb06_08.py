@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from sbertlib import paper
-from sbertlib.checks import ExerciseError, nb06, nb07, nb08
+from sbertlib.workbook.checks import ExerciseError, nb06, nb07, nb08
 
 
 def _d(x, y):
@@ -131,7 +131,7 @@ def good_majority(task):
 
 def test_nb08_right_answer_passes(capsys, shared_data):
     nb08.check_majority_baseline(good_majority)
-    from sbertlib import senteval
+    from sbertlib.evaluation import transfer as senteval
     tasks = senteval.load_tasks(["MR", "TREC"], data_dir=shared_data, max_examples=60)
     nb08.check_majority_baseline(good_majority, tasks)
     assert capsys.readouterr().out.count("[OK]") == 2

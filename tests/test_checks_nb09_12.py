@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from sbertlib import search
-from sbertlib.checks import ExerciseError, nb09, nb12
+from sbertlib.workbook.checks import ExerciseError, nb09, nb12
 
 
 # ----------------------------------------------------------------------------- nb09: separation

@@ -224,11 +224,20 @@ def test_data_dir_precedence(tmp_path, monkeypatch):
     assert data.load_stsb("test")[0].sentence1 == "cwd/data"
 
 
-def test_later_candidates_are_searched(tmp_path, monkeypatch):
+def test_only_the_folder_the_caller_named_is_searched(tmp_path, monkeypatch):
+    """A file elsewhere (./data, the checkout's data/) is never read when the caller named a folder."""
     write(tmp_path, "cwd/data/stsbenchmark/sts-test.csv", STSB_ROW.format(score="2", s1="local"))
     monkeypatch.chdir(tmp_path / "cwd")
+    monkeypatch.setattr(data.files, "download", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(tmp_path / "empty-env"))
-    assert data.load_stsb("test", tmp_path / "empty-explicit")[0].sentence1 == "local"
+    with pytest.raises(DataNotFoundError) as err:  # explicit folder: only there
+        data.load_stsb("test", tmp_path / "empty-explicit")
+    assert str(tmp_path / "empty-explicit") in str(err.value) and "empty-env" not in str(err.value)
+    with pytest.raises(DataNotFoundError):  # $SBERTLIB_DATA_DIR: only there
+        data.load_stsb("test")
+    monkeypatch.delenv("SBERTLIB_DATA_DIR")  # neither: the defaults, ./data among them
+    monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "nothing")
+    assert data.load_stsb("test")[0].sentence1 == "local"
 
 
 # ----------------------------------------------------------------------------- malformed input
@@ -398,7 +407,7 @@ def test_download_missing_source_leaves_nothing(tmp_path):
 
 def test_locate_finds_existing_file_without_download(isolated, monkeypatch):
     write(isolated, "AllNLI.tsv.gz", "x")
-    monkeypatch.setattr(data, "download", lambda *a, **k: pytest.fail("should not download"))
+    monkeypatch.setattr(data.files, "download", lambda *a, **k: pytest.fail("should not download"))
     assert data.locate("AllNLI.tsv.gz", isolated) == isolated / "AllNLI.tsv.gz"
 
 
@@ -409,7 +418,7 @@ def test_locate_downloads_into_first_candidate(isolated, monkeypatch):
         calls.append((url, dest))
         return write(dest.parent, dest.name, "x")
 
-    monkeypatch.setattr(data, "download", fake)
+    monkeypatch.setattr(data.files, "download", fake)
     assert data.locate("AllNLI.tsv.gz", isolated) == isolated / "AllNLI.tsv.gz"
     assert calls == [(data.SOURCES["AllNLI.tsv.gz"], isolated / "AllNLI.tsv.gz")]
 
@@ -418,18 +427,18 @@ def test_locate_download_failure_message(isolated, monkeypatch):
     def fail(url, dest, sha256=None):
         raise urllib.error.URLError("timed out")
 
-    monkeypatch.setattr(data, "download", fail)
+    monkeypatch.setattr(data.files, "download", fail)
     with pytest.raises(DataNotFoundError) as err:
         data.locate("stsbenchmark.tsv.gz", isolated)
     msg = str(err.value)
     for needed in ("'stsbenchmark.tsv.gz'", str((isolated / "stsbenchmark.tsv.gz").absolute()),
-                   str(Path("data/stsbenchmark.tsv.gz").absolute()), "SBERTLIB_DATA_DIR", "data_dir=",
+                   "SBERTLIB_DATA_DIR", "data_dir=",
                    "https://sbert.net/datasets/stsbenchmark.tsv.gz", "timed out"):
         assert needed in msg
 
 
 def test_locate_without_direct_url_names_archive(isolated, monkeypatch):
-    monkeypatch.setattr(data, "download", lambda *a, **k: pytest.fail("no direct URL: no download"))
+    monkeypatch.setattr(data.files, "download", lambda *a, **k: pytest.fail("no direct URL: no download"))
     with pytest.raises(DataNotFoundError, match=r"SICK_train\.txt(.|\n)*sick_train\.zip"):
         data.load_sick("train", isolated)
 

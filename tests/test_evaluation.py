@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from sbertlib import evaluate as cli
+from sbertlib.cli import evaluate as cli
 from sbertlib import evaluation, paper
-from sbertlib.baselines import AverageWordEmbeddings
+from sbertlib.model.word_average import AverageWordEmbeddings
 from sbertlib.data import STSPair
-from sbertlib.models import SentenceEncoder
+from sbertlib.model.encoder import SentenceEncoder
 
 
 class LookupEncoder:
@@ -68,7 +68,7 @@ def test_glove_6b_50d_is_real_glove():
 
 
 def test_results_table_shows_paper_beside_ours():
-    table = evaluation.results_table({"ours: x [smoke, stand-in]": {"stsb-test": 10.0}},
+    table = evaluation.table1({"ours: x [smoke, stand-in]": {"stsb-test": 10.0}},
                                      paper_rows=["SBERT-NLI-base"])
     assert table.loc["paper: SBERT-NLI-base", "stsb-test"] == 77.03
     assert table.loc["ours: x [smoke, stand-in]", "stsb-test"] == 10.0
@@ -87,7 +87,7 @@ def test_cli_json(shared_data, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and set(out["scores"]) == {"stsb-dev", "sts16"} and out["stand_in"] is True
     enc = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
-    direct = evaluation.evaluate_datasets(enc, ["stsb-dev"], shared_data)["stsb-dev"]
+    direct = evaluation.evaluate_suite(enc, ["stsb-dev"], data_dir=shared_data).scores["stsb-dev"]
     assert out["scores"]["stsb-dev"] == pytest.approx(direct, abs=1e-3)
 
 

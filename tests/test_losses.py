@@ -8,9 +8,10 @@ import pytest
 import torch
 from torch import nn
 
-from sbertlib.losses import (TABLE6_CONCATS, Batch, CosineSimilarityLoss, MultipleNegativesRankingLoss,
+from sbertlib.paper import TABLE6_CONCATS
+from sbertlib.losses import (Batch, CosineSimilarityLoss, MultipleNegativesRankingLoss,
                              SoftmaxLoss, TripletLoss)
-from sbertlib.models import SentenceEncoder
+from sbertlib.model.encoder import SentenceEncoder
 from sbertlib.training import fit
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from sbertlib import backbones
-from sbertlib.models import SentenceEncoder
-from sbertlib.pooling import pool
+from sbertlib.model import backbones
+from sbertlib.model.encoder import SentenceEncoder
+from sbertlib.model.pooling import pool
 
 
 @pytest.fixture(scope="module")

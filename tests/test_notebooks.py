@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sbertlib import notebooks
+from sbertlib.workbook import notebooks
 
 # Executed copies (with nbclient's per-cell timings in each cell's metadata) for when a run is slow or fails.
 ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "notebooks"

@@ -7,9 +7,12 @@ from dataclasses import replace
 import pytest
 import torch
 
-from sbertlib import backbones, config, fetch, profiles
+from sbertlib import config
+from sbertlib.model import backbones
+from sbertlib.cli import fetch
+from sbertlib.workbook import profiles
 from sbertlib.data import NLIPair
-from sbertlib.profiles import PROFILES, describe, get_profile, load_nli_train
+from sbertlib.workbook.profiles import PROFILES, describe, get_profile, load_nli_train
 
 
 @pytest.fixture
@@ -84,8 +87,9 @@ def test_profile_settings():
     assert PROFILES["smoke"].backbone == "tiny-random-bert" and PROFILES["smoke"].max_train_pairs == 64
     assert PROFILES["offline"].max_seq_length == 64 and PROFILES["offline"].nli_source == "offline-nli"
     assert PROFILES["laptop"].backbone == "google/bert_uncased_L-4_H-256_A-4"
-    kw = PROFILES["smoke"].training_kwargs()
-    assert kw == {"batch_size": 16, "epochs": 1, "evaluation_steps": 2, "profile": "smoke"}
+    assert all(isinstance(p.stsb_epochs, int) and p.stsb_epochs >= 1 for p in PROFILES.values())
+    assert PROFILES["paper"].stsb_epochs == 4 and PROFILES["paper"].stsb_train_pairs is None  # Table 2's recipe
+    assert PROFILES["smoke"].eval_pairs == 200 and PROFILES["paper"].eval_pairs is None
     assert profiles.hub_models(PROFILES["laptop"]) == [profiles.SMALL_BERT]
     assert profiles.hub_models(PROFILES["offline"]) == [] and profiles.hub_models(PROFILES["smoke"]) == []
 
@@ -121,7 +125,7 @@ def test_fetch_offline_fails_fast_with_a_message(world, monkeypatch, capsys):
 
     def no_network(url, dest, *a, **k):
         raise OSError("network is unreachable")
-    monkeypatch.setattr(data, "download", no_network)
+    monkeypatch.setattr(data.files, "download", no_network)
     assert fetch.main(["--profile", "laptop"]) == 1
     err = capsys.readouterr().err
     assert "hub (huggingface.co) is not reachable" in err and "AllNLI.tsv.gz" in err

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 import yaml
 
-from sbertlib import notebooks
+from sbertlib.workbook import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,8 +21,8 @@ def _name(req: str) -> str:
 
 def test_environment_yml_names_the_same_packages_as_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = {_name(r) for r in project["dependencies"]} | \
-             {_name(r) for r in project["optional-dependencies"]["dev"]}
+    extras = [r for reqs in project["optional-dependencies"].values() for r in reqs]
+    wanted = {_name(r) for r in project["dependencies"] + extras} - {"sbertlib"}
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     listed = {_name(r) for r in pip if not r.startswith("-e")}

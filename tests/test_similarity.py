@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from sbertlib import similarity as S
+from sbertlib.model import similarity as S
 
 
 def test_matrices_match_definitions():

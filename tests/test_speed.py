@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sbertlib import speed
-from sbertlib.models import SentenceEncoder
+from sbertlib.evaluation import speed
+from sbertlib.model.encoder import SentenceEncoder
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_corpora(shared_data):
 
 
 def test_speedlab_widget(tiny):
-    from sbertlib.widgets import SpeedLab
+    from sbertlib.workbook.widgets import SpeedLab
     lab = SpeedLab(tiny, {"toy": SENTS}, n=20, repeats=1, batch_size=4)
     assert ("toy", "smart batching", 4) in lab.results and "sentences/s" in lab.status.value
     lab.mode.value = "input order"
@@ -84,7 +84,7 @@ def test_speedlab_widget(tiny):
 
 
 def test_nb11_checks():
-    from sbertlib.checks import ExerciseError, nb11
+    from sbertlib.workbook.checks import ExerciseError, nb11
 
     def right(lengths, bs, sort):
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))

@@ -11,9 +11,9 @@ import torch
 from sbertlib.data import NLIPair, STSPair, Triplet
 from sbertlib.losses import (CosineSimilarityLoss, MultipleNegativesRankingLoss, SoftmaxLoss,
                              TripletLoss)
-from sbertlib.models import SentenceEncoder
-from sbertlib.training import (History, STSEvaluator, batch_stream, checkpoint_path, epoch_batches, fit,
-                               stsb_dev_evaluator)
+from sbertlib.model.encoder import SentenceEncoder
+from sbertlib.evaluation import STSEvaluator, stsb_dev_evaluator
+from sbertlib.training import History, batch_stream, checkpoint_path, epoch_batches, fit
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")

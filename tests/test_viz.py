@@ -1,4 +1,4 @@
-"""sbertlib.viz: check what is plotted (data, titles, labels, legends), not pixels."""
+"""sbertlib.workbook.plots: check what is plotted (data, titles, labels, legends), not pixels."""
 from __future__ import annotations
 
 import matplotlib
@@ -13,8 +13,8 @@ import torch  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
-from sbertlib import viz  # noqa: E402
-from sbertlib.similarity import cos_sim  # noqa: E402
+from sbertlib.workbook import plots as viz  # noqa: E402
+from sbertlib.model.similarity import cos_sim  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -225,7 +225,7 @@ def test_results_bars():
 
 
 def test_speed_bars_and_pair_search_times():
-    from sbertlib import viz
+    from sbertlib.workbook import plots as viz
     rows = [{"label": "input order", "sent_per_s": 40.0, "padding_share": 0.6},
             {"label": "smart batching", "sent_per_s": 80.0, "padding_share": 0.1}]
     fig = viz.speed_bars(rows)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from sbertlib import workbook
+from sbertlib.workbook import build as workbook
 
 VIEW = workbook.WIDGET_VIEW
 
@@ -57,7 +57,7 @@ def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monk
     folder, so the runner must hand it the absolute path."""
     from nbformat.v4 import new_notebook
 
-    from sbertlib import notebooks
+    from sbertlib.workbook import notebooks
     folder = tmp_path / "nbs"
     folder.mkdir()
     path = folder / "probe.ipynb"
@@ -73,10 +73,11 @@ def test_workbook_stops_early_and_says_how_when_data_is_missing(tmp_path, monkey
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(tmp_path / "empty"))
     monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "nothing")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(data, "download", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
-    assert workbook.main(["--out", str(tmp_path / "build"), "--profile", "smoke", "--only", "00"]) == 2
+    monkeypatch.setattr(data.files, "download", lambda *a, **k: (_ for _ in ()).throw(OSError("offline")))
+    from sbertlib.cli import build as build_cli
+    assert build_cli.main(["--out", str(tmp_path / "build"), "--profile", "smoke", "--only", "00"]) == 2
     out, err = capsys.readouterr()
-    assert "[FAIL] STS benchmark" in out and "SBERTLIB_DATA_DIR" in err and "sbertlib.fetch" in err
+    assert "[FAIL] STS benchmark" in out and "SBERTLIB_DATA_DIR" in err and "python -m sbertlib fetch" in err
     assert not (tmp_path / "build").exists()          # no notebook was run
 
 
@@ -84,7 +85,7 @@ def test_index_lists_runtime_status_headlines_and_machine(tmp_path):
     import json
     from pathlib import Path
 
-    from sbertlib.notebooks import RunResult
+    from sbertlib.workbook.notebooks import RunResult
     results = [RunResult(Path("00_tour.ipynb"), 12.4, None, ["STSb 82.03 <minilm>"]),
                RunResult(Path("01_base.ipynb"), 3.0, "DataNotFoundError: x", [])]
     page = workbook.write_index(results, "offline", tmp_path).read_text()

@@ -1,0 +1,234 @@
+"""Benchmark command: sentences/s of ``encode`` with smart batching on and off.
+
+    python -m sbertlib bench encode                      # packaged MiniLM, STSb test sentences
+    python -m sbertlib bench encode --corpus varied --json bench.json
+    python -m sbertlib bench speedlab                    # everything notebook 11 shows
+    python -m sbertlib bench train                       # training pairs/s
+
+Same model, sentences, batch size and thread count for every row. sentence-transformers'
+``encode`` is timed as the outside reference in a separate process (``benchmarks/st_reference.py``),
+so this package never imports it; its embeddings are compared with ours.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .. import data
+from ..evaluation import speed
+from ..model.encoder import SentenceEncoder
+
+REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
+
+
+def run_reference(kind: str, job: dict) -> dict | None:
+    """Run ``benchmarks/st_reference.py KIND`` in a subprocess; None if it cannot run here."""
+    if not REFERENCE_SCRIPT.is_file():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        job_file = Path(tmp) / "job.json"
+        job_file.write_text(json.dumps({"threads": torch.get_num_threads(), **job}))
+        prefix = str(Path(tmp) / "ref")
+        env = {**os.environ, "PYTHONPATH": str(REFERENCE_SCRIPT.parents[1])}
+        proc = subprocess.run([sys.executable, str(REFERENCE_SCRIPT), kind, str(job_file), prefix],
+                              capture_output=True, text=True, env=env)
+        if proc.returncode != 0:
+            print(f"(reference skipped: {proc.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
+            return None
+        out = json.loads(Path(prefix + ".json").read_text())
+        if Path(prefix + ".npy").is_file():
+            out["embeddings"] = np.load(prefix + ".npy")
+        return out
+
+
+def bench_encode(args) -> dict:
+    from ..model.backbones import minilm_path
+    encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
+    sentences = speed.corpus(args.corpus, args.n, args.data_dir)
+    lengths = speed.token_lengths(encoder, sentences)
+    rows = speed.compare_modes(encoder, sentences, args.batch_size, args.repeats, args.warmup)
+    for r in rows:
+        r["label"] = f"sbertlib encode, {r['label']}"
+    ours = encoder.encode(sentences, args.batch_size)
+    result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences),
+              "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
+              **speed.environment(), "rows": rows}
+    if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
+        ref = run_reference("encode", {"model_path": str(minilm_path()), "sentences": sentences,
+                                       "batch_size": args.batch_size, "repeats": args.repeats,
+                                       "warmup": args.warmup, "device": str(encoder.device),
+                                       "max_seq_length": encoder.max_seq_length})
+        if ref is not None:
+            emb = ref.pop("embeddings")
+            result["rows"].append({**ref, "padding_share": None})
+            result["max_abs_diff_vs_reference"] = float(np.abs(emb - ours).max())
+    return result
+
+
+def print_encode(result: dict) -> None:
+    print(f"model: {result['model']}  corpus: {result['corpus']} ({result['n_sentences']:,} sentences, "
+          f"{result['mean_tokens']:.1f} tokens on average)  batch size: {result['batch_size']}  "
+          f"threads: {result['threads']}  device: {result['device']}  torch {result['torch']}")
+    print(f"{'':48s} {'sent/s':>9s} {'spread':>7s} {'padding':>8s}")
+    for r in result["rows"]:
+        pad = "-" if r["padding_share"] is None else f"{100 * r['padding_share']:.1f}%"
+        print(f"{r['label']:48s} {r['sent_per_s']:9.1f} {100 * r['spread']:6.1f}% {pad:>8s}")
+    speeds = {r["label"]: r["sent_per_s"] for r in result["rows"]}
+    off, on = speeds["sbertlib encode, input order"], speeds["sbertlib encode, smart batching"]
+    print(f"smart batching speed-up: {on / off:.2f}x (paper, Table 7: CPU 83/44 = 1.89x, V100 2042/1378 = 1.48x)")
+    if "max_abs_diff_vs_reference" in result:
+        ref = speeds["sentence-transformers encode"]
+        print(f"ours (smart) vs sentence-transformers: {on / ref:.2f}x; "
+              f"max |embedding difference| = {result['max_abs_diff_vs_reference']:.2e}")
+
+
+def bench_speedlab(args) -> dict:
+    """Everything the speed lab shows, in one run: modes on both corpora, cross vs bi, GPU sweeps."""
+    encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
+    result = {"model": encoder.name, "stand_in": encoder.info.get("stand_in"), **speed.environment(),
+              "corpora": {}}
+    for name in ("stsb", "varied"):
+        sentences = speed.corpus(name, args.n, args.data_dir)
+        result["corpora"][name] = {"n_sentences": len(sentences),
+                                   "rows": speed.compare_modes(encoder, sentences, args.batch_size, args.repeats)}
+    pool = speed.corpus("varied", None, args.data_dir)
+    result["cross_vs_bi"] = speed.cross_vs_bi(encoder, pool, n=args.pairs_n)
+    if encoder.device.type == "cuda":
+        stsb = speed.corpus("stsb", None, args.data_dir)
+        result["precisions"] = speed.precision_sweep(encoder, stsb, batch_size=args.gpu_batch_size)
+        result["batch_sizes"] = speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))
+    return result
+
+
+def bench_train(args) -> dict:
+    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers.
+
+    All three run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
+    first ``--warmup`` steps of each are not timed.
+    """
+    import time
+    from .. import losses, training
+    from ..model.backbones import minilm_path
+    from ..workbook.profiles import get_profile, load_nli_train
+    pairs = load_nli_train(get_profile("offline"), args.data_dir)
+    pairs = pairs[: min(args.steps, len(pairs) // args.batch_size) * args.batch_size]
+    warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
+    result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
+              "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
+    for grouping in (False, True):
+        encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=args.device)
+        loss = losses.SoftmaxLoss(encoder)
+        clock = {"start": time.perf_counter(), "pairs": 0}
+
+        def tick(step, history, clock=clock):
+            if step == warmup:  # steps count from 1: with no warm-up the clock started above
+                clock["start"], clock["pairs"] = time.perf_counter(), 0
+            elif step > warmup:
+                clock["pairs"] += args.batch_size  # every batch is full: pairs is a multiple of it
+
+        training.fit(encoder, loss, pairs, batch_size=args.batch_size, length_grouping=grouping,
+                     show_progress_bar=False, callback=tick)
+        seconds = time.perf_counter() - clock["start"]
+        result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}",
+                               "pairs_per_s": clock["pairs"] / seconds})
+    if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
+        batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
+                   for i in range(0, len(pairs), args.batch_size)]
+        ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": warmup,
+                                      "max_seq_length": args.max_seq_length, "device": "cpu"})
+        if ref is not None:
+            result["rows"].append(ref)
+    return result
+
+
+def print_train(result: dict) -> None:
+    print(f"model: {result['model']}  {result['pairs']:,} NLI pairs, batch {result['batch_size']}, "
+          f"first {result['warmup_steps']} steps untimed, "
+          f"max_seq_length {result['max_seq_length']}  device: {result['device']}  threads: {result['threads']}")
+    for r in result["rows"]:
+        print(f"  {r['label']:45s} {r['pairs_per_s']:8.1f} pairs/s")
+
+
+def print_speedlab(result: dict) -> None:
+    from .. import paper
+    print(f"model: {result['model']}{' [stand-in]' if result['stand_in'] else ''}  device: {result['device']}  "
+          f"threads: {result['threads']}  torch {result['torch']}")
+    for name, block in result["corpora"].items():
+        print(f"\ncorpus {name} ({block['n_sentences']:,} sentences)")
+        base = block["rows"][0]["sent_per_s"]
+        for r in block["rows"]:
+            print(f"  {r['label']:16s} {r['sent_per_s']:9.1f} sent/s  x{r['sent_per_s'] / base:4.2f}  "
+                  f"padding {100 * r['padding_share']:5.1f}%  spread {100 * r['spread']:4.1f}%")
+    for block in ("precisions", "batch_sizes"):
+        for r in result.get(block, []):
+            mem = f"  peak {r['peak_memory_mib']:.0f} MiB" if "peak_memory_mib" in r else ""
+            print(f"  {block[:-1]} {r['label']:10s} batch {r['batch_size']:4d}: {r['sent_per_s']:10.1f} sent/s{mem}")
+    cb = result["cross_vs_bi"]
+    print(f"\nmost similar pair among {cb['n']:,} sentences: cross-encoder {cb['cross_pairs_per_s']:.0f} pairs/s "
+          f"-> {cb['cross_hours_extrapolated']:.1f} h (extrapolated); bi-encoder {cb['bi_seconds_measured']:.1f} s "
+          f"(measured). Paper: {paper.CROSS_ENCODER_HOURS_10K:.0f} h vs ~{paper.SBERT_SECONDS_10K:.0f} s on a V100.")
+    print("paper, Table 7 (sent/s; CPU i7-5820K, GPU V100):")
+    for name, (cpu, gpu) in paper.TABLE7.items():
+        print(f"  {name:32s} CPU {cpu:>6}  GPU {gpu if gpu is not None else '-':>6}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sbertlib bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="what", required=True)
+    enc = sub.add_parser("encode", help="encode throughput, smart batching on/off, vs sentence-transformers")
+    enc.add_argument("--model", default="minilm")
+    enc.add_argument("--corpus", default="stsb", choices=("stsb", "varied"))
+    enc.add_argument("--n", type=int, default=None, help="use only the first N sentences")
+    enc.add_argument("--batch-size", type=int, default=32)
+    enc.add_argument("--repeats", type=int, default=3)
+    enc.add_argument("--warmup", type=int, default=1)
+    enc.add_argument("--device", default=None)
+    enc.add_argument("--data-dir", default=None)
+    enc.add_argument("--no-reference", dest="reference", action="store_false")
+    enc.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU sweeps")
+    lab.add_argument("--model", default="minilm", help="e.g. minilm, or random-bert-base for bert-base cost")
+    lab.add_argument("--n", type=int, default=2000, help="sentences per corpus for the mode comparison")
+    lab.add_argument("--pairs-n", type=int, default=10_000, help="n for the most-similar-pair comparison")
+    lab.add_argument("--batch-size", type=int, default=32)
+    lab.add_argument("--gpu-batch-size", type=int, default=256)
+    lab.add_argument("--repeats", type=int, default=3)
+    lab.add_argument("--device", default=None)
+    lab.add_argument("--data-dir", default=None)
+    lab.add_argument("--json", default=None)
+    tr = sub.add_parser("train", help="training pairs/s, length grouping on/off, vs sentence-transformers")
+    tr.add_argument("--model", default="minilm")
+    tr.add_argument("--steps", type=int, default=30)
+    tr.add_argument("--batch-size", type=int, default=16)
+    tr.add_argument("--warmup", type=int, default=3, help="steps run before the clock starts")
+    tr.add_argument("--max-seq-length", type=int, default=128)
+    tr.add_argument("--device", default=None)
+    tr.add_argument("--data-dir", default=None)
+    tr.add_argument("--no-reference", dest="reference", action="store_false")
+    tr.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    if args.what == "train":
+        result = bench_train(args)
+        print_train(result)
+    elif args.what == "speedlab":
+        result = bench_speedlab(args)
+        print_speedlab(result)
+    else:
+        result = bench_encode(args)
+        print_encode(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""``make workbook``: execute every notebook headlessly into ``build/`` with an HTML index.
+
+    python -m sbertlib build --out build [--profile offline] [--only 01,04]
+
+Each notebook is run in a fresh kernel on the chosen profile (default: auto-selected), saved
+executed as .ipynb and .html, and listed in ``build/index.html`` with its runtime, status and
+headline results. Exits non-zero if any notebook failed.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..workbook.build import build, data_ready
+    from ..workbook.profiles import get_profile
+    ap = argparse.ArgumentParser(prog="python -m sbertlib build", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default="build")
+    ap.add_argument("--profile", default=None, help="smoke | offline | laptop | paper (default: auto)")
+    ap.add_argument("--only", default=None, help="comma-separated notebook numbers, e.g. 00,03")
+    ap.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")
+    ap.add_argument("--skip-data-check", action="store_true", help="run even if data sets are missing")
+    args = ap.parse_args(argv)
+    if not args.skip_data_check and not data_ready():
+        return 2
+    only = {w.strip() for w in args.only.split(",")} if args.only else None
+    results = build(Path(args.out), get_profile(args.profile), only, args.timeout)
+    return 0 if all(r.error is None for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

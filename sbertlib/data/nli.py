@@ -1,0 +1,55 @@
+"""NLI training data: SNLI (SentEval format), AllNLI (SNLI+MultiNLI) and SICK's entailment labels."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .files import _check_split, _lines, _nli_label, _rows, _same_length, locate
+from .records import NLIPair, Triplet
+from .sts import _sick_rows
+
+
+def load_snli(split: str = "dev", data_dir: str | os.PathLike | None = None) -> list[NLIPair]:
+    """SNLI in SentEval format: ``snli/s1.<split>``, ``s2.<split>``, ``labels.<split>``."""
+    _check_split(split, ("train", "dev", "test"))
+    files = [locate(f"snli/{name}.{split}", data_dir) for name in ("s1", "s2", "labels")]
+    s1, s2, labels = (_lines(f) for f in files)
+    _same_length(files, (s1, s2, labels))
+    return [NLIPair(a.strip(), b.strip(), _nli_label(lab, files[2], i))
+            for i, (a, b, lab) in enumerate(zip(s1, s2, labels), start=1)]
+
+
+def load_allnli(split: str = "train", data_dir: str | os.PathLike | None = None,
+                path: str | os.PathLike | None = None) -> list[NLIPair]:
+    """SNLI+MultiNLI from sentence-transformers' ``AllNLI.tsv.gz`` (found, given, or downloaded)."""
+    _check_split(split, ("train", "dev", "test"))
+    path = Path(path) if path is not None else locate("AllNLI.tsv.gz", data_dir)
+    pairs = []
+    for i, r in _rows(path, ("split", "sentence1", "sentence2", "label")):
+        label = _nli_label(r["label"], path, i)
+        if r["split"] == split:
+            pairs.append(NLIPair(r["sentence1"].strip(), r["sentence2"].strip(), label))
+    return pairs
+
+
+def nli_triplets(pairs: list[NLIPair]) -> list[Triplet]:
+    """(premise, entailed hypothesis, contradicting hypothesis) triplets.
+
+    One triplet per distinct entailment hypothesis of a premise; its negative cycles through the
+    premise's distinct contradiction hypotheses in file order. Premises lacking either are skipped.
+    """
+    by_premise: dict[str, dict[str, dict[str, None]]] = {}
+    for p in pairs:
+        by_premise.setdefault(p.premise, {}).setdefault(p.label, {})[p.hypothesis] = None
+    out = []
+    for premise, hyps in by_premise.items():
+        pos, neg = list(hyps.get("entailment", ())), list(hyps.get("contradiction", ()))
+        out += [Triplet(premise, h, neg[k % len(neg)]) for k, h in enumerate(pos)] if neg else []
+    return out
+
+
+def load_sick_nli(split: str = "train", data_dir: str | os.PathLike | None = None) -> list[NLIPair]:
+    """SICK pairs with their entailment judgement as NLI labels."""
+    path, rows = _sick_rows(split, data_dir)
+    return [NLIPair(r["sentence_A"].strip(), r["sentence_B"].strip(),
+                    _nli_label(r["entailment_judgment"], path, i)) for i, r in rows]

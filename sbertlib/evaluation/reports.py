@@ -1,0 +1,74 @@
+"""Ours beside the paper: results tables that name what produced each of our rows.
+
+Every table puts the paper's rows (``paper: …``, from :mod:`sbertlib.paper`) above ours, and each of
+our row labels names the backbone, pooling and profile (:func:`label_for`) — a stand-in's number is
+never shown as the paper's. Tables are pandas DataFrames (pandas comes with the ``workbook`` extra).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .. import paper
+from ..losses import DEFAULT_CONCAT
+from ..util import optional_import
+
+TRANSFER_COLUMN = {"SST2": "SST"}  # our SentEval task name -> the column of paper.TABLE5
+
+
+def label_for(encoder, profile: str | None = None, what: str = "") -> str:
+    """A row label naming backbone, pooling and profile, marked when the backbone is a stand-in."""
+    info = getattr(encoder, "info", {})
+    tags = [t for t in (profile, "stand-in" if info.get("stand_in") else None) if t]
+    pooling = getattr(encoder, "pooling", None)
+    parts = [what or (f"{pooling} pooling" if pooling else ""), info.get("backbone", "?")]
+    return "ours: " + ", ".join(p for p in parts if p) + (f" [{', '.join(tags)}]" if tags else "")
+
+
+def beside_paper(ours: dict[str, dict[str, float]], paper_table: dict, columns: Sequence[str],
+                 paper_rows: Sequence[str] | None = None):
+    """A table of the paper's rows (``paper: …``) followed by ours, the paper's column order first,
+    plus an ``avg`` column (NaN when a row lacks a column)."""
+    pd = optional_import("pandas", "workbook")
+    rows = {f"paper: {name}": dict(zip(columns, paper_table[name]))
+            for name in (paper_rows if paper_rows is not None else paper_table)}
+    rows.update(ours)
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table = table[[c for c in columns if c in table.columns] + [c for c in table.columns if c not in columns]]
+    table["avg"] = table.mean(axis=1, skipna=False)
+    return table.round(2)
+
+
+def table1(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] | None = None):
+    """Our STS rows beside the paper's Table 1 rows. ``ours`` maps a row label (see
+    :func:`label_for`) to ``{dataset: Spearman ×100}``."""
+    return beside_paper(ours, paper.TABLE1, paper.TABLE1_COLUMNS, paper_rows)
+
+
+def table5(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] | None = None):
+    """Our transfer rows beside the paper's Table 5, in its columns (SST2 shown as ``SST``)."""
+    renamed = {label: {TRANSFER_COLUMN.get(k, k): v for k, v in scores.items()} for label, scores in ours.items()}
+    return beside_paper(renamed, paper.TABLE5, paper.TABLE5_COLUMNS, paper_rows)
+
+
+def table6(results, label: str):
+    """An ablation grid (:func:`sbertlib.evaluation.ablation.run_grid`) beside Table 6:
+    ``(pooling table, concatenation table)``.
+
+    ``label`` names what produced our rows (profile and backbone). Pooling rows are those with
+    the default concatenation; concatenation rows those with mean pooling. Columns: our mean and
+    std (Spearman ×100 on STSb dev) and the paper's figure (SBERT-base trained on NLI).
+    """
+    pd = optional_import("pandas", "workbook")
+    pooling, concat = [], []
+    for _, row in results.iterrows():
+        parts = tuple(row["concat"].strip("()").split(", "))
+        if parts == DEFAULT_CONCAT:
+            pooling.append({"pooling": row["pooling"], f"ours: mean — {label}": row["mean"],
+                            "ours: std": row["std"],
+                            "paper: SBERT-base, NLI": paper.TABLE6_POOLING[row["pooling"]][0]})
+        if row["pooling"] == "mean":
+            concat.append({"concatenation": row["concat"], f"ours: mean — {label}": row["mean"],
+                           "ours: std": row["std"], "paper: SBERT-base, NLI": paper.TABLE6_CONCAT.get(parts)})
+    pool_table = pd.DataFrame(pooling).set_index("pooling") if pooling else pd.DataFrame()
+    concat_table = pd.DataFrame(concat).set_index("concatenation") if concat else pd.DataFrame()
+    return pool_table.round(2), concat_table.round(2)

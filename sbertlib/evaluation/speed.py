@@ -1,0 +1,218 @@
+"""Measuring encoding speed honestly: warm-up, repeats, median and spread, padding share."""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from .. import data
+
+
+@dataclass
+class Timing:
+    """Sentences per second over ``repeats`` timed runs (after ``warmup`` untimed ones)."""
+    label: str
+    n_sentences: int
+    seconds: list[float]
+
+    @property
+    def median_s(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def sent_per_s(self) -> float:
+        return self.n_sentences / self.median_s
+
+    @property
+    def spread(self) -> float:
+        """(max − min) / median of the run times: how much the runs disagree."""
+        return (max(self.seconds) - min(self.seconds)) / self.median_s
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "median_s": self.median_s, "sent_per_s": self.sent_per_s,
+                "spread": self.spread}
+
+
+def _sync() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def measure(label: str, run: Callable[[], object], n_sentences: int, repeats: int = 3,
+            warmup: int = 1) -> Timing:
+    """Time ``run()`` ``repeats`` times after ``warmup`` calls; GPU work is synchronised."""
+    for _ in range(warmup):
+        run()
+    seconds = []
+    for _ in range(repeats):
+        _sync()
+        start = time.perf_counter()
+        run()
+        _sync()
+        seconds.append(time.perf_counter() - start)
+    return Timing(label, n_sentences, seconds)
+
+
+def padding_share(encoder, sentences: Sequence[str], batch_size: int, smart_batching: bool,
+                  max_tokens: int | None = None) -> float:
+    """Share of the token slots in the encoder's padded batches that are padding."""
+    slots = real = 0
+    for _, feats in encoder.batches(list(sentences), batch_size, smart_batching, max_tokens):
+        mask = feats["attention_mask"]
+        slots += mask.numel()
+        real += int(mask.sum())
+    return 1 - real / slots if slots else 0.0
+
+
+def token_lengths(encoder, sentences: Sequence[str]) -> list[int]:
+    """Token count of each sentence after truncation to the encoder's ``max_seq_length``."""
+    return [min(len(x), encoder.max_seq_length) for x in
+            encoder.tokenizer(list(sentences), add_special_tokens=True)["input_ids"]]
+
+
+def corpus(name: str, n: int | None = None, data_dir=None) -> list[str]:
+    """Sentences to time, shuffled with a fixed seed so input order carries no length pattern.
+
+    ``stsb``: the STSb test sentences (short, fairly uniform). ``varied``: STSb + SICK + STS12–16
+    + SentEval (MR, SUBJ, TREC) sentences — from 3-word questions to 60-word reviews, the length
+    spread where smart batching gains most.
+    """
+    def sides(pairs):
+        return [s for p in pairs for s in (p.sentence1, p.sentence2)]
+    if name == "stsb":
+        texts = sides(data.load_stsb("test", data_dir))
+    elif name == "varied":
+        texts = sides(data.load_stsb("test", data_dir)) + sides(data.load_sick("test", data_dir))
+        for year in ("sts12", "sts14", "sts15", "sts16"):
+            texts += sides(data.load_sts_dataset(year, data_dir))
+        for task in ("MR", "SUBJ", "TREC"):
+            texts += [t for t in data.load_senteval(task, data_dir).texts if t]
+    else:
+        raise ValueError(f"unknown corpus {name!r}: use 'stsb' or 'varied'")
+    texts = list(dict.fromkeys(texts))
+    texts = [texts[i] for i in np.random.default_rng(0).permutation(len(texts))]
+    return texts[:n] if n else texts
+
+
+def environment() -> dict:
+    """What a timing depends on: device, threads, torch version."""
+    info = {"torch": torch.__version__, "threads": torch.get_num_threads()}
+    if torch.cuda.is_available():
+        info["device"] = torch.cuda.get_device_name(0)
+    else:
+        import platform
+        info["device"] = f"CPU ({platform.processor() or platform.machine()})"
+    return info
+
+
+# --------------------------------------------------------------------- cross- vs bi-encoder
+def pair_count(n: int) -> int:
+    """Pairs a cross-encoder must score to find the most similar pair among ``n`` sentences."""
+    return n * (n - 1) // 2
+
+
+def cross_encoder_pairs_per_s(encoder, sentences: Sequence[str], n_pairs: int = 64,
+                              batch_size: int = 16, repeats: int = 3) -> float:
+    """Pairs per second of a BERT cross-encoder: both sentences in one input, one forward each.
+
+    Uses the encoder's backbone on ``[CLS] a [SEP] b [SEP]`` inputs (the classifier on top costs
+    nothing by comparison), so the timing is that of the same network as a cross-encoder.
+    """
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, len(sentences), size=(n_pairs, 2))
+    a, b = [sentences[i] for i in idx[:, 0]], [sentences[j] for j in idx[:, 1]]
+
+    def run():
+        with torch.inference_mode():
+            for s in range(0, n_pairs, batch_size):
+                feats = encoder.tokenizer(a[s:s + batch_size], b[s:s + batch_size], padding=True,
+                                          truncation=True, max_length=2 * encoder.max_seq_length,
+                                          return_tensors="pt").to(encoder.device)
+                encoder.backbone(**feats)
+    return measure("cross-encoder", run, n_pairs, repeats=repeats).sent_per_s
+
+
+def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: int = 64) -> tuple[float, tuple[int, int]]:
+    """Seconds to embed ``sentences`` and find their most similar pair with one cosine matrix."""
+    from ..model.similarity import cos_sim
+    _sync()
+    start = time.perf_counter()
+    emb = encoder.encode(list(sentences), batch_size=batch_size, convert_to="torch")
+    sims = cos_sim(emb, emb)
+    sims.fill_diagonal_(-2.0)
+    flat = int(torch.argmax(sims))
+    _sync()
+    return time.perf_counter() - start, divmod(flat, len(sentences))
+
+
+# --------------------------------------------------------------------- the speed lab
+MODES = {  # label: (smart_batching, token budget)
+    "input order": (False, None),
+    "smart batching": (True, None),
+    "token budget": (True, "auto"),
+}
+
+
+def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repeats: int = 3,
+                  warmup: int = 1, modes: Sequence[str] = tuple(MODES)) -> list[dict]:
+    """Sentences/s and padding share of ``encode`` in each batching mode, same sentences.
+
+    The token budget defaults to ``batch_size × mean token length × 1.5``: on average the same
+    amount of real text per batch as fixed-size batches, but sized by tokens.
+    """
+    sentences = list(sentences)
+    budget = int(batch_size * np.mean(token_lengths(encoder, sentences)) * 1.5)
+    rows = []
+    for mode in modes:
+        smart, tokens = MODES[mode]
+        tokens = budget if tokens == "auto" else tokens
+        t = measure(mode, lambda: encoder.encode(sentences, batch_size, smart_batching=smart, max_tokens=tokens,
+                                                 show_progress_bar=False), len(sentences), repeats, warmup)
+        rows.append({**t.as_dict(), "padding_share": padding_share(encoder, sentences, batch_size, smart, tokens),
+                     "batch_size": batch_size, "max_tokens": tokens})
+    return rows
+
+
+def precision_sweep(encoder, sentences: Sequence[str], batch_size: int = 128, repeats: int = 3,
+                    dtypes: Sequence[str] = ("fp32", "fp16", "bf16")) -> list[dict]:
+    """On CUDA: sentences/s and peak memory of smart-batched encode under each autocast dtype."""
+    if encoder.device.type != "cuda":
+        raise RuntimeError("precision_sweep needs a CUDA device")
+    table = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}
+    rows = []
+    for name in dtypes:
+        dtype = table[name]
+
+        def run():
+            with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
+                encoder.encode(list(sentences), batch_size, show_progress_bar=False)
+        torch.cuda.reset_peak_memory_stats()
+        t = measure(name, run, len(sentences), repeats)
+        rows.append({**t.as_dict(), "batch_size": batch_size,
+                     "peak_memory_mib": torch.cuda.max_memory_allocated() / 2**20})
+    return rows
+
+
+def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (8, 16, 32, 64, 128),
+                     repeats: int = 2) -> list[dict]:
+    """Sentences/s of smart-batched encode for each batch size (the best is the throughput knee)."""
+    return [{**measure(f"batch {b}", lambda b=b: encoder.encode(list(sentences), b, show_progress_bar=False),
+                       len(sentences), repeats).as_dict(), "batch_size": b} for b in sizes]
+
+
+def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs: int = 64) -> dict:
+    """The introduction's comparison: most similar pair among ``n`` sentences.
+
+    Cross-encoder: pairs/s measured on ``cross_pairs`` pairs, extrapolated to n(n−1)/2 pairs.
+    Bi-encoder: measured in full — embed ``n`` sentences, one cosine matrix, its arg-max.
+    """
+    sentences = list(sentences)[:n]
+    pairs_per_s = cross_encoder_pairs_per_s(encoder, sentences, cross_pairs)
+    bi_seconds, best = bi_encoder_most_similar_pair(encoder, sentences)
+    return {"n": len(sentences), "pairs": pair_count(len(sentences)), "cross_pairs_per_s": pairs_per_s,
+            "cross_hours_extrapolated": pair_count(len(sentences)) / pairs_per_s / 3600,
+            "bi_seconds_measured": bi_seconds, "most_similar_pair": [sentences[best[0]], sentences[best[1]]]}

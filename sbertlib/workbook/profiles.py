@@ -1,0 +1,195 @@
+"""One switch for the whole workbook: which backbone, how much NLI data, how long to train.
+
+=========  ==============================================  ===========================  ==============
+profile    backbone                                        NLI training data            runs on
+=========  ==============================================  ===========================  ==============
+paper      bert-base-uncased (the paper's)                 AllNLI (SNLI+MultiNLI), all  a GPU
+laptop     google/bert_uncased_L-4_H-256_A-4 (4 layers)    20,000 AllNLI pairs          a CPU, minutes
+offline    a plain BERT from the local HF cache if there   2,000 pairs of SNLI dev+test a CPU, 1–2 min
+           is one, else the packaged all-MiniLM-L6-v2      + SICK train (offline data)
+           (a *stand-in*)
+smoke      tiny-random-bert (a *stand-in*)                 64 offline pairs             seconds (tests)
+=========  ==============================================  ===========================  ==============
+
+``get_profile()`` picks one (``$SBERTLIB_PROFILE`` overrides) and says why in ``profile.reason``;
+``describe(profile)`` is the sentence every notebook prints, naming stand-ins as such.
+"""
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+
+from .. import config
+from ..model import backbones
+
+PROFILE_ENV = "SBERTLIB_PROFILE"
+PAPER_BERT = backbones.PAPER_BACKBONE  # "bert-base-uncased"
+SMALL_BERT = "google/bert_uncased_L-4_H-256_A-4"
+NLI_SOURCES = ("allnli", "offline-nli")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Every setting of one way of running the workbook (see the module docstring): nothing
+    per-profile lives anywhere else."""
+
+    name: str
+    backbone: str  # what NLI fine-tuning starts from: hub name, local folder, "minilm" or "tiny-random-bert"
+    nli_source: str  # "allnli" (SNLI+MultiNLI file) or "offline-nli" (SNLI dev+test + SICK train)
+    max_train_pairs: int | None  # NLI training pairs; None = all
+    batch_size: int
+    epochs: int
+    max_seq_length: int
+    evaluation_steps: int
+    stand_in: bool  # True when the backbone is not a plain pre-trained BERT
+    description: str
+    baseline_backbone: str | None = None  # an untuned encoder for "before fine-tuning" comparisons
+    stsb_train_pairs: int | None = None  # STSb regression training pairs (None = all 5,749)
+    stsb_epochs: int = 4  # the paper trains 4 epochs on STSb (Table 2's BERT systems)
+    eval_pairs: int | None = None  # pairs used from each evaluation set (None = all)
+    dev_pairs_during_training: int | None = None  # STSb dev pairs scored during training (None = all)
+    reason: str = ""  # why get_profile() chose this profile
+
+
+PROFILES: dict[str, Profile] = {
+    "paper": Profile(
+        "paper", PAPER_BERT, "allnli", None, batch_size=16, epochs=1, max_seq_length=128,
+        evaluation_steps=1000, stand_in=False, baseline_backbone=PAPER_BERT,
+        stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=None,
+        description="the paper's setup: bert-base-uncased fine-tuned for one epoch on all of SNLI+MultiNLI "
+                    "(about 940k pairs, 59k steps of batch 16); needs a GPU"),
+    "laptop": Profile(
+        "laptop", SMALL_BERT, "allnli", 20_000, batch_size=16, epochs=1, max_seq_length=128,
+        evaluation_steps=250, stand_in=False, baseline_backbone=SMALL_BERT,
+        stsb_train_pairs=None, stsb_epochs=2, eval_pairs=None, dev_pairs_during_training=None,
+        description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
+    "offline": Profile(
+        "offline", backbones.MINILM, "offline-nli", 2_000, batch_size=16, epochs=1, max_seq_length=64,
+        evaluation_steps=12, stand_in=True, baseline_backbone=backbones.TINY,
+        stsb_train_pairs=1000, stsb_epochs=1, eval_pairs=None, dev_pairs_during_training=500,
+        description="no downloads: 2,000 NLI pairs from the offline data (SNLI dev+test and SICK train); "
+                    "about 1–2 minutes of fine-tuning on a 2-core CPU"),
+    "smoke": Profile(
+        "smoke", backbones.TINY, "offline-nli", 64, batch_size=16, epochs=1, max_seq_length=32,
+        evaluation_steps=2, stand_in=True, baseline_backbone=backbones.TINY,
+        stsb_train_pairs=64, stsb_epochs=1, eval_pairs=200, dev_pairs_during_training=200,
+        description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI pairs"),
+}
+
+
+# ----------------------------------------------------------------------------- choosing
+def get_profile(name: str | None = None) -> Profile:
+    """The profile to run: ``name`` > ``$SBERTLIB_PROFILE`` > an automatic choice.
+
+    Automatic: a CUDA GPU → ``paper`` if bert-base-uncased and AllNLI can be had (hub reachable,
+    or both already local), else ``offline``; no GPU → ``laptop`` if the hub is reachable, else
+    ``offline``. The returned profile's ``reason`` says why ("chosen because ...").
+    """
+    if name is None and os.environ.get(PROFILE_ENV):
+        name = os.environ[PROFILE_ENV].strip()
+        return _resolve(name, f"chosen because ${PROFILE_ENV}={name}")
+    if name is not None and name != "auto":
+        return _resolve(name, f"chosen by name ({name!r})")
+    cuda = torch.cuda.is_available()
+    hub = config.hub_reachable()
+    if cuda and (hub or _paper_is_local()):
+        why = "the hub is reachable" if hub else "bert-base-uncased and AllNLI are already local"
+        return _resolve("paper", f"chosen because a CUDA GPU is available and {why}")
+    if cuda:
+        return _resolve("offline", "chosen because the hub is not reachable and bert-base-uncased/AllNLI "
+                                   "are not local (a CUDA GPU is available: run `python -m sbertlib fetch "
+                                   "--profile paper` online once to get the paper profile)")
+    if hub:
+        return _resolve("laptop", "chosen because there is no CUDA GPU and the hub is reachable")
+    return _resolve("offline", "chosen because there is no CUDA GPU and the hub is not reachable (offline)")
+
+
+def _resolve(name: str, reason: str) -> Profile:
+    key = name.strip().lower()
+    if key not in PROFILES:
+        raise ValueError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)} (or 'auto')")
+    profile = _offline_backbone(PROFILES[key]) if key == "offline" else PROFILES[key]
+    return replace(profile, reason=reason)
+
+
+def _offline_backbone(profile: Profile) -> Profile:
+    """Prefer a real plain BERT already in the local cache (the small one first on a CPU)."""
+    cached = set(backbones.cached_hub_models())
+    order = (PAPER_BERT, SMALL_BERT) if torch.cuda.is_available() else (SMALL_BERT, PAPER_BERT)
+    for name in order:
+        if name in cached:
+            return replace(profile, backbone=name, baseline_backbone=name, stand_in=False)
+    return profile
+
+
+def _paper_is_local() -> bool:
+    has_allnli = any((d / "AllNLI.tsv.gz").is_file() for d in config.data_dir_candidates())
+    return has_allnli and PAPER_BERT in backbones.cached_hub_models()
+
+
+# ----------------------------------------------------------------------------- describing
+_PRETTY = {backbones.MINILM: "all-MiniLM-L6-v2 (packaged)",
+           backbones.TINY: "tiny-random-bert (2 layers, random weights)",
+           SMALL_BERT: f"{SMALL_BERT} (a 4-layer BERT)"}
+
+
+def backbone_label(name: str) -> str:
+    return _PRETTY.get(name, name)
+
+
+def describe(profile: Profile) -> str:
+    """One paragraph for the notebook's set-up cell, naming stand-ins as such (why the profile was
+    chosen is ``profile.reason``, printed separately)."""
+    label = backbone_label(profile.backbone)
+    if profile.stand_in:
+        head = (f"{profile.name} profile: {label} stand-in — not the paper's {PAPER_BERT}; "
+                f"numbers are not a reproduction of the paper.")
+    elif profile.backbone != PAPER_BERT:
+        head = (f"{profile.name} profile: {label}, a smaller plain BERT than the paper's {PAPER_BERT}; "
+                f"expect lower numbers than the paper's.")
+    else:
+        head = f"{profile.name} profile: {label}, the paper's backbone."
+    pairs = "all" if profile.max_train_pairs is None else f"{profile.max_train_pairs:,}"
+    source = "SNLI+MultiNLI (AllNLI)" if profile.nli_source == "allnli" else "SNLI dev+test and SICK train"
+    body = (f" NLI training: {pairs} pairs of {source}, batch {profile.batch_size}, {profile.epochs} "
+            f"epoch(s), max_seq_length {profile.max_seq_length}. {profile.description[0].upper()}"
+            f"{profile.description[1:]}.")
+    if profile.baseline_backbone and profile.baseline_backbone != profile.backbone:
+        body += f" Untrained baseline: {backbone_label(profile.baseline_backbone)}."
+    return head + body
+
+
+# ----------------------------------------------------------------------------- using
+def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, seed: int = 0) -> list:
+    """The NLI training pairs of ``profile``: shuffled with ``seed`` and cut to ``max_train_pairs``.
+
+    ``allnli``: the AllNLI train split (file found in the data folder, or downloaded);
+    ``offline-nli``: SNLI dev + test and SICK train from the offline data folder.
+    """
+    from .. import data
+    if profile.nli_source == "allnli":
+        pairs = data.load_allnli("train", data_dir)
+    elif profile.nli_source == "offline-nli":
+        pairs = (data.load_snli("dev", data_dir) + data.load_snli("test", data_dir)
+                 + data.load_sick_nli("train", data_dir))
+    else:
+        raise ValueError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
+    random.Random(seed).shuffle(pairs)
+    return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
+
+
+def load_encoder(profile: Profile, baseline: bool = False, device=None):
+    """A SentenceEncoder for the profile's backbone (or its ``baseline_backbone``), mean pooling."""
+    from ..model.encoder import SentenceEncoder
+    name = profile.baseline_backbone if baseline and profile.baseline_backbone else profile.backbone
+    return SentenceEncoder.from_pretrained(name, max_seq_length=profile.max_seq_length, device=device)
+
+
+def hub_models(profile: Profile) -> list[str]:
+    """The profile's backbones that come from the Hugging Face hub (what ``fetch`` downloads)."""
+    names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone) if n)
+    return [n for n in names if n not in backbones.MINILM_NAMES and not n.startswith(backbones.TINY) and not Path(n).is_dir()]
