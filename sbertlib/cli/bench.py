@@ -22,7 +22,6 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .. import data
 from ..evaluation import speed
 from ..model.encoder import SentenceEncoder
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-import numpy as np
 import torch
 
 from ...losses import CONCAT_PARTS, pair_features
