@@ -52,8 +52,24 @@ def test_notebook_committed_clean_with_goals_and_recap(path):
     assert not notebooks.has_outputs(nb), f"{path.name}: strip outputs before committing"
     first = nb.cells[0]
     assert first.cell_type == "markdown" and "learning goals" in first.source.lower()
-    last_md = [c for c in nb.cells if c.cell_type == "markdown"][-1]
-    assert "recap" in last_md.source.lower()
+    md = [c for c in nb.cells if c.cell_type == "markdown" and "answers" not in notebooks.tags(c)]
+    assert "## recap" in md[-2].source.lower(), f"{path.name}: the last two markdown cells are Recap, Questions"
+    assert "## questions" in md[-1].source.lower(), f"{path.name}: the notebook ends with its questionnaire"
+
+
+@pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
+def test_questionnaire_answers_are_left_out_of_student_copies(path):
+    nb = nbformat.read(path, as_version=4)
+    questions = [c for c in nb.cells if "## questions" in c.source.lower()][-1].source
+    n_questions = sum(1 for line in questions.splitlines() if line.lstrip()[:3].rstrip(". ").isdigit())
+    answers = [c for c in nb.cells if "answers" in notebooks.tags(c)]
+    assert n_questions >= 4, f"{path.name}: the questionnaire has {n_questions} numbered questions"
+    assert answers and all(c.cell_type == "markdown" for c in answers), f"{path.name}: answers cell missing"
+    n_answers = sum(1 for line in answers[0].source.splitlines() if line.lstrip()[:3].rstrip(". ").isdigit())
+    assert n_answers == n_questions, f"{path.name}: {n_questions} questions but {n_answers} answers"
+    student = notebooks.student_copy(nb)
+    assert not any("answers" in notebooks.tags(c) for c in student.cells)
+    assert answers[0].source.strip() not in [c.source.strip() for c in student.cells]
 
 
 @pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)

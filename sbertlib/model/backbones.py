@@ -6,6 +6,9 @@ Names understood by :func:`load_backbone`:
   6-layer BERT. A *stand-in*: it was already trained for similarity.
 * ``"tiny-random-bert"`` (or ``"tiny-random-bert:SEED"``) — a 2-layer BERT with random weights built
   from a config and the bert-base-uncased vocabulary. A *stand-in* with no knowledge at all.
+* ``"random-bert-LxH"`` (e.g. ``"random-bert-2x128"``, ``"random-bert-2x128:SEED"``) — a BERT of ``L``
+  layers and width ``H`` (``H/64`` heads) with random weights: the offline lessons' encoder that
+  knows nothing, small enough to train from scratch in minutes on a CPU.
 * ``"random-bert-base"`` — bert-base's shape (12 layers, 768 wide) with random weights: it costs
   what bert-base-uncased costs, so it stands in for *timings* only.
 * a local directory holding a Hugging Face model (``config.json`` + weights);
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +33,8 @@ MINILM = "minilm"
 MINILM_NAMES = (MINILM, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")  # all: the packaged copy
 TINY = "tiny-random-bert"
 RANDOM_BASE = "random-bert-base"  # bert-base's shape, random weights: for timing only
+RANDOM_SMALL = "random-bert-2x128"  # the offline profile's from-scratch encoder
+_RANDOM_SHAPE = re.compile(r"random-bert-(\d+)x(\d+)(?::(\d+))?")
 PAPER_BACKBONE = "bert-base-uncased"
 
 
@@ -191,6 +197,13 @@ def load_backbone(name_or_path: str | os.PathLike) -> Backbone:
     if name == RANDOM_BASE:  # same cost as bert-base-uncased; meaningless embeddings
         return Backbone(tiny_random_bert(0, hidden=768, layers=12, heads=12), bert_uncased_tokenizer(),
                         name, 128, stand_in=True)
+    shape = _RANDOM_SHAPE.fullmatch(name)
+    if shape:
+        layers, hidden, seed = int(shape[1]), int(shape[2]), int(shape[3] or 0)
+        if hidden % 64 or not 1 <= layers <= 24:
+            raise BackboneNotAvailable(f"{name!r}: width must be a multiple of 64 and layers 1..24")
+        return Backbone(tiny_random_bert(seed, hidden=hidden, layers=layers, heads=hidden // 64),
+                        bert_uncased_tokenizer(), name, 128, stand_in=True)
     if name == TINY or name.startswith(TINY + ":"):
         seed = int(name.split(":", 1)[1]) if ":" in name else 0
         return Backbone(tiny_random_bert(seed), bert_uncased_tokenizer(), name, 128, stand_in=True)

@@ -23,11 +23,13 @@ def as_example(item, index: int, loss: SBERTLoss) -> Example:
     """Turn one training record into ``(texts, label)`` for ``loss``; ValueError names ``index``.
 
     Accepted: :class:`NLIPair` (class label), :class:`STSPair` (score, ``.label`` in 0–1),
-    :class:`Triplet` (no label), or a tuple ``(text_a, text_b, label)`` — for label-free
+    :class:`Triplet` (no label), an :class:`Example` (already prepared), or a tuple ``(text_a, text_b, label)`` — for label-free
     losses a tuple holds texts only, e.g. ``(anchor, positive, negative)``.
     """
     kind, name = loss.label_kind, type(loss).__name__
-    if isinstance(item, NLIPair):
+    if isinstance(item, Example):  # already prepared (e.g. by prepare_examples)
+        texts, label = item.texts, item.label
+    elif isinstance(item, NLIPair):
         texts, label = (item.premise, item.hypothesis), item.label
     elif isinstance(item, STSPair):
         texts, label = (item.sentence1, item.sentence2), item.label

@@ -45,8 +45,10 @@ def strip_outputs(nb):
 
 
 def student_copy(nb):
-    """A copy with every ``solution`` cell replaced by its stub."""
+    """A copy with every ``solution`` cell replaced by its stub and every ``answers`` cell (the
+    questionnaire's answers) left out."""
     nb = nbformat.from_dict(nb)
+    nb.cells = [c for c in nb.cells if "answers" not in tags(c)]
     for c in nb.cells:
         if "solution" in tags(c):
             c.source = c.metadata.get("stub", DEFAULT_STUB)

@@ -1,16 +1,22 @@
 """One switch for the whole workbook: which backbone, how much NLI data, how long to train.
 
-=========  ==============================================  ===========================  ==============
-profile    backbone                                        NLI training data            runs on
-=========  ==============================================  ===========================  ==============
-paper      bert-base-uncased (the paper's)                 AllNLI (SNLI+MultiNLI), all  a GPU
-laptop     google/bert_uncased_L-4_H-256_A-4 (4 layers)    20,000 AllNLI pairs          a CPU, minutes
-offline    a plain BERT from the local HF cache if there   2,000 pairs of SNLI dev+test a CPU, 1–2 min
-           is one, else the packaged all-MiniLM-L6-v2      + SICK train (offline data)
-           (a *stand-in*)
-smoke      tiny-random-bert (a *stand-in*)                 64 offline pairs             seconds (tests)
-=========  ==============================================  ===========================  ==============
+=========  ==========================================  ===================================  =============
+profile    starts from                                 NLI lesson                           runs on
+=========  ==========================================  ===================================  =============
+paper      bert-base-uncased (the paper's)             classification objective, all of     a GPU
+                                                       SNLI+MultiNLI (AllNLI), 1 epoch
+laptop     google/bert_uncased_L-4_H-256_A-4           classification objective, 20,000    a CPU, ~1 hour
+           (4 layers)                                  AllNLI pairs
+offline    random-bert-2x128: a 2-layer BERT with      MNRL on the ~6.5k NLI triplets of    a 2-core CPU,
+           random weights (knows nothing); the         SNLI dev+test and SICK train,         minutes
+           packaged all-MiniLM-L6-v2 is the            4 epochs, batch 64, lr 1e-3
+           *reference* for a fully trained encoder
+smoke      tiny-random-bert (2 layers x 64)            MNRL on 64 offline triplets          seconds (tests)
+=========  ==========================================  ===================================  =============
 
+Offline there is no pre-trained BERT and no NLI train split (see notebook 00): the paper's
+classification objective cannot teach a random encoder much from 24k pairs, so the offline NLI
+lesson uses in-batch negatives (MNRL) and notebook 03 runs the classification objective beside it.
 ``get_profile()`` picks one (``$SBERTLIB_PROFILE`` overrides) and says why in ``profile.reason``;
 ``describe(profile)`` is the sentence every notebook prints, naming stand-ins as such.
 """
@@ -38,7 +44,7 @@ class Profile:
     per-profile lives anywhere else."""
 
     name: str
-    backbone: str  # what NLI fine-tuning starts from: hub name, local folder, "minilm" or "tiny-random-bert"
+    backbone: str  # what training starts from: hub name, local folder, "random-bert-2x128", "tiny-random-bert"
     nli_source: str  # "allnli" (SNLI+MultiNLI file) or "offline-nli" (SNLI dev+test + SICK train)
     max_train_pairs: int | None  # NLI training pairs; None = all
     batch_size: int
@@ -52,6 +58,11 @@ class Profile:
     stsb_epochs: int = 4  # the paper trains 4 epochs on STSb (Table 2's BERT systems)
     eval_pairs: int | None = None  # pairs used from each evaluation set (None = all)
     dev_pairs_during_training: int | None = None  # STSb dev pairs scored during training (None = all)
+    nli_objective: str = "nli"  # the NLI lesson: "nli" (the paper's classification objective) or "mnrl"
+    lr: float = 2e-5  # learning rate of the NLI lesson (the paper: 2e-5)
+    stsb_lr: float = 2e-5  # learning rate of the STSb regression
+    stsb_batch_size: int = 16
+    reference_backbone: str | None = None  # a fully trained sentence encoder shown for reference only
     reason: str = ""  # why get_profile() chose this profile
 
 
@@ -68,16 +79,19 @@ PROFILES: dict[str, Profile] = {
         stsb_train_pairs=None, stsb_epochs=2, eval_pairs=None, dev_pairs_during_training=None,
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
-        "offline", backbones.MINILM, "offline-nli", 2_000, batch_size=16, epochs=1, max_seq_length=64,
-        evaluation_steps=12, stand_in=True, baseline_backbone=backbones.TINY,
-        stsb_train_pairs=1000, stsb_epochs=1, eval_pairs=None, dev_pairs_during_training=500,
-        description="no downloads: 2,000 NLI pairs from the offline data (SNLI dev+test and SICK train); "
-                    "about 1–2 minutes of fine-tuning on a 2-core CPU"),
+        "offline", backbones.RANDOM_SMALL, "offline-nli", None, batch_size=64, epochs=4, max_seq_length=64,
+        evaluation_steps=0, stand_in=True, baseline_backbone=backbones.RANDOM_SMALL,
+        stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=500,
+        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, reference_backbone=backbones.MINILM,
+        description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
+                    "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
+                    "2-core CPU"),
     "smoke": Profile(
         "smoke", backbones.TINY, "offline-nli", 64, batch_size=16, epochs=1, max_seq_length=32,
         evaluation_steps=2, stand_in=True, baseline_backbone=backbones.TINY,
         stsb_train_pairs=64, stsb_epochs=1, eval_pairs=200, dev_pairs_during_training=200,
-        description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI pairs"),
+        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, reference_backbone=backbones.MINILM,
+        description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI triplets"),
 }
 
 
@@ -121,8 +135,12 @@ def _offline_backbone(profile: Profile) -> Profile:
     cached = set(backbones.cached_hub_models())
     order = (PAPER_BERT, SMALL_BERT) if torch.cuda.is_available() else (SMALL_BERT, PAPER_BERT)
     for name in order:
-        if name in cached:
-            return replace(profile, backbone=name, baseline_backbone=name, stand_in=False)
+        if name in cached:  # a real BERT: the paper's own sequence, as on `laptop`
+            laptop = PROFILES["laptop"]
+            return replace(profile, backbone=name, baseline_backbone=name, stand_in=False,
+                           max_train_pairs=laptop.max_train_pairs, batch_size=16, epochs=1,
+                           nli_objective="nli", lr=laptop.lr, stsb_lr=laptop.stsb_lr, stsb_batch_size=16,
+                           reference_backbone=None, evaluation_steps=laptop.evaluation_steps)
     return profile
 
 
@@ -133,6 +151,7 @@ def _paper_is_local() -> bool:
 
 # ----------------------------------------------------------------------------- describing
 _PRETTY = {backbones.MINILM: "all-MiniLM-L6-v2 (packaged)",
+           backbones.RANDOM_SMALL: "random-bert-2x128 (2 layers, random weights)",
            backbones.TINY: "tiny-random-bert (2 layers, random weights)",
            SMALL_BERT: f"{SMALL_BERT} (a 4-layer BERT)"}
 
@@ -155,20 +174,28 @@ def describe(profile: Profile) -> str:
         head = f"{profile.name} profile: {label}, the paper's backbone."
     pairs = "all" if profile.max_train_pairs is None else f"{profile.max_train_pairs:,}"
     source = "SNLI+MultiNLI (AllNLI)" if profile.nli_source == "allnli" else "SNLI dev+test and SICK train"
-    body = (f" NLI training: {pairs} pairs of {source}, batch {profile.batch_size}, {profile.epochs} "
-            f"epoch(s), max_seq_length {profile.max_seq_length}. {profile.description[0].upper()}"
-            f"{profile.description[1:]}.")
+    what = ("triplets (MNRL, in-batch negatives)" if profile.nli_objective == "mnrl"
+            else "pairs (the paper's classification objective)")
+    body = (f" NLI lesson: {pairs} {what} of {source}, batch {profile.batch_size}, {profile.epochs} "
+            f"epoch(s), lr {profile.lr:g}, max_seq_length {profile.max_seq_length}. "
+            f"{profile.description[0].upper()}{profile.description[1:]}.")
     if profile.baseline_backbone and profile.baseline_backbone != profile.backbone:
         body += f" Untrained baseline: {backbone_label(profile.baseline_backbone)}."
+    if profile.reference_backbone:
+        body += (f" Reference for a fully trained sentence encoder (never fine-tuned here): "
+                 f"{backbone_label(profile.reference_backbone)}.")
     return head + body
 
 
 # ----------------------------------------------------------------------------- using
-def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, seed: int = 0) -> list:
-    """The NLI training pairs of ``profile``: shuffled with ``seed`` and cut to ``max_train_pairs``.
+def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, seed: int = 0,
+                   triplets: bool = False) -> list:
+    """The NLI training data of ``profile``: shuffled with ``seed`` and cut to ``max_train_pairs``.
 
     ``allnli``: the AllNLI train split (file found in the data folder, or downloaded);
     ``offline-nli``: SNLI dev + test and SICK train from the offline data folder.
+    ``triplets=True``: (premise, entailed, contradicting) triplets (``data.nli_triplets``) instead
+    of labelled pairs — what MNRL and the triplet objective train on.
     """
     from .. import data
     if profile.nli_source == "allnli":
@@ -178,6 +205,8 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
                  + data.load_sick_nli("train", data_dir))
     else:
         raise ValueError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
+    if triplets:
+        pairs = data.nli_triplets(pairs)
     random.Random(seed).shuffle(pairs)
     return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
 
@@ -189,7 +218,17 @@ def load_encoder(profile: Profile, baseline: bool = False, device=None):
     return SentenceEncoder.from_pretrained(name, max_seq_length=profile.max_seq_length, device=device)
 
 
+def load_reference(profile: Profile, device=None):
+    """The profile's fully trained reference encoder (offline: the packaged MiniLM), or None."""
+    from ..model.encoder import SentenceEncoder
+    if not profile.reference_backbone:
+        return None
+    return SentenceEncoder.from_pretrained(profile.reference_backbone, max_seq_length=profile.max_seq_length,
+                                           device=device)
+
+
 def hub_models(profile: Profile) -> list[str]:
     """The profile's backbones that come from the Hugging Face hub (what ``fetch`` downloads)."""
-    names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone) if n)
-    return [n for n in names if n not in backbones.MINILM_NAMES and not n.startswith(backbones.TINY) and not Path(n).is_dir()]
+    names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone, profile.reference_backbone) if n)
+    return [n for n in names if n not in backbones.MINILM_NAMES and not n.startswith(("tiny-random-bert", "random-bert"))
+            and not Path(n).is_dir()]

@@ -1,10 +1,16 @@
 """What one notebook trains and a later one reuses: train-or-load of the workbook's models.
 
-``trained_model(profile, "nli")`` fine-tunes the profile's backbone with the classification
-objective on the profile's NLI data the first time, saves it under ``output_dir()`` with its
-history, and simply loads it on later calls (any notebook, any kernel). ``"stsb"`` trains with
-the regression objective on STSb train; ``"nli+stsb"`` continues the NLI model on STSb (the
-paper's two-stage set-up, Table 2).
+``trained_model(profile, objective)`` trains the profile's backbone the first time, saves it under
+``output_dir()`` with its history, and simply loads it on later calls (any notebook, any kernel):
+
+* ``"nli"`` — the paper's classification objective (SoftmaxLoss) on the profile's NLI pairs;
+* ``"mnrl"`` — in-batch negatives (MultipleNegativesRankingLoss) on the NLI triplets;
+* ``"stsb"`` — the regression objective on STSb train;
+* ``"two-stage"`` — the profile's NLI lesson (``profile.nli_objective``), then STSb (Table 2).
+
+``nli_model(profile)`` is "the model trained on NLI" that later notebooks use: the paper's
+objective on ``paper``/``laptop``, MNRL offline (where the classification objective cannot teach a
+random encoder: notebook 03).
 """
 from __future__ import annotations
 
@@ -13,7 +19,7 @@ import random
 from pathlib import Path
 
 OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
-OBJECTIVES = ("nli", "stsb", "nli+stsb")
+OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage")
 
 
 def output_dir(*parts: str) -> Path:
@@ -33,7 +39,7 @@ def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean") ->
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     safe_backbone = profile.backbone.replace("/", "__")
-    return output_dir(profile.name, f"{objective.replace('+', '_')}-{safe_backbone}-{pooling}-seed{seed}")
+    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}")
 
 
 def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str = "mean",
@@ -50,8 +56,8 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     final, hist_file = folder / "final", folder / "history.json"
     if final.is_dir() and hist_file.is_file() and not retrain:
         return SentenceEncoder.load(final), History.load(hist_file)
-    if objective == "nli+stsb":
-        start, _ = trained_model(profile, "nli", seed, pooling, False, data_dir, show_progress_bar)
+    if objective == "two-stage":
+        start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar)
     else:
         from .profiles import load_encoder
         start = load_encoder(profile)
@@ -59,6 +65,21 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     history = _train(profile, objective, start, folder, seed, data_dir, show_progress_bar)
     history.save(hist_file)
     return start, history
+
+
+def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
+    """(encoder, history) of the profile's NLI lesson (``profile.nli_objective``): what later
+    notebooks call "trained on NLI"."""
+    return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
+
+
+def save_run(profile, objective: str, model, history, seed: int = 42, pooling: str = "mean") -> Path:
+    """Store a model trained in a notebook (e.g. by the student's own loop, checked equal to ``fit``)
+    where :func:`trained_model` finds it; returns the folder."""
+    folder = model_dir(profile, objective, seed, pooling)
+    model.save(folder / "final")
+    history.save(folder / "history.json")
+    return folder
 
 
 def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None):
@@ -78,11 +99,16 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
     if objective == "nli":
         train = load_nli_train(profile, data_dir)
         loss = losses.SoftmaxLoss(model, num_labels=len(data.NLI_LABELS))
-        return loss, train, {**kwargs, "epochs": profile.epochs, "save_head": True}
+        return loss, train, {**kwargs, "epochs": profile.epochs, "lr": profile.lr, "save_head": True}
+    if objective == "mnrl":
+        train = load_nli_train(profile, data_dir, triplets=True)
+        loss = losses.MultipleNegativesRankingLoss(model)
+        return loss, train, {**kwargs, "epochs": profile.epochs, "lr": profile.lr}
     train = data.load_stsb("train", data_dir)
     random.Random(seed).shuffle(train)
     train = train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
-    return losses.CosineSimilarityLoss(model), train, {**kwargs, "epochs": profile.stsb_epochs}
+    return losses.CosineSimilarityLoss(model), train, {**kwargs, "epochs": profile.stsb_epochs, "lr": profile.stsb_lr,
+                                                       "batch_size": profile.stsb_batch_size}
 
 
 def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool):

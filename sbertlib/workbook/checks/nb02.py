@@ -10,7 +10,8 @@ from ...paper import TABLE6_CONCATS
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_concat_features", "reference_features", "TABLE6_CONCATS"]
+__all__ = ["check_concat_features", "check_pooling", "check_siamese_classifier", "reference_features",
+           "TABLE6_CONCATS"]
 
 PARTS = CONCAT_PARTS
 
@@ -69,3 +70,130 @@ def check_concat_features(concat_features: Callable, u: torch.Tensor | None = No
                 raise ExerciseError(f"concat_features(u, v, {parts}) has the right shape but wrong values\n"
                                     f"Hint: {_diagnose(got, a, b, parts)}")
     ok("concat_features is right for all seven concatenations of Table 6")
+
+
+# ----------------------------------------------------------------------------- pooling
+def _pooling_cases(seed: int = 0):
+    """Token vectors with padding that cannot hide: far-away padding, and all-negative real values
+    (so a max that lets zero-filled padding in shows at once)."""
+    g = torch.Generator().manual_seed(seed)
+    for batch, seq, dim, lengths, shift in ((4, 7, 5, (7, 3, 1, 5), 0.0), (2, 6, 3, (6, 2), -5.0),
+                                            (3, 4, 8, (4, 4, 4), 0.0)):
+        tokens = torch.randn(batch, seq, dim, generator=g) + shift
+        mask = torch.zeros(batch, seq, dtype=torch.long)
+        for row, n in enumerate(lengths):
+            mask[row, :n] = 1
+            tokens[row, n:] = 100.0 if shift == 0 else 0.0
+        yield tokens, mask
+
+
+def _pooling_hint(mode: str, got: torch.Tensor, tokens: torch.Tensor, mask: torch.Tensor) -> str:
+    m = mask.unsqueeze(-1).to(tokens.dtype)
+    close = lambda x: tuple(x.shape) == tuple(got.shape) and torch.allclose(got, x, atol=1e-4)  # noqa: E731
+    last = tokens[torch.arange(len(mask)), mask.sum(1) - 1]
+    known = {
+        "mean": [(tokens.mean(1), "that is the mean over all positions: padding was counted. Multiply by the mask "
+                                  "(unsqueezed to (B, T, 1)) and divide by the real-token count"),
+                 ((tokens * m).sum(1), "that is the masked sum: divide by mask.sum(dim=1) (tokens per sentence)"),
+                 ((tokens * m).sum(1) / tokens.shape[1], "you divided by the padded length T, not by each "
+                                                         "sentence's own token count mask.sum(dim=1)")],
+        "max": [(tokens.max(1).values, "padding won the max: set padded positions to -inf first "
+                                       "(token_embeddings.masked_fill(mask.unsqueeze(-1) == 0, float('-inf')))"),
+                ((tokens * m).max(1).values, "zeroing the padding is not enough: when every real value is negative "
+                                             "a padded 0 wins. Fill the padding with -inf instead")],
+        "cls": [(last, "that is the last real token ([SEP]); [CLS] is position 0: token_embeddings[:, 0]"),
+                (tokens[:, -1], "that is the last position; [CLS] is position 0: token_embeddings[:, 0]"),
+                (tokens.mean(1), "CLS pooling takes one position, the first: token_embeddings[:, 0]")],
+    }
+    for value, hint in known[mode]:
+        if close(value):
+            return hint
+    return {"mean": "sum(token vectors × mask) / sum(mask), per sentence",
+            "max": "the largest value of each dimension over the real tokens only",
+            "cls": "the vector at position 0 of every sentence"}[mode]
+
+
+def check_pooling(pool_fn: Callable) -> None:
+    """Check ``pool(token_embeddings, attention_mask, mode)`` for mode ``"mean"``, ``"max"``, ``"cls"``:
+    ``(B, T, H)`` and ``(B, T)`` → ``(B, H)``, equal to ``sbertlib.model.pooling.pool``. Padding is
+    made impossible to miss (far-away vectors; all-negative values with zero padding)."""
+    from ...model.pooling import pool as reference
+    require(callable(pool_fn), "pass your function itself: check_pooling(pool)")
+    for mode in ("mean", "max", "cls"):
+        for tokens, mask in _pooling_cases():
+            got = _call(pool_fn, tokens.clone(), mask.clone(), mode)
+            require(isinstance(got, torch.Tensor), f"pool(..., {mode!r}) returned {type(got).__name__}, not a tensor",
+                    "return a torch tensor of shape (batch, dim)")
+            want = reference(tokens, mask, mode)
+            require(tuple(got.shape) == tuple(want.shape),
+                    f"pool(..., {mode!r}) on shape {tuple(tokens.shape)} returned {tuple(got.shape)}, "
+                    f"expected {tuple(want.shape)} = (batch, dim)", "reduce over the sequence axis, dim=1")
+            if not torch.allclose(got.detach().float(), want, atol=1e-5):
+                raise ExerciseError(f"pool(..., {mode!r}) gives the wrong vectors\n"
+                                    f"Hint: {_pooling_hint(mode, got.detach().float(), tokens, mask)}")
+    ok("pool is right for mean, max and cls: padding never gets in")
+
+
+# ----------------------------------------------------------------------------- the classification head
+def _classifier_inputs(dim: int, seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    u, v = torch.randn(5, dim, generator=g), torch.randn(5, dim, generator=g)
+    return u, v, torch.tensor([0, 1, 2, 1, 0])
+
+
+def _head_hint(student, reference, u, v, labels) -> str:
+    """Name the usual mistake by rebuilding it with the student's own weights."""
+    import torch.nn.functional as F
+    weight, bias = reference.classifier.weight, reference.classifier.bias
+    variants = {
+        "the features are (u, v, u − v): take the absolute value |u − v|": torch.cat([u, v, u - v], 1),
+        "the parts are in the wrong order: the paper's is (u, v, |u − v|)": torch.cat([v, u, (u - v).abs()], 1),
+        "the parts are in the wrong order: (u, v, |u − v|), |u − v| last": torch.cat([(u - v).abs(), u, v], 1),
+    }
+    got = float(student.loss_from_embeddings([u, v], labels))
+    for hint, feats in variants.items():
+        if abs(got - float(F.cross_entropy(F.linear(feats, weight, bias), labels))) < 1e-5:
+            return hint
+    logits = F.linear(torch.cat([u, v, (u - v).abs()], 1), weight, bias)
+    if abs(got - float(F.cross_entropy(logits.softmax(1), labels))) < 1e-5:
+        return ("softmax was applied twice: F.cross_entropy takes the raw logits (it applies log-softmax itself); "
+                "the paper's softmax is inside the cross-entropy")
+    if abs(got - float(F.cross_entropy(logits, labels, reduction="sum"))) < 1e-4:
+        return "that is the sum over the batch: use the mean (F.cross_entropy's default reduction)"
+    return "loss = F.cross_entropy(self.classifier(torch.cat([u, v, (u - v).abs()], dim=1)), labels)"
+
+
+def check_siamese_classifier(cls, encoder) -> None:
+    """Check the student's ``SiameseClassifier(model, num_labels=3)`` (a ``losses.SBERTLoss``):
+    a ``classifier`` ``nn.Linear(3n, k)`` with a bias, and ``loss_from_embeddings([u, v], labels)``
+    equal to ``sbertlib.losses.SoftmaxLoss`` given the same weights, on random vectors. Known
+    mistakes (``u − v`` without abs, parts reordered, softmax twice, summed loss) get their own hint."""
+    from ... import losses
+    require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
+            "pass your class itself, a subclass of losses.SBERTLoss: check_siamese_classifier(SiameseClassifier, encoder)")
+    try:
+        student = cls(encoder, num_labels=3)
+    except NotImplementedError:
+        raise ExerciseError("SiameseClassifier is not written yet\nHint: fill in __init__ and loss_from_embeddings") from None
+    head = getattr(student, "classifier", None)
+    require(isinstance(head, torch.nn.Linear), "self.classifier is not an nn.Linear",
+            "self.classifier = nn.Linear(3 * model.dim, num_labels)")
+    n = int(encoder.dim)
+    require((head.in_features, head.out_features) == (3 * n, 3),
+            f"classifier is {head.in_features} → {head.out_features}, expected {3 * n} → 3 (3n → k)",
+            "its input is (u, v, |u − v|): three vectors of n numbers")
+    require(head.bias is not None, "the classifier has no bias", "nn.Linear(..., bias=True), as sentence-transformers")
+    require(student.model is encoder, "self.model is not the encoder you passed in",
+            "call super().__init__(model): the one encoder both sentences go through")
+    reference = losses.SoftmaxLoss(encoder, num_labels=3)
+    reference.classifier.load_state_dict(head.state_dict())
+    u, v, labels = _classifier_inputs(n)
+    with torch.no_grad():
+        got = student.loss_from_embeddings([u, v], labels)
+        require(isinstance(got, torch.Tensor) and got.dim() == 0,
+                f"loss_from_embeddings returned {got!r}", "return one scalar tensor: the mean cross-entropy")
+        want = reference.loss_from_embeddings([u, v], labels)
+        if not torch.allclose(got, want, atol=1e-5):
+            raise ExerciseError(f"loss {float(got):.5f}, expected {float(want):.5f}\n"
+                                f"Hint: {_head_hint(student, reference, u, v, labels)}")
+    ok(f"SiameseClassifier computes softmax(W·(u, v, |u−v|)) + cross-entropy, W: {3 * n} → 3, as SoftmaxLoss")

@@ -1,164 +1,212 @@
-"""Self-checks for ``03_finetuning_on_nli``."""
+"""Self-checks for ``03_train_it_yourself``: the student's training loop and MNRL.
+
+``check_train_loop`` runs the student's loop and the library's :func:`sbertlib.training.fit` from
+the same weights and seed and compares the loss of every step (≤ 1e-5). While the student's loop
+runs it watches what the loop does — which sentences each forward pass sees, whether dropout is
+on, whether gradients were zeroed, the learning rate and the gradient norm at every optimizer
+step — so a wrong loop is told *which* of the usual mistakes it made.
+"""
 from __future__ import annotations
 
+import copy
 import math
 from typing import Callable
 
-import numpy as np
 import torch
+import torch.nn.functional as F
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from ...data import NLI_LABELS
-from . import ExerciseError, ok, require, two_items
-from .nb00 import _call
+from ... import losses
+from ...training import epoch_batches, fit, prepare_examples
+from . import ExerciseError, ok, require
 
-__all__ = ["check_schedule", "schedule_truth", "check_predict_nli", "predict_nli_truth"]
+__all__ = ["check_train_loop", "check_mnrl"]
 
-# (n_examples, batch_size, epochs, warmup_ratio): chosen so that the usual slips give other answers.
-SCHEDULE_CASES: tuple[tuple[int, int, int, float], ...] = (
-    (2000, 16, 1, 0.1),      # offline profile: 125 steps, 12.5 → 13 warm-up steps
-    (64, 16, 1, 0.1),        # smoke profile: 4 steps, 0.4 → 1
-    (942_069, 16, 1, 0.1),   # the paper's AllNLI size (about 940k pairs)
-    (100, 16, 3, 0.1),       # a last, smaller batch and three epochs
-    (5749, 16, 4, 0.1),      # STSb train, four epochs (the paper's regression set-up)
-    (10, 3, 2, 0.25),
-)
+# Settings of the comparison: a learning rate large enough, a clipping norm small enough and a
+# warm-up long enough that each usual mistake changes the losses.
+SETTINGS = dict(epochs=2, batch_size=8, lr=1e-3, warmup_ratio=0.25, max_grad_norm=0.05, seed=7)
+N_EXAMPLES = 36  # 5 batches per epoch, the last one smaller
 
 
-def schedule_truth(n_examples: int, batch_size: int, epochs: int, warmup_ratio: float = 0.1) -> tuple[int, int]:
-    """``(total_steps, warmup_steps)`` exactly as :func:`sbertlib.training.fit` plans them."""
-    total = epochs * math.ceil(n_examples / batch_size)
-    return total, math.ceil(warmup_ratio * total)
+class _Watch:
+    """Records what the student's loop does (forward passes, backward passes, optimizer steps)."""
+
+    def __init__(self, loss: losses.SBERTLoss):
+        self.loss, self.texts, self.training, self.stale_grad, self.lrs, self.norms = loss, [], [], [], [], []
+        self._handles = []
+        model, tokenize = loss.model, loss.model.tokenize
+
+        def watched_tokenize(texts, *args, **kwargs):
+            self.texts.append(list(texts))
+            self.training.append(model.training)
+            return tokenize(texts, *args, **kwargs)
+        model.tokenize = watched_tokenize
+        probe = next(p for n, p in loss.named_parameters() if "LayerNorm.weight" in n)
+        self._handles.append(probe.register_hook(self._on_backward(probe)))
+        self._handles.append(register_optimizer_step_pre_hook(self._on_step))
+
+    def _on_backward(self, probe):
+        def hook(grad):
+            self.stale_grad.append(probe.grad is not None and bool(probe.grad.abs().sum() > 0))
+        return hook
+
+    def _on_step(self, optimizer, args, kwargs):
+        params = [p for p in self.loss.parameters() if p.grad is not None] or [torch.zeros(1)]
+        self.lrs.append(optimizer.param_groups[0]["lr"])
+        self.norms.append(float(torch.linalg.vector_norm(torch.stack([
+            p.grad.norm() if p.grad is not None else p.sum() for p in params]))))
+
+    def close(self):
+        for h in self._handles:
+            h.remove()
+        del self.loss.model.tokenize
 
 
-def _as_int(x, what: str) -> int:
-    if isinstance(x, torch.Tensor) and x.numel() == 1:
-        x = x.item()
-    require(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool),
-            f"{what} is {x!r}, not a number", "return two integers: (total_steps, warmup_steps)")
-    require(float(x) == int(x), f"{what} is {x}, not a whole number of steps",
-            "a step count is an integer: round with math.ceil")
-    return int(x)
+def _fresh_pair(encoder, make_loss):
+    """Two identical (encoder, loss) copies: one for fit, one for the student's loop."""
+    torch.manual_seed(0)
+    model = copy.deepcopy(encoder).cpu()
+    loss = make_loss(model)
+    twin = copy.deepcopy(loss)
+    return loss, twin
 
 
-def _schedule_hint(got: tuple[int, int], n: int, b: int, e: int, r: float) -> str:
-    total, warm = schedule_truth(n, b, e, r)
-    if got == (warm, total):
-        return "you returned (warmup_steps, total_steps): the order is (total_steps, warmup_steps)"
-    if got[0] == e * (n // b) and got[0] != total:
-        return ("n_examples / batch_size rounded *down* drops the last, smaller batch — it is a step too: "
-                "use math.ceil")
-    if got[0] == math.ceil(n / b) and e > 1:
-        return "multiply the steps of one epoch by the number of epochs"
-    if got[0] == total and got[1] == int(r * total):
-        return "fit() rounds the warm-up *up*: math.ceil(warmup_ratio * total_steps)"
-    if got[0] == total and got[1] == math.ceil(r * math.ceil(n / b)):
-        return "the warm-up is a fraction of *all* training steps, not of one epoch"
-    if got[0] == total:
-        return "total_steps is right; warmup_steps = math.ceil(warmup_ratio * total_steps)"
-    return "steps per epoch = ceil(n_examples / batch_size); total = epochs × that"
+def _expected(loss, examples, s: dict):
+    history = fit(loss.model, loss, examples, show_progress_bar=False, **s)
+    n = len(examples)
+    first_col = [[examples[i].texts[0] for i in ids] for e in range(s["epochs"])
+                 for ids in epoch_batches(n, s["batch_size"], s["seed"], e)]
+    return history.losses, [r["lr"] for r in history.records], first_col
 
 
-def check_schedule(schedule: Callable, profile=None) -> None:
-    """Check ``schedule(n_examples, batch_size, epochs, warmup_ratio) -> (total_steps, warmup_steps)``.
-
-    Compared with the formula :func:`sbertlib.training.fit` uses on several hidden settings (a last
-    partial batch, several epochs, the paper's data size), plus the profile's own if given.
-    """
-    require(callable(schedule), f"pass your function itself, not {type(schedule).__name__}",
-            "check_schedule(schedule) — no parentheses after the name")
-    cases = list(SCHEDULE_CASES)
-    if profile is not None and profile.max_train_pairs:
-        cases.insert(0, (profile.max_train_pairs, profile.batch_size, profile.epochs, 0.1))
-    for n, b, e, r in cases:
-        got = _call(schedule, n, b, e, r)
-        items = two_items(got, f"schedule({n}, {b}, {e}, {r}) returned", "return a pair: (total_steps, warmup_steps)")
-        pair = (_as_int(items[0], "total_steps"), _as_int(items[1], "warmup_steps"))
-        want = schedule_truth(n, b, e, r)
-        require(pair == want,
-                f"for {n:,} examples, batch {b}, {e} epoch(s), warm-up ratio {r}: you returned {pair}, "
-                f"fit() plans {want}", _schedule_hint(pair, n, b, e, r))
-    total, warm = schedule_truth(940_000, 16, 1, 0.1)
-    ok(f"schedule is right — e.g. one epoch over ~940k NLI pairs (the paper's) is {total:,} steps, "
-       f"{warm:,} of them warm-up")
+def _schedule_hint(got: list[float], want: list[float], s: dict, n: int) -> str:
+    per_epoch = math.ceil(n / s["batch_size"])
+    total = s["epochs"] * per_epoch
+    warm = math.ceil(s["warmup_ratio"] * total)
+    if len(got) > 1 and all(math.isclose(a, b, abs_tol=1e-12) for a, b in zip(got, want[1:])):
+        return ("every step uses the next step's rate (off by one): the first step's rate is 0 — read the "
+                "schedule before stepping it, i.e. call scheduler.step() after optimizer.step()")
+    if got and max(got) > 0 and got.index(max(got)) != want.index(max(want)):
+        return (f"the rate peaks at step {got.index(max(got)) + 1}, expected {warm + 1}: the warm-up is "
+                f"ceil(warmup_ratio × total steps) = {warm} steps, planned over all {total} steps "
+                f"(epochs × ceil(n / batch_size)), not one epoch ({per_epoch})")
+    if got and got[-1] > want[-1] + 1e-12:
+        return (f"after the warm-up the rate must fall linearly to 0 at step {total} (all epochs): "
+                f"factor (total − step) / (total − warmup)")
+    return f"expected the rates {[f'{x:.2e}' for x in want[:6]]}…, got {[f'{x:.2e}' for x in got[:6]]}…"
 
 
-# ----------------------------------------------------------------------------- NLI predictions
-class _FakeEncoder(torch.nn.Module):
-    """Just enough of a SentenceEncoder for a SoftmaxLoss head: a ``dim`` and a parameter."""
+def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, first_col, s: dict, n: int) -> None:
+    steps = len(want)
+    require(len(got) == steps, f"your loop ran {len(got)} steps, expected {steps} = {s['epochs']} epochs × "
+            f"ceil({n} / {s['batch_size']})", "keep the last, smaller batch of each epoch; loop over every epoch")
+    columns = len(watch.texts) // max(1, steps)
+    seen = [watch.texts[k * columns] for k in range(steps)] if columns else []
+    require(columns >= 2, "each step should tokenize every text column (premises, hypotheses, …) once",
+            "columns = list(zip(*(ex.texts for ex in batch))); one model.tokenize(list(col)) per column")
+    for k, (a, b) in enumerate(zip(seen, first_col)):
+        require(a == b, f"step {k + 1} trained on other sentences than fit's (first: {a[0]!r}, expected {b[0]!r})",
+                "for epoch e: torch.randperm(n, generator=torch.Generator().manual_seed(seed + 1_000_003 * e)), "
+                "then consecutive slices of batch_size")
+    require(all(watch.training), "the encoder was in eval mode during training: dropout was off",
+            "call model.train() (or loss.train()) before the loop")
+    require(not any(watch.stale_grad), "gradients from the previous step were still there at backward(): "
+            "they add up step after step", "optimizer.zero_grad() once per step, before loss.backward()")
+    require(len(watch.lrs) == steps, f"optimizer.step() ran {len(watch.lrs)} times for {steps} batches",
+            "one optimizer.step() per batch")
+    if any(not math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12) for a, b in zip(watch.lrs, want_lrs)):
+        raise ExerciseError("the learning rate schedule differs from fit's\nHint: "
+                            + _schedule_hint(watch.lrs, want_lrs, s, n))
+    worst = max(watch.norms) if watch.norms else 0.0
+    require(worst <= s["max_grad_norm"] * 1.001 + 1e-8,
+            f"a gradient of norm {worst:.3g} reached optimizer.step() (max_grad_norm = {s['max_grad_norm']})",
+            "torch.nn.utils.clip_grad_norm_(loss.parameters(), max_grad_norm) after backward(), before step()")
+    k = next(i for i, (a, b) in enumerate(zip(got, want)) if abs(a - b) > 1e-5)
+    raise ExerciseError(f"step {k + 1}: loss {got[k]:.6f}, fit's {want[k]:.6f}\nHint: seed with "
+                        "torch.manual_seed(seed) first; embed each column with the one encoder, in column order; "
+                        "value = loss.loss_from_embeddings(embeddings, labels)")
 
-    def __init__(self, dim: int):
-        super().__init__()
-        self.dim = dim
-        self.weight = torch.nn.Parameter(torch.zeros(1))
 
-
-def predict_nli_truth(loss, u: torch.Tensor, v: torch.Tensor) -> list[str]:
-    """The label names of the head's largest logit, in the order of :data:`sbertlib.data.NLI_LABELS`."""
-    with torch.no_grad():
-        return [NLI_LABELS[i] for i in loss.logits(u, v).argmax(dim=1).tolist()]
-
-
-def _hidden_heads():
-    from ...losses import SoftmaxLoss
-    g = torch.Generator().manual_seed(3)
-    for dim, batch, concat in ((6, 9, ("u", "v", "|u-v|")), (4, 7, ("u", "v", "|u-v|", "u*v"))):
-        torch.manual_seed(11 + dim)
-        loss = SoftmaxLoss(_FakeEncoder(dim), num_labels=len(NLI_LABELS), concat=concat)
-        with torch.no_grad():
-            loss.classifier.weight.mul_(4)
-        yield loss, torch.randn(batch, dim, generator=g), torch.randn(batch, dim, generator=g)
-
-
-def _labels_from(got, n: int) -> list:
-    require(got is not None and got is not NotImplemented and got is not Ellipsis,
-            f"your function returned {got!r}", f"return a list of {n} label names, one per pair")
-    if isinstance(got, torch.Tensor):
-        got = got.tolist()
-    if isinstance(got, str):
-        got = [got]
+def _run(train_loop: Callable, make_loss, encoder, data, what: str) -> list[float]:
+    loss, twin = _fresh_pair(encoder, make_loss)
+    examples = prepare_examples(data[:N_EXAMPLES], loss)
+    want, want_lrs, first_col = _expected(loss, examples, SETTINGS)
+    twin.model.eval()  # a loop that forgets model.train() trains without dropout
+    watch = _Watch(twin)
     try:
-        items = list(got)
-    except TypeError:
-        raise ExerciseError(f"your function returned {got!r}, not a list of labels\n"
-                            f"Hint: return one label name per pair") from None
-    require(len(items) == n, f"you returned {len(items)} labels for {n} pairs",
-            "take the argmax over the classes (dim=1), one label per row of u and v")
-    return items
+        got = train_loop(twin, examples, **SETTINGS)
+    except NotImplementedError:
+        raise ExerciseError("train_loop is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+    finally:
+        watch.close()
+    require(isinstance(got, (list, tuple)) and all(isinstance(x, (float, int)) for x in got),
+            f"train_loop returned {type(got).__name__}, not a list of numbers",
+            "append value.item() (a python float) for every step and return the list")
+    got = [float(x) for x in got]
+    if len(got) != len(want) or max(abs(a - b) for a, b in zip(got, want)) > 1e-5:
+        _diagnose(watch, got, want, want_lrs, first_col, SETTINGS, len(examples))
+    return [abs(a - b) for a, b in zip(got, want)]
 
 
-def check_predict_nli(predict_nli: Callable, loss=None, u: torch.Tensor | None = None,
-                      v: torch.Tensor | None = None) -> None:
-    """Check ``predict_nli(loss, u, v) -> list of label names`` on hidden classifier heads.
+def check_train_loop(train_loop: Callable, encoder, pairs, triplets) -> None:
+    """Run ``train_loop(loss, examples, **SETTINGS)`` and ``fit`` from the same weights and seed —
+    with the classification objective on NLI ``pairs`` and with MNRL on ``triplets`` — and require
+    the same loss at every step (≤ 1e-5); a mismatch is explained (see the module docstring)."""
+    require(callable(train_loop), "pass your function itself: check_train_loop(train_loop, encoder, pairs, triplets)")
+    diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs, "classification")
+    diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets, "MNRL")
+    ok(f"your loop is fit's loop: {len(diffs)} steps (classification on pairs, MNRL on triplets), "
+       f"largest loss difference {max(diffs):.1e}")
 
-    The truth is the name (from ``NLI_LABELS``) of the largest of ``loss.logits(u, v)`` per row;
-    also checked on the notebook's ``loss, u, v`` when given.
-    """
-    require(callable(predict_nli), f"pass your function itself, not {type(predict_nli).__name__}",
-            "check_predict_nli(predict_nli, loss, u, v) — no parentheses after the name")
-    cases = list(_hidden_heads())
-    if loss is not None and u is not None and v is not None:
-        cases.append((loss, u.detach(), v.detach()))
-    for head, a, b in cases:
-        want = predict_nli_truth(head, a, b)
-        got = _labels_from(_call(predict_nli, head, a.clone(), b.clone()), len(want))
-        if all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in got):
-            raise ExerciseError("you returned class ids, not label names\n"
-                                f"Hint: turn each id into its name with data.NLI_LABELS[i] ({NLI_LABELS})")
-        require(all(isinstance(x, str) for x in got), f"your labels {got[:3]}… are not all strings",
-                f"return names out of {NLI_LABELS}")
-        if got != want:
-            ids = head.logits(a, b).detach()
-            if got == [NLI_LABELS[i] for i in ids.argmin(dim=1).tolist()]:
-                raise ExerciseError("your labels are those of the *smallest* logit (argmin)\n"
-                                    "Hint: the predicted class has the largest logit: argmax(dim=1)")
-            other = ("entailment", "neutral", "contradiction")
-            if got == [other[i] for i in ids.argmax(dim=1).tolist()]:
-                raise ExerciseError("right argmax, wrong names: you used the MultiNLI order "
-                                    "(entailment, neutral, contradiction)\n"
-                                    f"Hint: class i is data.NLI_LABELS[i] = {NLI_LABELS}")
-            wrong = sum(g != w for g, w in zip(got, want))
-            raise ExerciseError(f"{wrong} of {len(want)} predictions differ from the head's argmax "
-                                f"(first: you said {got[0]!r}, the head says {want[0]!r})\n"
-                                "Hint: logits = loss.logits(u, v); the class is logits.argmax(dim=1); "
-                                "its name is data.NLI_LABELS[class]")
-    ok("predict_nli is right: the label is the class with the largest logit of W_t · (u, v, |u−v|)")
+
+# ----------------------------------------------------------------------------- MNRL
+def _mnrl_hint(student, u, p, n, scale: float) -> str:
+    got = float(student.loss_from_embeddings([u, p, n]))
+    cand = torch.cat([p, n])
+    cos = F.normalize(u, dim=1) @ F.normalize(cand, dim=1).T
+    target = torch.arange(len(u))
+    known = {
+        "no scale: multiply the cosines by scale (20) before the softmax — cosines in [−1, 1] make a soft, "
+        "slow softmax": F.cross_entropy(cos, target),
+        "the scores are dot products, not cosines: normalise the vectors first (F.normalize)":
+            F.cross_entropy(u @ cand.T * scale, target),
+        "the hard negatives were left out: candidates are all positives AND all negatives, torch.cat(embeddings[1:])":
+            F.cross_entropy(F.normalize(u, dim=1) @ F.normalize(p, dim=1).T * scale, target),
+        "the right candidate of anchor i is column i (its own positive): targets = torch.arange(B)":
+            F.cross_entropy(cos * scale, torch.zeros_like(target)),
+        "that is a distance, where a similarity is meant: higher score must mean more similar":
+            F.cross_entropy(-cos * scale, target),
+        "use the mean over the batch (F.cross_entropy's default), not the sum":
+            F.cross_entropy(cos * scale, target, reduction="sum"),
+    }
+    for hint, value in known.items():
+        if abs(got - float(value)) < 1e-4:
+            return hint
+    return "scores = scale · cos(anchor_i, candidate_j); loss = F.cross_entropy(scores, torch.arange(B))"
+
+
+def check_mnrl(cls, encoder) -> None:
+    """Check the student's ``MNRL(model, scale=20.0)`` (a ``losses.SBERTLoss``) against
+    :class:`sbertlib.losses.MultipleNegativesRankingLoss` on random anchors, positives and hard
+    negatives (and without negatives)."""
+    require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
+            "pass your class itself, a subclass of losses.SBERTLoss: check_mnrl(MNRL, encoder)")
+    student = cls(encoder)
+    reference = losses.MultipleNegativesRankingLoss(encoder)
+    g = torch.Generator().manual_seed(1)
+    for b, d in ((6, 8), (4, 16)):
+        u, p, n = (torch.randn(b, d, generator=g) for _ in range(3))
+        for embeddings in ([u, p, n], [u, p]):
+            try:
+                got = student.loss_from_embeddings(embeddings, None)
+            except NotImplementedError:
+                raise ExerciseError("MNRL is not written yet\nHint: fill in loss_from_embeddings") from None
+            require(isinstance(got, torch.Tensor) and got.dim() == 0, f"loss_from_embeddings returned {got!r}",
+                    "return one scalar tensor")
+            want = reference.loss_from_embeddings(embeddings)
+            if not torch.allclose(got, want, atol=1e-5):
+                hint = _mnrl_hint(student, u, p, n, reference.scale) if len(embeddings) == 3 else \
+                    "with two columns the candidates are just the positives"
+                raise ExerciseError(f"MNRL loss {float(got):.5f}, expected {float(want):.5f} "
+                                    f"({len(embeddings)} columns, batch {b})\nHint: {hint}")
+    ok("MNRL is right: a softmax over scale·cos to every positive and hard negative of the batch")
