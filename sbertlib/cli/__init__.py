@@ -4,6 +4,7 @@
 command        does
 =============  =============================================================
 ``evaluate``   Spearman ×100 of any encoder on Table 1's STS sets
+``train``      train a profile's lesson; STSb test before and after
 ``bench``      encode / train throughput, ours beside sentence-transformers
 ``fetch``      download what a profile needs, once, on a machine with internet
 ``envcheck``   [OK]/[FAIL] for packages, device, data and profile
@@ -16,7 +17,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-COMMANDS = ("evaluate", "bench", "fetch", "envcheck", "build", "student")
+COMMANDS = ("evaluate", "train", "bench", "fetch", "envcheck", "build", "student")
 
 
 def main(argv: list[str] | None = None) -> int:

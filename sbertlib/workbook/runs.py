@@ -73,13 +73,37 @@ def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
 
 
-def save_run(profile, objective: str, model, history, seed: int = 42, pooling: str = "mean") -> Path:
-    """Store a model trained in a notebook (e.g. by the student's own loop, checked equal to ``fit``)
-    where :func:`trained_model` finds it; returns the folder."""
+def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean") -> bool:
+    """True when ``trained_model(profile, objective)`` would load rather than train."""
     folder = model_dir(profile, objective, seed, pooling)
-    model.save(folder / "final")
+    return (folder / "final").is_dir() and (folder / "history.json").is_file()
+
+
+def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: float, warmup_ratio: float = 0.1,
+             seed: int = 42, pooling: str = "mean", trained_by: str = "notebook"):
+    """Store a model trained in a notebook (e.g. by the student's own loop, checked equal to ``fit``)
+    where :func:`trained_model` finds it; returns its :class:`History` (one record per step, with the
+    learning rate of fit's schedule for ``lr`` and ``warmup_ratio``, which that loop follows)."""
+    import math
+
+    import torch
+
+    from ..training import History, linear_warmup
+    total = len(step_losses)
+    optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
+    schedule = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
+    lrs = []
+    for _ in range(total):
+        lrs.append(schedule.get_last_lr()[0])
+        optimizer.step()
+        schedule.step()
+    folder = model_dir(profile, objective, seed, pooling)
+    history = History(profile=profile.name, backbone=profile.backbone, loss=type(loss).__name__,
+                      total_steps=total, seconds=float(seconds), settings={"trained_by": trained_by, "lr": lr},
+                      records=[{"step": k + 1, "loss": float(v), "lr": lrs[k]} for k, v in enumerate(step_losses)])
+    loss.model.save(folder / "final")
     history.save(folder / "history.json")
-    return folder
+    return history
 
 
 def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None):
@@ -108,7 +132,8 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
     random.Random(seed).shuffle(train)
     train = train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
     return losses.CosineSimilarityLoss(model), train, {**kwargs, "epochs": profile.stsb_epochs, "lr": profile.stsb_lr,
-                                                       "batch_size": profile.stsb_batch_size}
+                                                       "batch_size": profile.stsb_batch_size,
+                                                       "length_grouping": profile.stsb_length_grouping}
 
 
 def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool):

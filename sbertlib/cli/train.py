@@ -1,0 +1,66 @@
+"""Command line: train a profile's lesson and print STSb test Spearman ×100 before and after.
+
+    python -m sbertlib train --profile offline                      # the profile's NLI lesson
+    python -m sbertlib train --profile offline --objective two-stage --json
+    python -m sbertlib train --profile paper --objective nli        # the paper's SBERT-NLI (a GPU)
+
+Objectives: ``nli`` (the paper's classification objective on NLI pairs), ``mnrl`` (in-batch
+negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (the profile's NLI
+lesson, then STSb). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
+laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR`` or
+``runs/``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sbertlib train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default=None, help="paper, laptop, offline, smoke (default: $SBERTLIB_PROFILE or auto)")
+    ap.add_argument("--objective", choices=tuple(OBJECTIVES), default=None,
+                    help="default: the profile's NLI lesson")
+    ap.add_argument("--seed", type=int, default=42)
+    ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR or runs/)")
+    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR)")
+    ap.add_argument("--reuse", action="store_true", help="load stages trained before instead of training again")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    if args.output_dir:
+        os.environ["SBERTLIB_OUTPUT_DIR"] = args.output_dir
+    from .. import data, evaluation
+    from ..workbook import profiles, runs
+    profile = profiles.get_profile(args.profile)
+    objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
+    test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
+    before = evaluation.evaluate_sts(profiles.load_encoder(profile), test, measures=("cosine",)).main
+    started = time.perf_counter()
+    stages = [profile.nli_objective, "two-stage"] if objective == "two-stage" else [objective]
+    seconds = {}
+    for stage in stages:
+        model, history = runs.trained_model(profile, stage, seed=args.seed, retrain=not args.reuse,
+                                            data_dir=args.data_dir, show_progress_bar=not args.json)
+        seconds[stage] = round(history.seconds, 1)
+    after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
+    result = {"profile": profile.name, "backbone": profile.backbone, "objective": args.objective or objective,
+              "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
+              "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
+              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], args.seed) / "final")}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{profile.name} profile, {profiles.backbone_label(profile.backbone)}, objective {result['objective']}: "
+              f"STSb test ({len(test):,} pairs) {before:.2f} → {after:.2f} ({after - before:+.2f}) "
+              f"in {result['seconds']:.0f} s; model in {result['model']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
