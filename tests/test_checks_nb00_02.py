@@ -95,29 +95,40 @@ def test_nb01_hours_wrong(wrong, hint):
         nb01.check_cross_encoder_hours(wrong)
 
 
-# ----------------------------------------------------------------------------- nb01: mean pooling
-def good_mean(tokens, mask):
-    m = mask.unsqueeze(-1).float()
-    return (tokens * m).sum(1) / m.sum(1)
+# ----------------------------------------------------------------------------- nb01: anisotropy
+def good_anisotropy(v):
+    x = np.asarray(v, dtype=float)
+    x = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos = x @ x.T
+    n = len(x)
+    return (cos.sum() - n) / (n * (n - 1))
 
 
-def test_nb01_mean_pooling_right(capsys):
-    nb01.check_mean_pooling(good_mean)
-    nb01.check_mean_pooling(lambda t, m: good_mean(t, m).numpy())  # a numpy array is accepted too
+def test_nb01_anisotropy_right(capsys):
+    nb01.check_anisotropy(good_anisotropy)
+    nb01.check_anisotropy(lambda v: torch.tensor(good_anisotropy(v)))  # a 0-d tensor is accepted too
     assert capsys.readouterr().out.count("[OK]") == 2
 
 
+def test_nb01_anisotropy_truth():
+    assert nb01.anisotropy_truth(np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 3.0]])) == pytest.approx(1 / 3)
+    assert nb01.anisotropy_truth(np.eye(4)) == pytest.approx(0.0)
+
+
+def _unit(v):
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
 @pytest.mark.parametrize("wrong, hint", [
-    (lambda t, m: t.mean(dim=1), "padding was included"),
-    (lambda t, m: (t * m.unsqueeze(-1)).sum(1), "masked sum"),
-    (lambda t, m: (t * m.unsqueeze(-1)).sum(1) / t.shape[1], "padded length"),
-    (lambda t, m: good_mean(t, m).T, "shape"),
-    (lambda t, m: t[:, 0], None),  # CLS, not mean
-    (lambda t, m: None, None),
+    (lambda v: (_unit(v) @ _unit(v).T).mean(), "diagonal"),                      # each sentence with itself
+    (lambda v: (v @ v.T)[~np.eye(len(v), dtype=bool)].mean(), "dot product"),    # not normalised
+    (lambda v: good_anisotropy(v - v.mean(axis=0)), "centred"),                  # measures the fixed vectors
+    (lambda v: 0.9, None),
+    (lambda v: None, None),
 ])
-def test_nb01_mean_pooling_wrong(wrong, hint):
+def test_nb01_anisotropy_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
-        nb01.check_mean_pooling(wrong)
+        nb01.check_anisotropy(wrong)
 
 
 # ----------------------------------------------------------------------------- nb02

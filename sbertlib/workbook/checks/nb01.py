@@ -1,4 +1,7 @@
-"""Self-checks for ``01_broken_baselines``."""
+"""Self-checks for ``01_broken_baselines``: the pair-count warm-up and the anisotropy measure.
+
+(Mean pooling is built once, in notebook 02: its check lives in ``nb02``.)
+"""
 from __future__ import annotations
 
 import math
@@ -10,7 +13,7 @@ import torch
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_pair_count", "check_cross_encoder_hours", "check_mean_pooling"]
+__all__ = ["check_pair_count", "check_cross_encoder_hours", "check_anisotropy", "anisotropy_truth"]
 
 PAPER_HOURS_10K = 65.0  # paper, Section 1: 10,000 sentences with a BERT cross-encoder on a V100
 _PAIR_NS = (0, 1, 2, 3, 4, 10, 100, 10_000, 123_457)
@@ -23,7 +26,8 @@ def _reference_pairs(n: int) -> int:
 def _number(x, what: str) -> float:
     require(x is not None and x is not NotImplemented, f"{what} is {x!r}", "return a number")
     if isinstance(x, (torch.Tensor, np.ndarray)):
-        require(np.size(x) == 1, f"{what} has shape {tuple(np.shape(x))}, not a single number")
+        size = x.numel() if isinstance(x, torch.Tensor) else np.size(x)
+        require(size == 1, f"{what} has shape {tuple(x.shape)}, not a single number")
         x = float(x.item() if hasattr(x, "item") else x)
     require(isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool),
             f"{what} is a {type(x).__name__}, not a number")
@@ -73,51 +77,50 @@ def check_cross_encoder_hours(cross_encoder_hours: Callable[[int, float], float]
        f"{implied:.0f} pairs per second on a V100")
 
 
-def _cases(seed: int = 0):
-    g = torch.Generator().manual_seed(seed)
-    for batch, seq, dim, lengths in ((4, 7, 5, (7, 3, 1, 5)), (2, 6, 3, (6, 2)), (3, 4, 8, (4, 4, 4))):
-        tokens = torch.randn(batch, seq, dim, generator=g)
-        mask = torch.zeros(batch, seq, dtype=torch.long)
-        for row, n in enumerate(lengths):
-            mask[row, :n] = 1
-            tokens[row, n:] += 100.0  # padding vectors far away: including them shows at once
-        yield tokens, mask
+def anisotropy_truth(vectors) -> float:
+    """Mean cosine over all pairs of *different* rows (i ≠ j): Ethayarajh's (2019) anisotropy measure,
+    applied to sentence vectors. Near 0 for directions spread out evenly; near 1 inside a narrow cone."""
+    x = np.asarray(vectors.detach().cpu().numpy() if isinstance(vectors, torch.Tensor) else vectors, dtype=np.float64)
+    require(x.ndim == 2 and len(x) >= 2, f"need an (n, dim) matrix with n ≥ 2 rows, got shape {x.shape}")
+    x = x / np.clip(np.linalg.norm(x, axis=1, keepdims=True), 1e-12, None)
+    n = len(x)
+    total = x.sum(axis=0)
+    return float((total @ total - n) / (n * (n - 1)))  # Σ_ij cos − Σ_i cos(i, i), over n(n−1) ordered pairs
 
 
-def check_mean_pooling(mean_pooling: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> None:
-    """Check ``mean_pooling(token_embeddings, attention_mask)``: ``(batch, seq, dim)`` → ``(batch, dim)``,
-    the average over the real tokens only (``attention_mask == 1``), as ``sbertlib.model.pooling.pool(…, "mean")``."""
-    from ...model.pooling import pool
+def _anisotropy_cases():
+    rng = np.random.default_rng(2019)
+    cases = []
+    for n, dim, offset in ((12, 6, 2.0), (30, 16, 0.0), (5, 3, -1.0), (50, 8, 5.0)):
+        x = rng.standard_normal((n, dim)) + offset                 # a shared direction when offset != 0
+        x *= rng.uniform(0.1, 8.0, size=(n, 1))                    # very different norms
+        cases.append((f"{n} random vectors of dimension {dim}" + (f" around a shared offset {offset:+g}" if offset else ""), x))
+    return cases
 
-    require(callable(mean_pooling), "pass your function itself: check_mean_pooling(mean_pooling)")
-    for tokens, mask in _cases():
-        got = _call(mean_pooling, tokens.clone(), mask.clone())
-        require(got is not None and got is not NotImplemented, f"your function returned {got!r}",
-                "return the pooled (batch, dim) tensor")
-        try:
-            got = got.detach().cpu().to(tokens.dtype) if isinstance(got, torch.Tensor) \
-                else torch.as_tensor(np.asarray(got, dtype=np.float32))
-        except (TypeError, ValueError) as exc:
-            raise ExerciseError(f"your function returned a {type(got).__name__} that is not an array of numbers "
-                                f"({exc})\nHint: return a torch tensor of shape (batch, dim)") from None
-        want = pool(tokens, mask, "mean")
-        require(tuple(got.shape) == tuple(want.shape),
-                f"for token vectors of shape {tuple(tokens.shape)} you returned shape {tuple(got.shape)}, "
-                f"expected {tuple(want.shape)} (batch, dim)",
-                "average over the sequence axis, dim=1")
-        if torch.allclose(got, want, atol=1e-5):
-            continue
-        if torch.allclose(got, tokens.mean(dim=1), atol=1e-4):
-            raise ExerciseError("your result equals the plain mean over all positions: padding was included\n"
-                                "Hint: multiply by the mask (unsqueezed to (batch, seq, 1)) before summing, "
-                                "and divide by the number of real tokens, not by seq")
-        if torch.allclose(got, (tokens * mask.unsqueeze(-1)).sum(1), atol=1e-4):
-            raise ExerciseError("your result is the masked sum, not the mean\n"
-                                "Hint: divide by the number of real tokens per sentence: mask.sum(dim=1)")
-        if torch.allclose(got, (tokens * mask.unsqueeze(-1)).sum(1) / tokens.shape[1], atol=1e-4):
-            raise ExerciseError("you divided by the padded length seq, not by each sentence's own token count\n"
-                                "Hint: divide by mask.sum(dim=1, keepdim=True)")
-        worst = float((got - want).abs().max())
-        raise ExerciseError(f"your pooled vectors differ from the reference by up to {worst:.4g}\n"
-                            "Hint: sum(token vectors × mask) / sum(mask), per sentence")
-    ok("mean_pooling is right: it averages the real tokens and ignores padding")
+
+def _anisotropy_hint(got: float, x: np.ndarray) -> str:
+    unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    raw = x @ x.T
+    n = len(x)
+    if abs(got - cos.mean()) < 1e-6:
+        return "you included the diagonal (each sentence with itself, cosine 1): average over pairs i ≠ j only"
+    if abs(got - raw[~np.eye(n, dtype=bool)].mean()) < 1e-6 or abs(got - raw.mean()) < 1e-6:
+        return "that is the mean dot product: normalise the rows first, so that dot products are cosines"
+    centred = x - x.mean(axis=0)
+    if abs(got - anisotropy_truth(centred)) < 1e-6:
+        return "you centred the vectors first: measure the vectors as they are (centring is what removes anisotropy)"
+    return "normalise each row, take all pairwise cosines, leave out the diagonal and average the rest"
+
+
+def check_anisotropy(anisotropy: Callable) -> None:
+    """Check ``anisotropy(vectors) -> float``: the mean cosine over all pairs of different rows of an
+    ``(n, dim)`` array, on hidden data whose rows have very different norms and a shared offset."""
+    require(callable(anisotropy), f"pass your function itself, not {type(anisotropy).__name__}",
+            "check_anisotropy(anisotropy) — no parentheses after the name")
+    for name, x in _anisotropy_cases():
+        got = _number(_call(anisotropy, x.copy()), f"anisotropy on {name}")
+        want = anisotropy_truth(x)
+        require(abs(got - want) < 1e-6, f"on {name} you returned {got:.6f}, the mean cosine over pairs i ≠ j is {want:.6f}",
+                _anisotropy_hint(got, x))
+    ok("anisotropy is right: the mean cosine over all pairs of different sentences")
