@@ -55,10 +55,13 @@ def test_gpu_offline_with_paper_files_local_chooses_paper(world, tmp_path):
 
 def test_offline_prefers_a_cached_plain_bert(world):
     p = get_profile("offline")
-    assert (p.backbone, p.baseline_backbone, p.stand_in) == ("minilm", "tiny-random-bert", True)
+    assert (p.backbone, p.baseline_backbone, p.stand_in) == ("random-bert-2x128", "random-bert-2x128", True)
+    assert (p.nli_objective, p.reference_backbone) == ("mnrl", "minilm")  # MiniLM: reference, never the start
     world["cached"] = ["some/other", profiles.SMALL_BERT]
     p = get_profile("offline")
     assert (p.backbone, p.stand_in) == (profiles.SMALL_BERT, False)
+    # a real BERT runs the paper's own sequence: classification objective, its recipe, no reference
+    assert (p.nli_objective, p.lr, p.batch_size, p.reference_backbone) == ("nli", 2e-5, 16, None)
     assert "stand-in" not in describe(p) and "smaller plain BERT" in describe(p)
     world.update(cached=[profiles.SMALL_BERT, profiles.PAPER_BERT], cuda=True)
     assert get_profile("offline").backbone == profiles.PAPER_BERT  # on a GPU the paper's BERT first
@@ -66,8 +69,9 @@ def test_offline_prefers_a_cached_plain_bert(world):
 
 def test_describe_names_stand_ins(world):
     text = describe(get_profile("offline"))
-    assert text.startswith("offline profile: all-MiniLM-L6-v2 (packaged) stand-in — not the paper's "
-                           "bert-base-uncased; numbers are not a reproduction of the paper")
+    assert text.startswith("offline profile: random-bert-2x128 (2 layers, random weights) stand-in — not the "
+                           "paper's bert-base-uncased; numbers are not a reproduction of the paper")
+    assert "MNRL" in text and "Reference for a fully trained sentence encoder" in text
     assert "stand-in" in describe(get_profile("smoke"))
     paper = describe(get_profile("paper"))
     assert "stand-in" not in paper and "the paper's backbone" in paper
@@ -154,3 +158,39 @@ def test_hub_check_gives_up_on_time_even_when_dns_hangs(monkeypatch):
     finally:
         config.hub_reachable.cache_clear()
     assert time.perf_counter() - start < 1.5
+
+
+def test_random_bert_shapes_and_errors():
+    from sbertlib.model.backbones import BackboneNotAvailable, load_backbone
+    b = load_backbone("random-bert-2x128")
+    cfg = b.model.config
+    assert (cfg.num_hidden_layers, cfg.hidden_size, cfg.num_attention_heads, b.stand_in) == (2, 128, 2, True)
+    other = load_backbone("random-bert-2x128:1").model.embeddings.word_embeddings.weight
+    assert not torch.equal(b.model.embeddings.word_embeddings.weight, other)  # the seed is honoured
+    with pytest.raises(BackboneNotAvailable, match="multiple of 64"):
+        load_backbone("random-bert-2x100")
+
+
+def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
+    """runs trains each objective with the profile's settings; the NLI lesson follows nli_objective,
+    and a notebook's own run saved with save_run is what nli_model then loads."""
+    from sbertlib import losses
+    from sbertlib.workbook import runs
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    smoke = get_profile("smoke")
+    model = profiles.load_encoder(smoke)
+    loss, train, kw = runs.training_setup(smoke, "mnrl", model)
+    assert isinstance(loss, losses.MultipleNegativesRankingLoss) and len(train) == 64
+    assert all(len(t.__dict__) == 3 for t in train) and kw["lr"] == smoke.lr
+    loss, train, kw = runs.training_setup(smoke, "two-stage", model)
+    assert isinstance(loss, losses.CosineSimilarityLoss) and kw["batch_size"] == smoke.stsb_batch_size
+    with pytest.raises(ValueError, match="unknown objective 'nli\\+stsb'"):
+        runs.model_dir(smoke, "nli+stsb")
+    assert not runs.is_trained(smoke, "mnrl")
+    history = runs.save_run(smoke, "mnrl", losses.MultipleNegativesRankingLoss(model), [1.0, 0.5, 0.25], 3.0,
+                            lr=1e-3, warmup_ratio=0.5)
+    assert history.lrs == [0.0, 5e-4, 1e-3] and runs.is_trained(smoke, "mnrl")  # fit's schedule: warm-up 2 of 3
+    loaded, loaded_history = runs.nli_model(smoke)
+    assert loaded_history.losses == [1.0, 0.5, 0.25]
+    probe = ["A dog runs."]
+    assert torch.allclose(torch.as_tensor(loaded.encode(probe)), torch.as_tensor(model.encode(probe)))
