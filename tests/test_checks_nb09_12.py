@@ -1,4 +1,4 @@
-"""The exercise checks of notebooks 09 and 12: each passes a right answer and rejects wrong ones."""
+"""The exercise checks of notebooks 09–12: each passes a right answer and rejects wrong ones."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from sbertlib import search
-from sbertlib.workbook.checks import ExerciseError, nb09, nb12
+from sbertlib.workbook.checks import ExerciseError, nb09, nb10, nb11, nb12
 
 
 # ----------------------------------------------------------------------------- nb09: separation
@@ -169,6 +169,111 @@ def test_nb09_nn_agreement_wrong_answers_fail(wrong):
     x, labels = _data(3)
     with pytest.raises(ExerciseError):
         nb09.check_nn_agreement(wrong, x, labels)
+
+
+# ----------------------------------------------------------------------------- nb10: paraphrase without overlap
+class _Constant:
+    """An encoder that gives every sentence the same vector: cosine 1 for any pair."""
+    def encode(self, sentences):
+        return np.ones((len(sentences), 4))
+
+
+@pytest.mark.parametrize("a, b", [
+    ("A kid plays.", "Kids playing."),                     # kid/kids, plays/playing
+    ("The children are running.", "A child runs."),        # irregular plural, doubled consonant
+    ("A dog barked loudly.", "The dogs bark."),
+    ("A woman slices onions.", "Someone is slicing an onion."),
+])
+def test_nb10_rejects_pairs_sharing_a_word_up_to_inflection(a, b):
+    with pytest.raises(ExerciseError, match="share"):
+        nb10.check_paraphrase_without_overlap(a, b, _Constant())
+
+
+@pytest.mark.parametrize("a, b", [
+    ("The kid is laughing.", "A child giggles."),
+    ("A man is playing a guitar.", "Someone strums an instrument."),
+    ("A puppy sleeps.", "The young dog naps."),
+])
+def test_nb10_accepts_a_paraphrase_without_overlap(a, b, capsys):
+    assert nb10.check_paraphrase_without_overlap(a, b, _Constant()) == pytest.approx(1.0)
+    assert "[OK]" in capsys.readouterr().out
+
+
+def test_nb10_stemmer_and_stopwords():
+    assert nb10.stem("kids") == nb10.stem("kid") == "kid"
+    assert nb10.stem("playing") == nb10.stem("plays") == nb10.stem("played") == "play"
+    assert nb10.stem("running") == nb10.stem("runs") == "run"
+    assert nb10.stem("giggles") == nb10.stem("giggling")
+    assert nb10.content_words("Someone is strumming an instrument.") == {"strum", "instrument"}
+    assert nb10.shared_content_words("A kid plays.", "Kids playing.") == {"kid": (["kid"], ["kids"]),
+                                                                        "play": (["plays"], ["playing"])}
+
+
+def test_nb10_low_cosine_still_fails():
+    class Orthogonal:
+        def encode(self, sentences):
+            return np.eye(len(sentences), 4)
+    with pytest.raises(ExerciseError, match="Cosine"):
+        nb10.check_paraphrase_without_overlap("The kid is laughing.", "Stocks fell sharply.", Orthogonal())
+
+
+# ----------------------------------------------------------------------------- nb11: token-budget batches
+def good_budget(lengths, max_tokens):
+    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    batches, batch = [], []
+    for i in order:
+        if batch and (len(batch) + 1) * lengths[batch[0]] > max_tokens:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch] if batch else batches
+
+
+def test_nb11_token_budget_right(capsys):
+    nb11.check_token_budget_batches(good_budget)
+    nb11.check_token_budget_batches(lambda l, m: [np.array(b) for b in good_budget(l, m)])  # arrays are fine
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def test_nb11_token_budget_truth_is_what_the_encoder_does(tmp_path):
+    from sbertlib.model.encoder import SentenceEncoder
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert")
+    sents = ["a", "a much longer sentence than the first one", "two words", "three short words", "x y"]
+    lengths = [len(x) for x in enc.tokenizer(sents, add_special_tokens=True)["input_ids"]]
+    got = [sorted(p.tolist()) for p, _ in enc.batches(sents, 32, smart_batching=True, max_tokens=20)]
+    assert got == [sorted(b) for b in nb11.token_budget_truth(lengths, 20)]
+
+
+def _unsorted(lengths, m):
+    batches, batch = [], []
+    for i in range(len(lengths)):
+        if batch and (len(batch) + 1) * max(lengths[j] for j in batch + [i]) > m:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch]
+
+
+def _new_length(lengths, m):  # rows × the *new* sentence's length: batches overflow the budget
+    order, batches, batch = sorted(range(len(lengths)), key=lambda i: -lengths[i]), [], []
+    for i in order:
+        if batch and (len(batch) + 1) * lengths[i] > m:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_unsorted, "longest first"),
+    (lambda l, m: good_budget(l, m)[:-1], "last"),
+    (_new_length, "longest"),
+    (lambda l, m: [list(range(len(l)))], None),
+    (lambda l, m: None, None),
+])
+def test_nb11_token_budget_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb11.check_token_budget_batches(wrong)
 
 
 # ----------------------------------------------------------------------------- nb12: recall@k
