@@ -56,6 +56,15 @@ def student_copy(nb):
     return strip_outputs(nb)
 
 
+def code_lines(nb) -> tuple[int, int]:
+    """``(lines the student writes, all code lines)``: non-blank lines of the ``solution`` cells'
+    answers against every code cell's (magics and comments-only lines not counted)."""
+    def count(source: str) -> int:
+        return sum(1 for line in source.splitlines() if line.strip() and not line.lstrip().startswith(("#", "%")))
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+    return sum(count(c.source) for c in cells if "solution" in tags(c)), sum(count(c.source) for c in cells)
+
+
 @dataclass
 class RunResult:
     path: Path
