@@ -159,3 +159,35 @@ def _all_labels_majority(task):  # majority over every split
 def test_nb08_wrong_answers_fail(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb08.check_majority_baseline(wrong)
+
+
+# ----------------------------------------------------------------------------- nb08: standardise (§5)
+def good_standardise(reference, vectors):
+    reference = np.asarray(reference)
+    return (np.asarray(vectors) - reference.mean(axis=0)) / reference.std(axis=0)
+
+
+def test_nb08_standardise_right(capsys):
+    nb08.check_standardise(good_standardise)
+    nb08.check_standardise(lambda r, x: (x - r.mean(axis=0)) / r.std(axis=0, ddof=1))   # either ddof
+    nb08.check_standardise(lambda r, x: torch.from_numpy(good_standardise(r, x)))      # a tensor is fine
+    assert capsys.readouterr().out.count("[OK]") == 3
+
+
+def test_nb08_standardise_truth_centres_and_scales_with_the_reference():
+    ref = np.array([[0.0, 10.0], [2.0, 30.0]])
+    assert np.allclose(nb08.standardise_truth(ref, np.array([[1.0, 20.0], [3.0, 40.0]])), [[0, 0], [2, 2]])
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, x: (x - x.mean(axis=0)) / x.std(axis=0), "vectors"),          # statistics of the scored vectors
+    (lambda r, x: x / r.std(axis=0), "subtract"),                             # not centred
+    (lambda r, x: (x - r.mean(axis=0)) / r.var(axis=0), "variance"),
+    (lambda r, x: (x - r.mean()) / r.std(), "per dimension"),                 # one number for all dimensions
+    (lambda r, x: x - r.mean(axis=0), "scale"),
+    (lambda r, x: good_standardise(r, x).mean(axis=0), "shape"),
+    (lambda r, x: None, None),
+])
+def test_nb08_standardise_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb08.check_standardise(wrong)

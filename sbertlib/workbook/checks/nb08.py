@@ -1,4 +1,5 @@
-"""Self-checks for ``08_transfer_with_senteval``."""
+"""Self-checks for ``08_transfer_with_senteval``: the majority-class warm-up and standardising the
+dimensions before a cosine (the paper's Section 5 point: a classifier can re-weight dimensions, cosine cannot)."""
 from __future__ import annotations
 
 from collections import Counter
@@ -10,7 +11,7 @@ from ...data import SentEvalTask
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_majority_baseline", "majority_accuracies"]
+__all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth"]
 
 
 def majority_accuracies(task: SentEvalTask) -> set[float]:
@@ -96,3 +97,63 @@ def check_majority_baseline(majority_baseline: Callable, tasks: Iterable[SentEva
                                 f"Hint: {_diagnose(value, task)}")
     ok(f"majority_baseline is right on {len(_hidden_tasks())} hidden tasks"
        + (f" and the notebook's {len(given)} tasks" if given else ""))
+
+
+# ----------------------------------------------------------------------------- re-weighting dimensions (§5)
+def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:
+    """``vectors`` with each dimension centred and scaled by the mean and standard deviation that the
+    same dimension has in ``reference`` (statistics of the reference sample, never of ``vectors``)."""
+    ref = np.asarray(reference, dtype=np.float64)
+    x = np.asarray(vectors, dtype=np.float64)
+    return (x - ref.mean(axis=0)) / np.clip(ref.std(axis=0, ddof=ddof), 1e-12, None)
+
+
+def _standardise_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(8)
+    cases = []
+    for n_ref, n, dim in ((40, 7, 5), (200, 30, 16), (25, 25, 3)):
+        scale = rng.uniform(0.05, 20.0, size=dim)                 # dimensions on very different scales
+        shift = rng.normal(0, 5.0, size=dim)                      # and a shared offset
+        ref = rng.standard_normal((n_ref, dim)) * scale + shift
+        x = rng.standard_normal((n, dim)) * scale * 1.7 + shift + 3.0   # test vectors drawn a bit differently
+        cases.append((f"{n} vectors of dimension {dim}, statistics from {n_ref} reference vectors", ref, x))
+    return cases
+
+
+def _standardise_hint(got: np.ndarray, ref: np.ndarray, x: np.ndarray) -> str:
+    def close(a):
+        return a.shape == got.shape and np.allclose(got, a, atol=1e-6)
+    if close(standardise_truth(x, x)) or close(standardise_truth(x, x, ddof=1)):
+        return ("you took the mean and standard deviation of `vectors`; take them from `reference` (e.g. the "
+                "training sentences) — the vectors being scored must not set their own statistics")
+    if close(x / ref.std(axis=0)) or close(x / ref.std(axis=0, ddof=1)):
+        return "subtract the reference mean of each dimension before dividing by its standard deviation"
+    if close((x - ref.mean(axis=0)) / ref.var(axis=0)) or close((x - ref.mean(axis=0)) / ref.var(axis=0, ddof=1)):
+        return "divide by the standard deviation (np.std), not the variance"
+    if close((x - ref.mean()) / ref.std()) or close((x - ref.mean(axis=0)) / ref.std()):
+        return "one mean and one standard deviation *per dimension*: use axis=0"
+    if close(x - ref.mean(axis=0)):
+        return "you centred but did not scale: divide each dimension by its reference standard deviation"
+    return "(vectors − reference.mean(axis=0)) / reference.std(axis=0)"
+
+
+def check_standardise(standardise: Callable) -> None:
+    """Check ``standardise(reference, vectors) -> array``: each dimension of ``vectors`` centred and
+    scaled with the mean and standard deviation of that dimension in ``reference`` (either ``ddof``)."""
+    require(callable(standardise), f"pass your function itself, not {type(standardise).__name__}",
+            "check_standardise(standardise)")
+    for name, ref, x in _standardise_cases():
+        got = _call(standardise, ref.copy(), x.copy())
+        require(got is not None and got is not Ellipsis, f"on {name} your function returned {got!r}",
+                "return the standardised vectors, an array of the same shape as `vectors`")
+        try:
+            arr = np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ExerciseError(f"on {name} your function returned a {type(got).__name__}, not an array\n"
+                                "Hint: return a numpy array of shape (n, dim)") from None
+        require(arr.shape == x.shape, f"on {name} you returned shape {arr.shape}, expected {x.shape}",
+                "standardise every vector; do not average over them")
+        if not any(np.allclose(arr, standardise_truth(ref, x, ddof=d), atol=1e-6) for d in (0, 1)):
+            raise ExerciseError(f"on {name} your vectors differ from the expected ones\n"
+                                f"Hint: {_standardise_hint(arr, ref, x)}")
+    ok("standardise is right: every dimension centred and scaled with the reference sample's statistics")
