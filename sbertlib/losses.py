@@ -239,3 +239,50 @@ def _device_of(model: nn.Module) -> torch.device | None:
         return next(model.parameters()).device
     except StopIteration:
         return None
+
+
+class CrossEncoderLoss(SBERTLoss):
+    """Regression objective of a *cross-encoder* (Table 2's BERT rows; not SBERT): both texts of a pair
+    are read together, one logit per pair, compared with the gold score scaled to 0–1.
+
+    The model is a :class:`sbertlib.model.cross_encoder.CrossEncoder`; :func:`sbertlib.training.collate`
+    then tokenises each pair jointly (``[CLS] a [SEP] b [SEP]``), so ``batch.features`` holds *one*
+    column. Shapes: logits ``(B,)``; gold ``(B,)`` in 0–1 (``STSPair.label``); loss a scalar:
+
+    * ``objective="bce"`` (default, as sentence-transformers' cross-encoder with one label):
+      binary cross-entropy of ``sigmoid(logit)`` against the gold score (``BCEWithLogits``);
+    * ``objective="mse"``: mean squared error of ``sigmoid(logit)`` against the gold score.
+    """
+
+    label_kind = "score"
+    OBJECTIVES = ("bce", "mse")
+
+    def __init__(self, model: nn.Module, objective: str = "bce"):
+        if not callable(getattr(model, "tokenize_pairs", None)):
+            raise TypeError(f"CrossEncoderLoss needs a cross-encoder (a model with tokenize_pairs), "
+                            f"not a {type(model).__name__}: for a SentenceEncoder use CosineSimilarityLoss")
+        super().__init__(model)
+        if objective not in self.OBJECTIVES:
+            raise ValueError(f"unknown objective {objective!r}; choose one of {self.OBJECTIVES}")
+        self.objective = objective
+
+    def settings(self) -> dict:
+        return {"objective": self.objective}
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        if len(batch.features) != 1:
+            raise ValueError(f"a cross-encoder batch holds one jointly tokenised column, got "
+                             f"{len(batch.features)}: build it with training.collate(examples, cross_encoder)")
+        return self.loss_from_logits(self.model(batch.features[0]), batch.labels)
+
+    def loss_from_logits(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+        """``(B,)`` logits and ``(B,)`` gold scores in 0–1 → the loss, a scalar."""
+        gold = labels.view(-1).to(logits.dtype)
+        if bool(((gold < 0) | (gold > 1)).any()):
+            raise ValueError("cross-encoder gold scores must lie in 0–1 (STSPair.label is score / 5)")
+        if self.objective == "bce":
+            return F.binary_cross_entropy_with_logits(logits.view(-1), gold)
+        return F.mse_loss(torch.sigmoid(logits.view(-1)), gold)
+
+    def loss_from_embeddings(self, embeddings, labels):
+        raise NotImplementedError("a cross-encoder produces no sentence embeddings: call loss(batch)")

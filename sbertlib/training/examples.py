@@ -87,9 +87,13 @@ def prepare_examples(train_data: Sequence, loss: SBERTLoss) -> list[Example]:
 
 
 def collate(examples: Sequence[Example], model) -> Batch:
-    """Tokenize each text column with ``model.tokenize``; labels become a tensor (long or float)."""
-    columns = list(zip(*(ex.texts for ex in examples)))
-    features = [model.tokenize(list(col)) for col in columns]
+    """Tokenize each text column with ``model.tokenize``; labels become a tensor (long or float).
+    A model with ``tokenize_pairs`` (a cross-encoder) gets each example's texts tokenised together,
+    as one column."""
+    if callable(getattr(model, "tokenize_pairs", None)):
+        features = [model.tokenize_pairs([ex.texts for ex in examples])]
+    else:
+        features = [model.tokenize(list(col)) for col in zip(*(ex.texts for ex in examples))]
     if examples[0].label is None:
         return Batch(features, None)
     return Batch(features, torch.tensor([ex.label for ex in examples], device=model.device))

@@ -1,0 +1,130 @@
+"""CrossEncoder: joint input, predictions equal to sentence-transformers' on the same weights (both
+ways round), training through the one loop (fit + CrossEncoderLoss), save/load, bad inputs."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from sbertlib import losses
+from sbertlib.data import STSPair
+from sbertlib.model.cross_encoder import CrossEncoder, CrossEncoderSTSEvaluator, check_pairs
+from sbertlib.training import collate, fit, prepare_examples
+
+PAIRS = [("A man plays a guitar.", "A man plays music."),
+         ("A dog runs in the park.", "A cat sleeps on a very soft and warm blanket by the fire."),
+         ("Kids run in a park.", "Children play outside."),
+         ("A chef cooks pasta.", "The stock market fell."),
+         ("Two women talk.", "Two ladies are chatting."),
+         ("", "An empty first sentence.")]
+TRAIN = [STSPair(a, b, s) for (a, b), s in zip(PAIRS, (4.2, 0.4, 3.8, 0.0, 4.6, 1.0))]
+
+
+@pytest.fixture(scope="module")
+def ce() -> CrossEncoder:
+    return CrossEncoder.from_pretrained("tiny-random-bert", max_seq_length=24, seed=3)
+
+
+def test_joint_input_is_cls_a_sep_b_sep_with_segment_ids(ce):
+    feats = ce.tokenize_pairs([("a man", "a dog")])
+    tokens = ce.tokenizer.convert_ids_to_tokens(feats["input_ids"][0].tolist())
+    assert tokens == ["[CLS]", "a", "man", "[SEP]", "a", "dog", "[SEP]"]
+    assert feats["token_type_ids"][0].tolist() == [0, 0, 0, 0, 1, 1, 1]
+    long = ce.tokenize_pairs([(" ".join(["word"] * 40), "short one")])
+    assert long["input_ids"].shape[1] == 24  # cut to max_seq_length, the longer text first
+
+
+def test_predict_gives_sigmoid_scores_in_input_order(ce):
+    scores = ce.predict(PAIRS, batch_size=2)
+    assert scores.shape == (len(PAIRS),) and scores.dtype == np.float32
+    assert ((scores > 0) & (scores < 1)).all()
+    logits = ce.predict(PAIRS, activation=False)
+    np.testing.assert_allclose(scores, 1 / (1 + np.exp(-logits)), atol=1e-6)
+    one_by_one = np.array([ce.predict(p) for p in PAIRS])  # a single pair gives a float
+    np.testing.assert_allclose(scores, one_by_one, atol=1e-6)
+    assert isinstance(ce.predict(PAIRS[0]), float)
+    assert ce.predict([]).shape == (0,)
+    assert isinstance(ce.predict(PAIRS, convert_to="torch"), torch.Tensor)
+
+
+def test_same_weights_same_predictions_as_sentence_transformers(ce, tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    ce.save(tmp_path / "ours")
+    theirs = st.CrossEncoder(str(tmp_path / "ours"), device="cpu")
+    np.testing.assert_allclose(theirs.predict(PAIRS, batch_size=4), ce.predict(PAIRS), atol=1e-5)
+
+
+def test_a_sentence_transformers_cross_encoder_loads_with_the_same_predictions(ce, tmp_path):
+    """The other way round: a folder written by sentence-transformers (its own layout) opens here."""
+    st = pytest.importorskip("sentence_transformers")
+    ce.save(tmp_path / "ours")
+    theirs = st.CrossEncoder(str(tmp_path / "ours"), device="cpu")
+    theirs.save(str(tmp_path / "theirs"))
+    back = CrossEncoder.from_pretrained(tmp_path / "theirs")
+    assert back.max_seq_length == ce.max_seq_length
+    np.testing.assert_allclose(back.predict(PAIRS), theirs.predict(PAIRS), atol=1e-5)
+
+
+def test_fit_trains_it_with_joint_batches_and_the_loss_matches_bce_by_hand(tmp_path):
+    model = CrossEncoder.from_pretrained("tiny-random-bert", max_seq_length=24, seed=0)
+    loss = losses.CrossEncoderLoss(model)
+    batch = collate(prepare_examples(TRAIN[:4], loss), model)
+    assert len(batch.features) == 1  # one jointly tokenised column
+    gold = torch.tensor([p.label for p in TRAIN[:4]])
+    with torch.no_grad():
+        p = torch.sigmoid(model(batch.features[0]))
+        by_hand = -(gold * torch.log(p) + (1 - gold) * torch.log(1 - p)).mean()
+        assert float(loss(batch)) == pytest.approx(float(by_hand), abs=1e-5)
+    before = model.predict(PAIRS)
+    history = fit(model, loss, TRAIN, batch_size=3, epochs=4, lr=1e-3, show_progress_bar=False,
+                  output_dir=tmp_path / "run")
+    assert len(history.records) == 8 and all(math.isfinite(r["loss"]) for r in history.records)
+    assert not np.allclose(before, model.predict(PAIRS))
+    again = CrossEncoder.load(tmp_path / "run" / "final")
+    np.testing.assert_allclose(again.predict(PAIRS), model.predict(PAIRS), atol=1e-6)
+
+
+def test_training_is_reproducible_from_the_seed():
+    def run():
+        model = CrossEncoder.from_pretrained("tiny-random-bert", max_seq_length=24, seed=0)
+        return fit(model, losses.CrossEncoderLoss(model, "mse"), TRAIN, batch_size=3, lr=1e-3,
+                   show_progress_bar=False).losses
+    assert run() == run()
+
+
+def test_evaluator_is_spearman_of_predictions(ce):
+    from scipy.stats import spearmanr
+    score = CrossEncoderSTSEvaluator(TRAIN)(ce)
+    want = 100 * spearmanr(ce.predict(PAIRS), [p.score for p in TRAIN]).statistic
+    assert score == pytest.approx(want)
+
+
+@pytest.mark.parametrize("bad, error", [
+    ("one string", TypeError), ([("a", "b", "c")], ValueError), ([("a",)], ValueError),
+    ([("a", 3)], TypeError), ([None], TypeError), (["ab"], TypeError)])
+def test_bad_pairs_are_rejected_naming_the_item(ce, bad, error):
+    with pytest.raises(error, match="item 0|one string"):
+        ce.predict(bad)
+    with pytest.raises(error):
+        check_pairs(bad)
+
+
+def test_bad_settings_and_models_are_rejected(ce, tmp_path):
+    with pytest.raises(ValueError, match="batch_size"):
+        ce.predict(PAIRS, batch_size=0)
+    with pytest.raises(ValueError, match="convert_to"):
+        ce.predict(PAIRS, convert_to="list")
+    with pytest.raises(ValueError, match="objective"):
+        losses.CrossEncoderLoss(ce, "hinge")
+    from sbertlib.model import SentenceEncoder
+    with pytest.raises(TypeError, match="CosineSimilarityLoss"):
+        losses.CrossEncoderLoss(SentenceEncoder.from_pretrained("tiny-random-bert"))
+    with pytest.raises(FileNotFoundError):
+        CrossEncoder.load(tmp_path)
+    loss = losses.CrossEncoderLoss(ce)
+    with pytest.raises(ValueError, match="0–1"):
+        loss.loss_from_logits(torch.zeros(2), torch.tensor([0.5, 4.0]))
+    with pytest.raises(ValueError, match="-1, 1|outside"):
+        fit(ce, loss, [("a", "b", 4.0)], batch_size=1, show_progress_bar=False)
