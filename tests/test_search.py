@@ -170,3 +170,60 @@ def test_compare_indexes_recall():
     assert table.loc["ivf", "recall@10"] > 0.8
     assert table.loc["hnsw", "recall@10"] > 0.8
     assert (table["latency_ms"] > 0).all() and (table["build_s"] > 0).all()
+
+
+# --------------------------------------------------------------------------- retrieve and re-rank
+
+class _LengthCrossEncoder:
+    """A stand-in cross-encoder: scores a pair by how close the two texts' lengths are."""
+
+    def __init__(self):
+        self.calls = []
+
+    def predict(self, pairs, batch_size=32):
+        self.calls.append(len(pairs))
+        return np.array([-abs(len(a) - len(b)) for a, b in pairs], dtype=np.float32)
+
+
+class _CharEncoder:
+    """A stand-in bi-encoder: a bag of letters."""
+
+    def encode(self, texts, batch_size=32, show_progress_bar=False):
+        return np.array([[t.count(ch) + 1e-3 for ch in "abcdefghijklmnopqrstuvwxyz"] for t in texts], dtype=np.float32)
+
+
+CORPUS = ["a cat sat", "a cat sat on the mat today", "dogs bark", "a bird sings loudly", "cats sat"]
+
+
+def test_rerank_sorts_by_the_cross_encoder_and_keeps_the_retrieval_score():
+    hits = [[{"corpus_id": 0, "score": 0.9}, {"corpus_id": 1, "score": 0.8}, {"corpus_id": 4, "score": 0.1}]]
+    ce = _LengthCrossEncoder()
+    out = search.rerank(hits, ["a cat sat on the mat!"], CORPUS, ce)
+    assert [h["corpus_id"] for h in out[0]] == [1, 0, 4]
+    assert [h["bi_score"] for h in out[0]] == [0.8, 0.9, 0.1]
+    assert out[0][0]["score"] == -5.0 and ce.calls == [3]  # one batched predict for all pairs
+    assert search.rerank([[]], ["q"], CORPUS, ce) == [[]]
+    with pytest.raises(ValueError, match="hit lists"):
+        search.rerank(hits, ["q1", "q2"], CORPUS, ce)
+
+
+def test_retrieve_and_rerank_only_rescores_the_retrieved_candidates():
+    ce = _LengthCrossEncoder()
+    bi = _CharEncoder()
+    out = search.retrieve_and_rerank(["a cat sat on a mat", "dogs"], CORPUS, bi, ce, top_k=2)
+    assert ce.calls == [4] and all(len(row) == 2 for row in out)
+    retrieved = search.semantic_search(bi.encode(["a cat sat on a mat", "dogs"]), bi.encode(CORPUS), top_k=2)
+    assert [sorted(h["corpus_id"] for h in row) for row in out] == [sorted(h["corpus_id"] for h in row)
+                                                                    for row in retrieved]
+    with pytest.raises(ValueError, match="rows"):
+        search.retrieve_and_rerank(["q"], CORPUS, bi, ce, corpus_emb=bi.encode(CORPUS[:2]))
+
+
+def test_rank_metrics_by_hand():
+    hits = [[{"corpus_id": i} for i in row] for row in ([3, 1, 2], [1, 2, 3], [5, 6, 7], [2, 9, 9])]
+    m = search.rank_metrics(hits, [3, 3, 1, 9], ks=(1, 2, 3))
+    assert m == {"recall@1": 0.25, "recall@2": 0.5, "recall@3": 0.75, "MRR@3": pytest.approx((1 + 1 / 3 + 0 + 1 / 2) / 4)}
+    with pytest.raises(ValueError):
+        search.rank_metrics(hits, [3])
+    with pytest.raises(ValueError):
+        search.rank_metrics([], [])
