@@ -349,6 +349,31 @@ def test_nb12_nprobe_wrong_answers_fail(ivf_setup):
     assert index.nprobe == 1
 
 
+def test_nb12_nprobe_larger_than_the_smallest_fails_with_a_not_the_smallest_hint(ivf_setup):
+    """Any nprobe above the smallest one reaching the target (e.g. the next power of two) is rejected."""
+    index, queries, exact, recalls = ivf_setup
+    good = min(p for p, r in recalls.items() if r >= 0.95)
+    for wrong in sorted({good + 1, good + 2, 1 << good.bit_length(), index.nlist - 1} - {good}):
+        if wrong < index.nlist and recalls[wrong] >= 0.95:
+            with pytest.raises(ExerciseError, match="not the smallest"):
+                nb12.check_nprobe(wrong, index, queries, exact, k=10, target=0.95)
+    assert index.nprobe == 1
+
+
+def test_nb12_nprobe_smallest_is_judged_on_every_smaller_value_not_only_the_next(ivf_setup):
+    """Recall need not grow with every extra cell: the check looks at all smaller nprobe, so an
+    answer whose neighbour below happens to dip under the target still fails if an even smaller one
+    reaches it."""
+    index, queries, exact, recalls = ivf_setup
+    good = min(p for p, r in recalls.items() if r >= 0.95)
+    lower_target = recalls[good] - 1e-9   # `good` reaches it, and maybe smaller ones too
+    smallest = min(p for p, r in recalls.items() if r >= lower_target)
+    for p in range(smallest + 1, index.nlist):
+        with pytest.raises(ExerciseError, match="not the smallest"):
+            nb12.check_nprobe(p, index, queries, exact, k=10, target=lower_target)
+    nb12.check_nprobe(smallest, index, queries, exact, k=10, target=lower_target)
+
+
 def test_nb12_nprobe_all_cells_gets_a_brute_force_hint(ivf_setup):
     index, queries, exact, _ = ivf_setup
     with pytest.raises(ExerciseError, match="brute force"):

@@ -3,7 +3,8 @@
 * :func:`check_recall_at_k` — the student's recall@k, compared with :func:`sbertlib.search.recall_at_k`
   on hidden id lists built so that the usual slips give different numbers;
 * :func:`check_nprobe` — re-measures an IVF index at the student's ``nprobe``: recall@k against the
-  exact ids must reach the target while searching fewer cells than all of them.
+  exact ids must reach the target, and no smaller ``nprobe`` may reach it (the *smallest* is asked for;
+  visiting every cell is brute force).
 """
 from __future__ import annotations
 
@@ -64,9 +65,21 @@ def check_recall_at_k(my_recall: Callable) -> None:
 
 
 # ----------------------------------------------------------------------------- nprobe
+def _recall_at(index, nprobe: int, queries, exact: np.ndarray, k: int) -> float:
+    old = index.nprobe
+    index.nprobe = nprobe
+    try:
+        _, ids = faiss_search(index, queries, k)
+    finally:
+        index.nprobe = old
+    return recall_at_k(ids, exact, k)
+
+
 def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float = 0.95) -> float:
-    """Set ``index.nprobe = nprobe``, search ``queries`` and pass when recall@k ≥ ``target`` and
-    ``nprobe`` is below the index's number of cells (visiting every cell is brute force)."""
+    """Pass when ``nprobe`` is the **smallest** number of cells whose recall@k reaches ``target``:
+    recall@k at ``nprobe`` ≥ ``target``, every smaller ``nprobe`` stays below it, and ``nprobe`` is
+    below the index's number of cells (visiting every cell is brute force). The index's own
+    ``nprobe`` is left as it was; returns the recall at the student's ``nprobe``."""
     require(nprobe is not None and nprobe is not Ellipsis, "Set `nprobe` to a whole number first.")
     require(isinstance(nprobe, (int, np.integer)) and not isinstance(nprobe, bool),
             f"`nprobe` must be a whole number (an int), got {nprobe!r}.")
@@ -76,18 +89,20 @@ def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float =
     require(nprobe < nlist,
             f"nprobe={nprobe} visits all {nlist} cells: that is brute force with extra steps.",
             "Find the smallest nprobe whose recall still reaches the target.")
-    old = index.nprobe
-    index.nprobe = nprobe
-    try:
-        _, ids = faiss_search(index, queries, k)
-    finally:
-        index.nprobe = old
     exact = np.asarray(exact_ids)
-    require(exact.shape[0] == len(ids) and exact.shape[1] >= k,
-            f"exact_ids has shape {exact.shape}; expected ({len(ids)}, ≥{k}).")
-    recall = recall_at_k(ids, exact, k)
+    n_queries = len(queries)
+    require(exact.ndim == 2 and exact.shape[0] == n_queries and exact.shape[1] >= k,
+            f"exact_ids has shape {exact.shape}; expected ({n_queries}, ≥{k}).")
+    recall = _recall_at(index, nprobe, queries, exact, k)
     require(recall >= target, f"With nprobe={nprobe} recall@{k} is {recall:.3f}, below the target {target}.",
-            "Visit more cells: try a sweep over 1, 2, 4, 8, … and keep the first that reaches the target.")
-    ok(f"nprobe={nprobe}: recall@{k} = {recall:.3f} ≥ {target}, visiting {nprobe} of {nlist} cells "
-       f"(≈{100 * nprobe / nlist:.0f}% of the corpus)")
+            "Visit more cells: try nprobe = 1, 2, 3, … and keep the first that reaches the target.")
+    for smaller in range(1, nprobe):
+        lower = _recall_at(index, smaller, queries, exact, k)
+        require(lower < target,
+                f"nprobe={nprobe} reaches recall@{k} = {recall:.3f}, but so does nprobe={smaller} "
+                f"(recall@{k} = {lower:.3f} ≥ {target}): {nprobe} is not the smallest.",
+                "Try every nprobe from 1 upwards (not only powers of two) and stop at the FIRST one whose "
+                "recall reaches the target: each cell visited costs time.")
+    ok(f"nprobe={nprobe} is the smallest with recall@{k} ≥ {target} ({recall:.3f}), visiting {nprobe} of "
+       f"{nlist} cells (≈{100 * nprobe / nlist:.0f}% of the corpus)")
     return recall
