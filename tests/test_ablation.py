@@ -105,3 +105,73 @@ def test_a_grid_cell_is_exactly_the_training_it_names(toy):
     fit(enc, loss, PAIRS, batch_size=4, seed=2, show_progress_bar=False)
     assert STSEvaluator(DEV)(enc) == pytest.approx(toy.loc[CONFIGS[1].label, "seed 2"], abs=1e-9)
     assert toy.loc[CONFIGS[1].label, "seed 2"] != toy.loc[CONFIGS[0].label, "seed 2"]
+
+
+# ----------------------------------------------------------------------------- Table 6's regression column
+STS_TRAIN = [STSPair("A man plays a guitar.", "A man plays music.", 4.2),
+             STSPair("A dog runs.", "A cat sleeps.", 0.5),
+             STSPair("Kids run in a park.", "Children play outside.", 3.8),
+             STSPair("A chef cooks pasta.", "The stock market fell.", 0.0),
+             STSPair("Two women talk.", "Two ladies are chatting.", 4.6),
+             STSPair("A boy jumps.", "A child leaps.", 4.0)]
+
+
+@pytest.fixture(scope="module")
+def regression() -> pd.DataFrame:
+    return ablation.run_grid(ablation.pooling_configs(), [1, 2], STS_TRAIN, backbone="tiny-random-bert",
+                             max_seq_length=16, evaluator=STSEvaluator(DEV), batch_size=3, lr=1e-3,
+                             show_progress_bar=False, objective="regression")
+
+
+def test_regression_column_is_the_cosine_regression_run_by_hand(regression):
+    from sbertlib.losses import CosineSimilarityLoss
+    from sbertlib.model import SentenceEncoder
+    from sbertlib.training import fit, seed_everything
+    assert list(regression["pooling"]) == ["mean", "max", "cls"]
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=16)
+    enc.pooling = "cls"
+    seed_everything(1)
+    fit(enc, CosineSimilarityLoss(enc), STS_TRAIN, batch_size=3, lr=1e-3, seed=1, show_progress_bar=False)
+    assert STSEvaluator(DEV)(enc) == pytest.approx(regression.loc["cls pooling, (u, v, |u-v|)", "seed 1"], abs=1e-9)
+
+
+def test_regression_grid_refuses_concatenations_and_unknown_objectives():
+    with pytest.raises(ValueError, match="no classifier"):
+        ablation.run_grid(CONFIGS, [1], STS_TRAIN, objective="regression")
+    with pytest.raises(ValueError, match="objective"):
+        ablation.run_grid(CONFIGS, [1], PAIRS, objective="triplet")
+
+
+def test_regression_and_classification_runs_never_share_a_cache(tmp_path):
+    kw = dict(backbone="tiny-random-bert", max_seq_length=16, evaluator=STSEvaluator(DEV), batch_size=3,
+              show_progress_bar=False, cache_dir=tmp_path)
+    ablation.run_grid(CONFIGS[:1], [1], STS_TRAIN, objective="regression", **kw)
+    assert len(list(tmp_path.iterdir())) == 1
+    ablation.run_grid(CONFIGS[:1], [1], PAIRS, **kw)
+    assert len(list(tmp_path.iterdir())) == 2
+
+
+def test_pooling_table_puts_both_columns_beside_the_paper(toy, regression):
+    table = ablation.pooling_table(toy, regression, "tiny-random-bert [test]")
+    assert list(table.index) == ["mean", "max", "cls"]
+    assert table.loc["max", "paper: STSb"] == paper.TABLE6_POOLING["max"][1] == 69.92
+    assert table.loc["mean", "paper: NLI"] == 80.78
+    assert table.loc["max", "ours: STSb mean"] == pytest.approx(regression.loc["max pooling, (u, v, |u-v|)", "mean"], abs=0.01)
+    assert table.loc["mean", "ours: NLI mean"] == pytest.approx(toy.loc[CONFIGS[0].label, "mean"], abs=0.01)
+    assert pd.isna(table.loc["max", "ours: NLI mean"])  # the toy grid has no (max, default) row
+    only_regression = ablation.pooling_table(None, regression, "x")
+    assert "ours: NLI mean" not in only_regression.columns
+
+
+def test_grid_cost_counts_runs_and_steps():
+    assert ablation.grid_cost(9, [1, 2, 3], 1000, 16, 1) == {"runs": 27, "steps_per_run": 63, "steps": 1701}
+    assert ablation.grid_cost(3, 10, 5749, 16, 4)["steps"] == 3 * 10 * 360 * 4
+    with pytest.raises(ValueError):
+        ablation.grid_cost(0, [1], 10)
+
+
+def test_difference_and_its_standard_error(regression):
+    d, se = ablation.difference(regression, "mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)")
+    a, b = regression.iloc[0], regression.iloc[1]
+    assert d == pytest.approx(a["mean"] - b["mean"])
+    assert se == pytest.approx(math.sqrt(a["std"] ** 2 / 2 + b["std"] ** 2 / 2))

@@ -1,21 +1,26 @@
-"""Ablations of the classification objective (paper, Section 6, Table 6): a small grid runner.
+"""Ablations of SBERT's design choices (paper, Section 6, Table 6): a small grid runner.
 
 Table 6 varies one thing at a time around SBERT's default (mean pooling, features ``(u, v, |u−v|)``):
 
-* the **pooling** — mean, max or CLS — with the default concatenation;
-* the **concatenation** fed to the softmax classifier — seven choices — with mean pooling.
+* the **pooling** — mean, max or CLS — with the default concatenation, under *both* objectives: the
+  classification objective on NLI (first column) and the regression objective on STSb (second column);
+* the **concatenation** fed to the softmax classifier — seven choices — with mean pooling (NLI only:
+  the regression objective has no classifier).
 
-Both rows share the default configuration, so the grid holds 3 + 7 − 1 = 9 distinct trainings.
-:func:`run_grid` trains each configuration once per seed with :func:`sbertlib.training.fit`
-(NLI classification objective), scores it on the STSb development set (as Table 6 does) and
-returns one row per configuration with the mean and standard deviation over the seeds::
+The NLI rows share the default configuration, so they hold 3 + 7 − 1 = 9 distinct trainings; the
+regression column adds 3. The paper trains every configuration with **10 random seeds** and reports
+the average (§6). :func:`run_grid` trains each configuration once per seed with
+:func:`sbertlib.training.fit`, scores it on the STSb development set (as Table 6 does) and returns one
+row per configuration with the mean and standard deviation over the seeds::
 
     configs = table6_configs()                        # 9 AblationConfig
-    results = run_grid(configs, seeds=[1, 2, 3], train_pairs=pairs, backbone="tiny-random-bert")
-    results[["mean", "std"]]
+    results = run_grid(configs, seeds=[1, 2, 3], train_pairs=nli_pairs, backbone="tiny-random-bert")
+    poolings = run_grid(pooling_configs(), [1, 2, 3], stsb_pairs, objective="regression")
+    pooling_table(results, poolings, "ours: …")        # both columns beside the paper's
 
-With ``cache_dir`` every (configuration, seed) result is written as JSON the moment it is known,
-and a re-run with the same settings reads it back instead of training again.
+:func:`grid_cost` says what a grid costs (runs × steps) before it starts. With ``cache_dir`` every
+(configuration, seed) result is written as JSON the moment it is known, and a re-run with the same
+settings reads it back instead of training again.
 """
 from __future__ import annotations
 
@@ -35,6 +40,8 @@ from ..model.pooling import POOLING_MODES
 from ..paper import TABLE6_CONCATS
 from ..util import atomic_write_text, digest, optional_import, settings_digest
 from .sts import STSEvaluator, stsb_dev_evaluator
+
+OBJECTIVES = ("classification", "regression")  # Table 6's two columns: NLI (SoftmaxLoss), STSb (cosine MSE)
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,64 @@ def table6_configs(poolings: Sequence[str] = POOLING_MODES,
     configs = [AblationConfig(p, DEFAULT_CONCAT) for p in poolings]
     configs += [AblationConfig("mean", tuple(c)) for c in concats]
     return list(dict.fromkeys(configs))
+
+
+def pooling_configs(poolings: Sequence[str] = POOLING_MODES) -> list[AblationConfig]:
+    """One configuration per pooling with the default concatenation: the rows of Table 6's pooling
+    block (what the regression column varies)."""
+    return [AblationConfig(p, DEFAULT_CONCAT) for p in poolings]
+
+
+def grid_cost(n_configs: int, seeds: Sequence[int] | int, n_pairs: int, batch_size: int = 16,
+              epochs: int = 1) -> dict:
+    """What a grid costs before it runs: ``{"runs", "steps_per_run", "steps"}`` (steps = optimizer
+    steps of :func:`sbertlib.training.fit`, ``ceil(n_pairs / batch_size) × epochs`` per run)."""
+    n_seeds = seeds if isinstance(seeds, int) else len(seeds)
+    if min(n_configs, n_seeds, n_pairs, batch_size, epochs) < 1:
+        raise ValueError("configs, seeds, pairs, batch size and epochs must all be at least 1")
+    per_run = math.ceil(n_pairs / batch_size) * epochs
+    return {"runs": n_configs * n_seeds, "steps_per_run": per_run, "steps": n_configs * n_seeds * per_run}
+
+
+def difference(results, label_a: str, label_b: str) -> tuple[float, float]:
+    """``(mean_a − mean_b, its standard error)`` for two rows of a :func:`run_grid` table.
+
+    The seeds of two configurations are independent runs, so the standard error of the difference
+    of their means is ``sqrt(s_a²/n_a + s_b²/n_b)`` (``s``: sample std over seeds, ``n``: seeds).
+    A difference of less than about two standard errors could be seed noise. NaN with one seed.
+    """
+    a, b = results.loc[label_a], results.loc[label_b]
+    se = math.sqrt(a["std"] ** 2 / a["n_seeds"] + b["std"] ** 2 / b["n_seeds"])
+    return float(a["mean"] - b["mean"]), float(se)
+
+
+def pooling_table(nli_results, regression_results, label: str):
+    """Table 6's pooling block, both columns, ours beside the paper's: one row per pooling with our
+    mean ± std after NLI (classification objective, default concatenation) and after STSb
+    (regression objective), and the paper's figures. ``label`` names what produced our rows."""
+    pd = optional_import("pandas", "workbook")
+    from .. import paper
+    rows = {}
+    for pooling in POOLING_MODES:
+        row = {}
+        for name, results, col in (("NLI", nli_results, 0), ("STSb", regression_results, 1)):
+            hit = _rows(results, pooling, DEFAULT_CONCAT)
+            if len(hit):
+                row[f"ours: {name} mean"] = float(hit.iloc[0]["mean"])
+                row[f"ours: {name} std"] = float(hit.iloc[0]["std"])
+            row[f"paper: {name}"] = paper.TABLE6_POOLING[pooling][col]
+        if any(k.startswith("ours") for k in row):
+            rows[pooling] = row
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = f"pooling — {label}"
+    return table.round(2)
+
+
+def _rows(results, pooling: str, concat: tuple[str, ...]):
+    """The rows of a :func:`run_grid` table (or None: no rows) with this pooling and concatenation."""
+    if results is None:
+        return []
+    return results[(results["pooling"] == pooling) & (results["concat"] == AblationConfig(pooling, concat).concat_label)]
 
 
 def _slug(concat: tuple[str, ...]) -> str:
@@ -102,13 +167,20 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
              backbone: str = "tiny-random-bert", max_seq_length: int = 32,
              evaluator: Callable[[object], float] | None = None, batch_size: int = 16, epochs: int = 1,
              lr: float = 2e-5, num_labels: int = 3, cache_dir: str | os.PathLike | None = None,
-             show_progress_bar: bool = True, encoder_factory: Callable[[], object] | None = None):
-    """Train every configuration once per seed with the NLI classification objective and score it.
+             show_progress_bar: bool = True, encoder_factory: Callable[[], object] | None = None,
+             objective: str = "classification"):
+    """Train every configuration once per seed and score it on STSb dev.
 
     * ``configs``: :class:`AblationConfig` items (e.g. :func:`table6_configs`); ``seeds``: the
       training seeds (data order, dropout, classifier initialisation). The backbone's starting
       weights are the same for every run.
-    * ``train_pairs``: NLI pairs (:class:`~sbertlib.data.NLIPair` or ``(a, b, label)`` tuples).
+    * ``objective``: ``"classification"`` — :class:`~sbertlib.losses.SoftmaxLoss` with the
+      configuration's concatenation on NLI pairs (:class:`~sbertlib.data.NLIPair` or
+      ``(a, b, label)`` tuples), Table 6's first column; ``"regression"`` —
+      :class:`~sbertlib.losses.CosineSimilarityLoss` on scored pairs (:class:`~sbertlib.data.STSPair`),
+      Table 6's second column: only the pooling varies (configurations must keep the default
+      concatenation, which this objective does not use).
+    * ``train_pairs``: the training records of that objective.
     * ``backbone`` / ``max_seq_length``: what :meth:`SentenceEncoder.from_pretrained` loads, once;
       each run trains a fresh copy with the configuration's pooling. ``encoder_factory()`` (a
       function returning a fresh encoder) replaces that when given.
@@ -126,12 +198,17 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
 
     pd = optional_import("pandas", "workbook")
 
-    from ..losses import SoftmaxLoss
+    from ..losses import CosineSimilarityLoss, SoftmaxLoss
     from ..training import fit, seed_everything
 
     configs, seeds = list(configs), [int(s) for s in seeds]
     if not configs:
         raise ValueError("configs is empty: nothing to run")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+    if objective == "regression" and any(c.concat != DEFAULT_CONCAT for c in configs):
+        raise ValueError("the regression objective has no classifier, so no concatenation to vary: "
+                         "use pooling_configs() (the default concatenation) for the regression column")
     if not seeds or len(set(seeds)) != len(seeds):
         raise ValueError(f"seeds must be a non-empty list of distinct integers, got {seeds}")
     labels = [c.label for c in configs]
@@ -143,6 +220,8 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
                 "max_seq_length": max_seq_length, "batch_size": batch_size, "epochs": epochs, "lr": lr,
                 "num_labels": num_labels, "data": digest(train_pairs, 12), "n_pairs": len(train_pairs),
                 "evaluator": _evaluator_key(evaluator)}
+    if objective != "classification":  # (classification keeps the cache keys it always had)
+        settings["objective"] = objective
     cache = Path(cache_dir) / settings_digest(settings) if cache_dir is not None else None
 
     base = None
@@ -173,7 +252,8 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
         started = time.perf_counter()
         encoder = fresh(cfg.pooling)
         seed_everything(seed)  # the classifier's initial weights depend on the seed, not on the run order
-        loss = SoftmaxLoss(encoder, num_labels=num_labels, concat=cfg.concat)
+        loss = (SoftmaxLoss(encoder, num_labels=num_labels, concat=cfg.concat) if objective == "classification"
+                else CosineSimilarityLoss(encoder))
         history = fit(encoder, loss, train_pairs, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
                       show_progress_bar=False)
         if history.interrupted:  # fit() swallowed a Ctrl-C: stop the grid, record nothing half-trained
