@@ -1,6 +1,7 @@
 """The exercise checks of notebooks 06–08: each passes a right answer and rejects wrong ones."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
@@ -118,6 +119,56 @@ def test_nb07_gains_need_the_grid_rows():
     with pytest.raises(ExerciseError):
         nb07.check_gains(1.0, 1.0, RESULTS.drop(index="mean pooling, (u, v, u*v)"))
     assert nb07.grid_mean(RESULTS, ("u", "v")) == 50.0
+
+
+# ----------------------------------------------------------------------------- nb07: difference ± se
+def good_diff(results, a, b):
+    ra, rb = results.loc[a], results.loc[b]
+    return ra["mean"] - rb["mean"], math.sqrt(ra["std"] ** 2 / ra["n_seeds"] + rb["std"] ** 2 / rb["n_seeds"])
+
+
+def _seed_grid() -> pd.DataFrame:
+    rows = {}
+    for pooling, scores in (("mean", (71.6, 69.8, 70.4)), ("max", (28.9, 20.0, 17.2)), ("cls", (16.6, 19.3, 40.1))):
+        s = pd.Series(scores)
+        rows[f"{pooling} pooling, (u, v, |u-v|)"] = {"pooling": pooling, "concat": "(u, v, |u-v|)", "n_seeds": 3,
+                                                      "mean": s.mean(), "std": s.std(ddof=1),
+                                                      **{f"seed {i}": v for i, v in enumerate(scores, 1)}}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def test_nb07_difference_right(capsys):
+    nb07.check_difference(good_diff, _seed_grid())
+    nb07.check_difference(lambda r, a, b: [np.float64(x) for x in good_diff(r, a, b)])  # any pair of numbers
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def _s(r, a, b):
+    return r.loc[a], r.loc[b]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, a, b: (-good_diff(r, a, b)[0], good_diff(r, a, b)[1]), "sign"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], math.hypot(_s(r, a, b)[0]["std"], _s(r, a, b)[1]["std"])), "number of seeds"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] / math.sqrt(_s(r, a, b)[0]["n_seeds"])
+                      + _s(r, a, b)[1]["std"] / math.sqrt(_s(r, a, b)[1]["n_seeds"])), "quadrature"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] + _s(r, a, b)[1]["std"]), "adds the two stds"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] / math.sqrt(_s(r, a, b)[0]["n_seeds"])), "second row"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], math.sqrt(sum(
+        pd.Series([x[c] for c in r.columns if c.startswith("seed ")]).dropna().std(ddof=0) ** 2 / x["n_seeds"]
+        for x in _s(r, a, b)))), "sample std"),
+    (lambda r, a, b: good_diff(r, a, b)[0], "pair"),
+    (lambda r, a, b: None, None),
+    (lambda r, a, b: (..., 1.0), None),
+])
+def test_nb07_difference_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_difference(wrong, _seed_grid())
+
+
+def test_nb07_difference_not_a_function():
+    with pytest.raises(ExerciseError):
+        nb07.check_difference(3.0)
 
 
 # ----------------------------------------------------------------------------- nb08: majority baseline

@@ -8,12 +8,13 @@ import pandas as pd
 import torch
 
 from ... import paper
+from ...evaluation import ablation
 from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, two_items
 from .nb00 import _call
 
-__all__ = ["check_classifier_size", "check_gains", "grid_mean"]
+__all__ = ["check_classifier_size", "check_gains", "check_difference", "grid_mean"]
 
 
 class _Stub(torch.nn.Module):
@@ -121,3 +122,61 @@ def check_gains(gain_abs_diff, gain_product, results: pd.DataFrame) -> None:
     bigger = "|u-v|" if want_a > want_b else "u*v"
     ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {want_a:+.2f}, adding u*v by {want_b:+.2f} "
        f"(paper: {paper_a:+.2f} and {paper_b:+.2f}); of the two, {bigger} is worth more in ours")
+
+
+# ----------------------------------------------------------------------------- difference ± standard error
+def _table(rows: dict[str, tuple[float, ...]]) -> pd.DataFrame:
+    """A run_grid-like table from per-seed scores: mean, sample std (ddof=1), n_seeds, seed columns."""
+    out = {}
+    for label, scores in rows.items():
+        s = pd.Series(scores, dtype=float)
+        out[label] = {"pooling": label, "concat": "(u, v, |u-v|)", "n_seeds": len(s), "mean": s.mean(),
+                      "std": s.std(ddof=1), **{f"seed {i + 1}": v for i, v in enumerate(s)}}
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
+def _hidden_tables() -> list[tuple[pd.DataFrame, str, str]]:
+    """Cases where the usual slips give different numbers: unequal seed counts, unequal spreads."""
+    a = _table({"mean": (70.1, 72.4, 69.8, 71.0), "max": (30.2, 18.9, 25.5)})
+    b = _table({"cls": (50.0, 58.0), "mean": (61.0, 60.5, 62.5, 59.0, 60.0)})
+    return [(a, "mean", "max"), (a, "max", "mean"), (b, "cls", "mean")]
+
+
+def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None) -> None:
+    """Check ``diff_and_se(results, a, b) -> (difference, standard error)``: ``mean_a − mean_b`` and
+    ``sqrt(s_a²/n_a + s_b²/n_b)`` (sample std over seeds, number of seeds), on hidden tables and on
+    ``results`` (our regression grid) for mean vs max pooling."""
+    require(callable(diff_and_se), f"pass your function itself, not {type(diff_and_se).__name__}",
+            "check_difference(diff_and_se, results)")
+    cases = _hidden_tables()
+    if results is not None and {"mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)"} <= set(results.index) \
+            and results["n_seeds"].min() > 1:
+        cases.append((results, "mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)"))
+    for table, a, b in cases:
+        got = two_items(_call(diff_and_se, table.copy(), a, b), f"diff_and_se(results, {a!r}, {b!r}) returned",
+                        "return a pair: (difference of the means, its standard error)")
+        d, se = (_number(x, name) for x, name in zip(got, ("the difference", "the standard error")))
+        want_d, want_se = ablation.difference(table, a, b)
+        ra, rb = table.loc[a], table.loc[b]
+        na, nb, sa, sb = ra["n_seeds"], rb["n_seeds"], ra["std"], rb["std"]
+        if abs(d - want_d) > 1e-6:
+            hint = ("the sign is flipped: first row minus second row" if abs(d + want_d) <= 1e-6 else
+                    "subtract the two rows' 'mean' columns")
+            raise ExerciseError(f"difference for ({a}) − ({b}) = {d:.4f}, expected {want_d:.4f}\nHint: {hint}")
+        if abs(se - want_se) <= 1e-6:
+            continue
+        pop = [float(pd.Series([r[c] for c in table.columns if c.startswith("seed ")]).dropna().std(ddof=0))
+               for r in (ra, rb)]
+        slips = {math.sqrt(sa ** 2 + sb ** 2): "divide each variance by its number of seeds: s²/n (the standard "
+                                                 "error of a mean shrinks with √n)",
+                 sa / math.sqrt(na) + sb / math.sqrt(nb): "standard errors add in quadrature: √(se_a² + se_b²), "
+                                                          "not se_a + se_b",
+                 sa + sb: "that adds the two stds: use √(s_a²/n_a + s_b²/n_b)",
+                 math.sqrt(sa ** 2 / na): "both means are uncertain: add the second row's s²/n too",
+                 math.sqrt((sa ** 2 + sb ** 2) / (na + nb)): "each row has its own number of seeds: s_a²/n_a + s_b²/n_b",
+                 math.sqrt(pop[0] ** 2 / na + pop[1] ** 2 / nb): "use the sample std (ddof=1, the 'std' column), "
+                                                                 "not the population std"}
+        hint = next((h for v, h in slips.items() if abs(se - v) <= 1e-6),
+                    "se = √(s_a²/n_a + s_b²/n_b) with the 'std' and 'n_seeds' columns")
+        raise ExerciseError(f"standard error for ({a}) − ({b}) = {se:.4f}, expected {want_se:.4f}\nHint: {hint}")
+    ok(f"diff_and_se matches the library on {len(cases)} tables (difference of means, √(s_a²/n_a + s_b²/n_b))")
