@@ -1,0 +1,63 @@
+"""The workbook's cross-encoder: train-or-load, as :mod:`sbertlib.workbook.runs` does for bi-encoders.
+
+``trained_cross_encoder(profile)`` trains a :class:`~sbertlib.model.cross_encoder.CrossEncoder` from the
+profile's backbone on STS benchmark train — the same pairs, epochs, batch size and learning rate as the
+profile's bi-encoder regression (``runs.trained_model(profile, "stsb")``), so the two differ only in how
+they read a pair — with :func:`sbertlib.training.fit` and :class:`~sbertlib.losses.CrossEncoderLoss`.
+It saves the model and its history under ``runs.output_dir(profile.name, ...)`` the first time and
+loads them on later calls.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from . import runs
+
+PAIR_LENGTH_FACTOR = 2  # a cross-encoder reads two sentences at once: twice the profile's max_seq_length
+
+
+def cross_encoder_dir(profile, seed: int = 42) -> Path:
+    """Where the profile's cross-encoder lives (under ``runs.output_dir``)."""
+    return runs.output_dir(profile.name, f"cross-encoder-stsb-{profile.backbone.replace('/', '__')}-seed{seed}")
+
+
+def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
+    """STSb train as the profile's regression lesson uses it: shuffled with ``seed``, capped at
+    ``profile.stsb_train_pairs``."""
+    from .. import data
+    train = data.load_stsb("train", data_dir)
+    random.Random(seed).shuffle(train)
+    return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
+
+
+def fit_settings(profile, seed: int = 42) -> dict:
+    """``fit`` keyword arguments of the profile's STSb regression (epochs, batch size, lr, seed)."""
+    return {"epochs": profile.stsb_epochs, "batch_size": profile.stsb_batch_size, "lr": profile.stsb_lr,
+            "length_grouping": bool(getattr(profile, "stsb_length_grouping", False)), "seed": seed,
+            "profile": profile.name}
+
+
+def trained_cross_encoder(profile, seed: int = 42, retrain: bool = False, data_dir=None,
+                          show_progress_bar: bool = False):
+    """``(cross_encoder, history)``: trained on STSb train the first time, loaded afterwards.
+
+    Starts from ``profile.backbone`` (offline: ``random-bert-2x128``, random weights; its pooler and
+    head are drawn with ``seed``) and reads pairs of up to ``2 × profile.max_seq_length`` tokens.
+    """
+    from ..losses import CrossEncoderLoss
+    from ..model.cross_encoder import CrossEncoder
+    from ..training import FINAL_DIR, History, fit
+
+    folder = cross_encoder_dir(profile, seed)
+    final, hist_file = folder / FINAL_DIR, folder / "history.json"
+    if final.is_dir() and hist_file.is_file() and not retrain:
+        return CrossEncoder.load(final), History.load(hist_file)
+    length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
+    model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
+    history = fit(model, CrossEncoderLoss(model), stsb_train_pairs(profile, seed, data_dir), output_dir=folder,
+                  show_progress_bar=show_progress_bar, **fit_settings(profile, seed))
+    if history.interrupted:
+        raise KeyboardInterrupt("cross-encoder training interrupted; nothing was saved as final")
+    history.save(hist_file)
+    return model, history
