@@ -128,3 +128,21 @@ def test_bad_settings_and_models_are_rejected(ce, tmp_path):
         loss.loss_from_logits(torch.zeros(2), torch.tensor([0.5, 4.0]))
     with pytest.raises(ValueError, match="-1, 1|outside"):
         fit(ce, loss, [("a", "b", 4.0)], batch_size=1, show_progress_bar=False)
+
+
+def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
+    """cross_runs.trained_cross_encoder: the smoke profile's STSb pairs and settings, saved under the
+    output folder, loaded (same predictions, same history) on the next call."""
+    from sbertlib.workbook import cross_runs
+    from sbertlib.workbook.profiles import get_profile
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
+    profile = get_profile("smoke")
+    model, history = cross_runs.trained_cross_encoder(profile)
+    assert history.loss == "CrossEncoderLoss" and len(history.records) == 4  # 64 pairs / batch 16, 1 epoch
+    assert model.max_seq_length == 2 * profile.max_seq_length
+    assert cross_runs.cross_encoder_dir(profile).is_relative_to(tmp_path)
+    again, history2 = cross_runs.trained_cross_encoder(profile)
+    np.testing.assert_allclose(again.predict(PAIRS), model.predict(PAIRS), atol=1e-6)
+    assert history2.losses == history.losses
+    assert len(cross_runs.stsb_train_pairs(profile)) == profile.stsb_train_pairs == 64
