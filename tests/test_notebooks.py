@@ -1,7 +1,7 @@
 """Every notebook runs top to bottom, headlessly, on the smoke profile."""
 from __future__ import annotations
 
-import os
+import warnings
 from pathlib import Path
 
 import nbformat
@@ -20,7 +20,12 @@ def test_notebook_runs_on_smoke_profile(path, shared_data, tmp_path):
     env = {"SBERTLIB_PROFILE": "smoke", "SBERTLIB_DATA_DIR": str(shared_data),
            "SBERTLIB_OUTPUT_DIR": str(tmp_path / "runs"), "HF_HUB_OFFLINE": "1",
            "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
-    nb, result = notebooks.execute(path, timeout=600, env=env, cwd=path.parent)
+    nb, result = notebooks.execute(path, timeout=300, env=env, cwd=path.parent)
+    if result.error and result.error.startswith(notebooks.TIMEOUT_PREFIX):
+        # A kernel that stops answering (seen intermittently: kernel idle, client waiting) is retried
+        # once in a fresh kernel; a cell that fails with an error is never retried.
+        warnings.warn(f"{path.name}: {result.error}; retrying once in a fresh kernel", stacklevel=1)
+        nb, result = notebooks.execute(path, timeout=300, env=env, cwd=path.parent)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, ARTIFACTS / path.name)
     assert result.error is None, f"{path.name} failed: {result.error}"

@@ -92,10 +92,13 @@ def _error_line(text: str) -> str:
     return (named or lines or [""])[-1]
 
 
+TIMEOUT_PREFIX = "no reply from the kernel:"  # a cell timed out or the kernel died (not a wrong result)
+
+
 def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path | None = None):
     """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult)."""
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(path, as_version=4)
     import sys
@@ -111,6 +114,8 @@ def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path |
                        resources={"metadata": {"path": str(cwd or path.parent)}}).execute()
     except CellExecutionError as exc:
         error = _error_line(str(exc)) or repr(exc)
+    except (CellTimeoutError, DeadKernelError) as exc:
+        error = f"{TIMEOUT_PREFIX} {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     finally:
         os.environ.clear()
         os.environ.update(old_env)
