@@ -54,7 +54,7 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     from ..training import History
     folder = model_dir(profile, objective, seed, pooling)
     final, hist_file = folder / "final", folder / "history.json"
-    if final.is_dir() and hist_file.is_file() and not retrain:
+    if not retrain and is_trained(profile, objective, seed, pooling):
         return SentenceEncoder.load(final), History.load(hist_file)
     if objective == "two-stage":
         start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar)

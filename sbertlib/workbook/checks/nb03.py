@@ -51,10 +51,9 @@ class _Watch:
         return hook
 
     def _on_step(self, optimizer, args, kwargs):
-        params = [p for p in self.loss.parameters() if p.grad is not None] or [torch.zeros(1)]
+        norms = [p.grad.norm() for p in self.loss.parameters() if p.grad is not None]
         self.lrs.append(optimizer.param_groups[0]["lr"])
-        self.norms.append(float(torch.linalg.vector_norm(torch.stack([
-            p.grad.norm() if p.grad is not None else p.sum() for p in params]))))
+        self.norms.append(float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0)
 
     def close(self):
         for h in self._handles:
@@ -127,7 +126,7 @@ def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, firs
                         "value = loss.loss_from_embeddings(embeddings, labels)")
 
 
-def _run(train_loop: Callable, make_loss, encoder, data, what: str) -> list[float]:
+def _run(train_loop: Callable, make_loss, encoder, data) -> list[float]:
     loss, twin = _fresh_pair(encoder, make_loss)
     examples = prepare_examples(data[:N_EXAMPLES], loss)
     want, want_lrs, first_col = _expected(loss, examples, SETTINGS)
@@ -153,8 +152,8 @@ def check_train_loop(train_loop: Callable, encoder, pairs, triplets) -> None:
     with the classification objective on NLI ``pairs`` and with MNRL on ``triplets`` — and require
     the same loss at every step (≤ 1e-5); a mismatch is explained (see the module docstring)."""
     require(callable(train_loop), "pass your function itself: check_train_loop(train_loop, encoder, pairs, triplets)")
-    diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs, "classification")
-    diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets, "MNRL")
+    diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs)
+    diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets)
     ok(f"your loop is fit's loop: {len(diffs)} steps (classification on pairs, MNRL on triplets), "
        f"largest loss difference {max(diffs):.1e}")
 
