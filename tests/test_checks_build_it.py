@@ -92,7 +92,7 @@ def test_siamese_classifier_wrong(encoder, wrong, hint):
 import math  # noqa: E402
 
 from sbertlib import data  # noqa: E402
-from sbertlib.training import make_optimizer  # noqa: E402
+from sbertlib.training import epoch_batches, make_optimizer  # noqa: E402
 from sbertlib.workbook.checks import nb03  # noqa: E402
 
 
@@ -100,7 +100,7 @@ def make_loop(zero_grad=True, train_mode=True, clip=True, off_by_one=False, one_
               shuffle=True, reseed=True, drop_last=False):
     """The notebook's solution, with switches that reproduce the usual mistakes."""
     def train_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0,
-                   seed=42):
+                   seed=42, length_grouping=False):
         model = loss.model
         if reseed:
             torch.manual_seed(seed)
@@ -116,11 +116,14 @@ def make_loop(zero_grad=True, train_mode=True, clip=True, off_by_one=False, one_
         if train_mode:
             loss.train()
         values = []
+        lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
         for epoch in range(epochs):
-            g = torch.Generator().manual_seed(seed + 1_000_003 * epoch)
-            order = torch.randperm(len(examples), generator=g).tolist() if shuffle else list(range(len(examples)))
-            for start in range(0, per_epoch * batch_size, batch_size):
-                batch = [examples[i] for i in order[start:start + batch_size]]
+            batches = epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths) if shuffle else \
+                [list(range(i, min(i + batch_size, len(examples)))) for i in range(0, len(examples), batch_size)]
+            for ids in batches[:per_epoch]:
+                if drop_last and len(ids) < batch_size:
+                    continue
+                batch = [examples[i] for i in ids]
                 features = [model.tokenize(list(col)) for col in zip(*(ex.texts for ex in batch))]
                 embeddings = [model(f) for f in features]
                 labels = None if batch[0].label is None else torch.tensor([ex.label for ex in batch])

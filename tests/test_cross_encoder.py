@@ -133,7 +133,7 @@ def test_bad_settings_and_models_are_rejected(ce, tmp_path):
 def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
     """cross_runs.trained_cross_encoder: the smoke profile's STSb pairs and settings, saved under the
     output folder, loaded (same predictions, same history) on the next call."""
-    from sbertlib.workbook import cross_runs
+    from sbertlib.workbook import cross_runs, runs
     from sbertlib.workbook.profiles import get_profile
     monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
@@ -145,4 +145,4 @@ def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
     again, history2 = cross_runs.trained_cross_encoder(profile)
     np.testing.assert_allclose(again.predict(PAIRS), model.predict(PAIRS), atol=1e-6)
     assert history2.losses == history.losses
-    assert len(cross_runs.stsb_train_pairs(profile)) == profile.stsb_train_pairs == 64
+    assert len(runs.stsb_train_pairs(profile)) == profile.stsb_train_pairs == 64

@@ -9,7 +9,6 @@ loads them on later calls.
 """
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from . import runs
@@ -22,19 +21,10 @@ def cross_encoder_dir(profile, seed: int = 42) -> Path:
     return runs.output_dir(profile.name, f"cross-encoder-stsb-{profile.backbone.replace('/', '__')}-seed{seed}")
 
 
-def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
-    """STSb train as the profile's regression lesson uses it: shuffled with ``seed``, capped at
-    ``profile.stsb_train_pairs``."""
-    from .. import data
-    train = data.load_stsb("train", data_dir)
-    random.Random(seed).shuffle(train)
-    return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
-
-
 def fit_settings(profile, seed: int = 42) -> dict:
     """``fit`` keyword arguments of the profile's STSb regression (epochs, batch size, lr, seed)."""
     return {"epochs": profile.stsb_epochs, "batch_size": profile.stsb_batch_size, "lr": profile.stsb_lr,
-            "length_grouping": bool(getattr(profile, "stsb_length_grouping", False)), "seed": seed,
+            "length_grouping": profile.length_grouping, "seed": seed,
             "profile": profile.name}
 
 
@@ -55,7 +45,7 @@ def trained_cross_encoder(profile, seed: int = 42, retrain: bool = False, data_d
         return CrossEncoder.load(final), History.load(hist_file)
     length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
     model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
-    history = fit(model, CrossEncoderLoss(model), stsb_train_pairs(profile, seed, data_dir), output_dir=folder,
+    history = fit(model, CrossEncoderLoss(model), runs.stsb_train_pairs(profile, seed, data_dir), output_dir=folder,
                   show_progress_bar=show_progress_bar, **fit_settings(profile, seed))
     if history.interrupted:
         raise KeyboardInterrupt("cross-encoder training interrupted; nothing was saved as final")

@@ -62,7 +62,8 @@ class Profile:
     lr: float = 2e-5  # learning rate of the NLI lesson (the paper: 2e-5)
     stsb_lr: float = 2e-5  # learning rate of the STSb regression
     stsb_batch_size: int = 16
-    stsb_length_grouping: bool = False  # STSb batches of similar length (faster on a CPU; order stays random)
+    length_grouping: bool = False  # training batches of similar length (less padding: faster on a CPU;
+                                   # the order of the batches stays random)
     reference_backbone: str | None = None  # a fully trained sentence encoder shown for reference only
     reason: str = ""  # why get_profile() chose this profile
 
@@ -83,7 +84,7 @@ PROFILES: dict[str, Profile] = {
         "offline", backbones.RANDOM_SMALL, "offline-nli", None, batch_size=64, epochs=4, max_seq_length=64,
         evaluation_steps=0, stand_in=True, baseline_backbone=backbones.RANDOM_SMALL,
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=500,
-        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, stsb_length_grouping=True,
+        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, length_grouping=True,
         reference_backbone=backbones.MINILM,
         description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
                     "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
@@ -142,7 +143,7 @@ def _offline_backbone(profile: Profile) -> Profile:
             return replace(profile, backbone=name, baseline_backbone=name, stand_in=False,
                            max_train_pairs=laptop.max_train_pairs, batch_size=16, epochs=1,
                            nli_objective="nli", lr=laptop.lr, stsb_lr=laptop.stsb_lr, stsb_batch_size=16,
-                           stsb_length_grouping=False,
+                           length_grouping=False,
                            reference_backbone=None, evaluation_steps=laptop.evaluation_steps)
     return profile
 

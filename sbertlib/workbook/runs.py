@@ -106,6 +106,15 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
     return history
 
 
+def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
+    """STSb train as the profile's regression lessons use it: shuffled with ``seed``, capped at
+    ``profile.stsb_train_pairs``."""
+    from .. import data
+    train = data.load_stsb("train", data_dir)
+    random.Random(seed).shuffle(train)
+    return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
+
+
 def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None):
     """``(loss, train_data, fit keyword arguments)`` of ``objective`` on ``profile`` — what
     :func:`trained_model` runs, for a notebook that runs it in the open. Seeds everything first,
@@ -119,7 +128,8 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
     seed_everything(seed)
     evaluator = stsb_dev_evaluator(data_dir, max_pairs=profile.dev_pairs_during_training)
     kwargs = dict(batch_size=profile.batch_size, seed=seed, evaluator=evaluator,
-                  evaluation_steps=profile.evaluation_steps, profile=profile.name)
+                  evaluation_steps=profile.evaluation_steps, length_grouping=profile.length_grouping,
+                  profile=profile.name)
     if objective == "nli":
         train = load_nli_train(profile, data_dir)
         loss = losses.SoftmaxLoss(model, num_labels=len(data.NLI_LABELS))
@@ -128,12 +138,8 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
         train = load_nli_train(profile, data_dir, triplets=True)
         loss = losses.MultipleNegativesRankingLoss(model)
         return loss, train, {**kwargs, "epochs": profile.epochs, "lr": profile.lr}
-    train = data.load_stsb("train", data_dir)
-    random.Random(seed).shuffle(train)
-    train = train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
-    return losses.CosineSimilarityLoss(model), train, {**kwargs, "epochs": profile.stsb_epochs, "lr": profile.stsb_lr,
-                                                       "batch_size": profile.stsb_batch_size,
-                                                       "length_grouping": profile.stsb_length_grouping}
+    return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), {**kwargs, "epochs": profile.stsb_epochs, "lr": profile.stsb_lr,
+                                                       "batch_size": profile.stsb_batch_size}
 
 
 def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool):

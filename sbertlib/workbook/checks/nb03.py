@@ -72,9 +72,9 @@ def _fresh_pair(encoder, make_loss):
 
 def _expected(loss, examples, s: dict):
     history = fit(loss.model, loss, examples, show_progress_bar=False, **s)
-    n = len(examples)
+    lengths = [sum(len(t) for t in ex.texts) for ex in examples] if s["length_grouping"] else None
     first_col = [[examples[i].texts[0] for i in ids] for e in range(s["epochs"])
-                 for ids in epoch_batches(n, s["batch_size"], s["seed"], e)]
+                 for ids in epoch_batches(len(examples), s["batch_size"], s["seed"], e, lengths=lengths)]
     return history.losses, [r["lr"] for r in history.records], first_col
 
 
@@ -105,8 +105,9 @@ def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, firs
             "columns = list(zip(*(ex.texts for ex in batch))); one model.tokenize(list(col)) per column")
     for k, (a, b) in enumerate(zip(seen, first_col)):
         require(a == b, f"step {k + 1} trained on other sentences than fit's (first: {a[0]!r}, expected {b[0]!r})",
-                "for epoch e: torch.randperm(n, generator=torch.Generator().manual_seed(seed + 1_000_003 * e)), "
-                "then consecutive slices of batch_size")
+                "for ids in epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths): "
+                "batch = [examples[i] for i in ids] — fit's batches, shuffled anew each epoch"
+                + (" and grouped by length (length_grouping=True)" if s["length_grouping"] else ""))
     require(all(watch.training), "the encoder was in eval mode during training: dropout was off",
             "call model.train() (or loss.train()) before the loop")
     require(not any(watch.stale_grad), "gradients from the previous step were still there at backward(): "
@@ -126,14 +127,15 @@ def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, firs
                         "value = loss.loss_from_embeddings(embeddings, labels)")
 
 
-def _run(train_loop: Callable, make_loss, encoder, data) -> list[float]:
+def _run(train_loop: Callable, make_loss, encoder, data, length_grouping: bool) -> list[float]:
     loss, twin = _fresh_pair(encoder, make_loss)
     examples = prepare_examples(data[:N_EXAMPLES], loss)
-    want, want_lrs, first_col = _expected(loss, examples, SETTINGS)
+    settings = dict(SETTINGS, length_grouping=length_grouping)
+    want, want_lrs, first_col = _expected(loss, examples, settings)
     twin.model.eval()  # a loop that forgets model.train() trains without dropout
     watch = _Watch(twin)
     try:
-        got = train_loop(twin, examples, **SETTINGS)
+        got = train_loop(twin, examples, **settings)
     except NotImplementedError:
         raise ExerciseError("train_loop is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     finally:
@@ -143,18 +145,20 @@ def _run(train_loop: Callable, make_loss, encoder, data) -> list[float]:
             "append value.item() (a python float) for every step and return the list")
     got = [float(x) for x in got]
     if len(got) != len(want) or max(abs(a - b) for a, b in zip(got, want)) > 1e-5:
-        _diagnose(watch, got, want, want_lrs, first_col, SETTINGS, len(examples))
+        _diagnose(watch, got, want, want_lrs, first_col, settings, len(examples))
     return [abs(a - b) for a, b in zip(got, want)]
 
 
 def check_train_loop(train_loop: Callable, encoder, pairs, triplets) -> None:
     """Run ``train_loop(loss, examples, **SETTINGS)`` and ``fit`` from the same weights and seed —
-    with the classification objective on NLI ``pairs`` and with MNRL on ``triplets`` — and require
+    with the classification objective on NLI ``pairs`` (random batches) and with MNRL on ``triplets``
+    (``length_grouping=True``: batches of similar length) — and require
     the same loss at every step (≤ 1e-5); a mismatch is explained (see the module docstring)."""
     require(callable(train_loop), "pass your function itself: check_train_loop(train_loop, encoder, pairs, triplets)")
-    diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs)
-    diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets)
-    ok(f"your loop is fit's loop: {len(diffs)} steps (classification on pairs, MNRL on triplets), "
+    diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs, False)
+    diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets, True)
+    ok(f"your loop is fit's loop: {len(diffs)} steps (classification on pairs, MNRL on triplets in "
+       f"length-grouped batches), "
        f"largest loss difference {max(diffs):.1e}")
 
 
