@@ -387,3 +387,40 @@ def test_nb12_nprobe_rejects_exact_ids_of_the_wrong_shape(ivf_setup):
         nb12.check_nprobe(good, index, queries, exact[:, :5], k=10)
     with pytest.raises(ExerciseError):
         nb12.check_nprobe(good, index, queries, exact[:-1], k=10)
+
+
+# ----------------------------------------------------------------------------- nb12: top-k search
+def _cosines(q, c):
+    return torch.nn.functional.normalize(torch.as_tensor(q), dim=1) @ torch.nn.functional.normalize(
+        torch.as_tensor(c), dim=1).T
+
+
+def good_top_k(q, c, k):
+    best = torch.topk(_cosines(q, c), k, dim=1)
+    return best.values, best.indices
+
+
+def test_nb12_top_k_right(capsys):
+    nb12.check_top_k(good_top_k)
+    nb12.check_top_k(lambda q, c, k: tuple(x.numpy() for x in good_top_k(q, c, k)))  # numpy is fine too
+    assert "[OK]" in capsys.readouterr().out
+
+
+def _flipped(q, c, k):
+    v, i = good_top_k(q, c, k)
+    return v.flip(1), i.flip(1)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda q, c, k: torch.topk(torch.as_tensor(q) @ torch.as_tensor(c).T, k, dim=1), "dot product"),
+    (lambda q, c, k: torch.topk(_cosines(q, c), k, dim=1, largest=False), "LEAST similar"),
+    (lambda q, c, k: (lambda d: (-d.values, d.indices))(torch.topk(torch.cdist(torch.as_tensor(q), torch.as_tensor(c)),
+                                                                   k, dim=1, largest=False)), "Euclidean"),
+    (_flipped, "wrong order"),
+    (lambda q, c, k: (1 - good_top_k(q, c, k)[0], good_top_k(q, c, k)[1]), "cosine similarities themselves"),
+    (lambda q, c, k: good_top_k(q, c, k)[1], "not a pair"),
+    (lambda q, c, k: good_top_k(q, c, k + 1), "expected"),
+])
+def test_nb12_top_k_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb12.check_top_k(wrong)

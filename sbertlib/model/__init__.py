@@ -9,13 +9,15 @@ module                      holds
                             atomic ``save`` / ``load``
 ``model.similarity``        the one table of measures (cosine, dot, −Manhattan, −Euclidean)
 ``model.word_average``      the paper's non-BERT baseline: average GloVe word vectors
+``model.cross_encoder``     ``CrossEncoder``: both sentences in one pass (Table 2's BERT rows)
 ==========================  ==============================================================
 """
 from .backbones import BackboneNotAvailable, load_backbone
+from .cross_encoder import CrossEncoder
 from .encoder import SentenceEncoder
 from .pooling import POOLING_MODES, pool
 from .similarity import MEASURES, cos_sim, pairwise, similarity_matrix
 from .word_average import AverageWordEmbeddings
 
 __all__ = ["BackboneNotAvailable", "load_backbone", "SentenceEncoder", "POOLING_MODES", "pool", "MEASURES",
-           "cos_sim", "pairwise", "similarity_matrix", "AverageWordEmbeddings"]
+           "cos_sim", "pairwise", "similarity_matrix", "AverageWordEmbeddings", "CrossEncoder"]

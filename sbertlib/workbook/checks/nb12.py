@@ -1,5 +1,8 @@
 """Self-checks for notebook 12 (applications: search, mining, clustering, indexes).
 
+* :func:`check_top_k` — the student's brute-force search, compared with
+  :func:`sbertlib.search.semantic_search` on hidden vectors of unequal lengths (so a dot product,
+  an ascending order or a distance give other neighbours, and each slip is named);
 * :func:`check_recall_at_k` — the student's recall@k, compared with :func:`sbertlib.search.recall_at_k`
   on hidden id lists built so that the usual slips give different numbers;
 * :func:`check_nprobe` — re-measures an IVF index at the student's ``nprobe``: recall@k against the
@@ -12,10 +15,74 @@ from typing import Callable
 
 import numpy as np
 
-from . import ExerciseError, ok, require
-from ...search import faiss_search, recall_at_k
+from . import ExerciseError, ok, require, two_items
+from ...search import faiss_search, recall_at_k, semantic_search
 
 TOLERANCE = 1e-9
+
+
+# ----------------------------------------------------------------------------- top-k search
+def _top_k_case(seed: int = 12) -> tuple[np.ndarray, np.ndarray]:
+    """Queries and a corpus whose vectors have very different lengths: a dot product ranks by length."""
+    rng = np.random.default_rng(seed)
+    queries = rng.normal(size=(6, 16)).astype(np.float32)
+    corpus = rng.normal(size=(40, 16)).astype(np.float32) * rng.uniform(0.1, 10.0, size=(40, 1)).astype(np.float32)
+    return queries, corpus
+
+
+def _as_array(value, what: str) -> np.ndarray:
+    try:
+        return np.asarray(value.detach().cpu() if hasattr(value, "detach") else value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"`top_k` returned {what} that is not an array: {type(value).__name__}") from None
+
+
+def _top_k_hint(ids: np.ndarray, scores: np.ndarray, queries, corpus, k: int) -> str:
+    cos = (queries / np.linalg.norm(queries, axis=1, keepdims=True)) @ \
+        (corpus / np.linalg.norm(corpus, axis=1, keepdims=True)).T
+    known = {
+        "a dot product ranks long vectors first: normalise both sides (cosine), then multiply":
+            np.argsort(-(queries @ corpus.T), axis=1)[:, :k],
+        "those are the LEAST similar rows: sort by cosine, highest first (torch.topk or argsort descending)":
+            np.argsort(cos, axis=1)[:, :k],
+        "a Euclidean distance between unnormalised vectors is not a cosine: normalise first":
+            np.argsort(((queries[:, None, :] - corpus[None]) ** 2).sum(-1), axis=1)[:, :k],
+    }
+    for hint, wrong in known.items():
+        if np.array_equal(ids, wrong):
+            return hint
+    if np.array_equal(np.sort(ids, axis=1), np.sort(np.argsort(-cos, axis=1)[:, :k], axis=1)):
+        return "the right rows, in the wrong order: best first, the highest cosine in column 0"
+    return "cosine of every query with every corpus row (q × n matrix), then the k largest per query"
+
+
+def check_top_k(top_k: Callable) -> None:
+    """Pass when ``top_k(query_emb, corpus_emb, k)`` returns ``(scores, ids)`` equal to
+    :func:`sbertlib.search.semantic_search` (cosine, best first) on hidden vectors, for several ``k``."""
+    require(callable(top_k), f"`top_k` must be a function (query_emb, corpus_emb, k); got {type(top_k).__name__}",
+            "define it with `def` in the solution cell and run that cell first")
+    queries, corpus = _top_k_case()
+    for k in (1, 3, 10):
+        try:
+            result = top_k(queries.copy(), corpus.copy(), k)
+        except NotImplementedError as err:
+            raise ExerciseError("`top_k` is not done yet (it raised NotImplementedError).") from err
+        scores, ids = (_as_array(x, w) for x, w in zip(two_items(result, "`top_k` returned",
+                                                                  "return (scores, ids), each of shape (queries, k)"),
+                                                        ("scores", "ids")))
+        require(scores.shape == ids.shape == (len(queries), k),
+                f"k={k}: scores {scores.shape} and ids {ids.shape}, expected ({len(queries)}, {k}) each",
+                "one row per query, k columns: the k best corpus rows")
+        hits = semantic_search(queries, corpus, top_k=k)
+        want_ids = np.array([[h["corpus_id"] for h in row] for row in hits])
+        want_scores = np.array([[h["score"] for h in row] for row in hits])
+        if not np.array_equal(ids.astype(np.int64), want_ids):
+            raise ExerciseError(f"k={k}: other neighbours than semantic_search's\nHint: "
+                                + _top_k_hint(ids.astype(np.int64), scores, queries, corpus, k))
+        require(np.allclose(scores, want_scores, atol=1e-4),
+                f"k={k}: the right neighbours, but scores {scores[0, :3].round(4)} where the cosines are "
+                f"{want_scores[0, :3].round(4)}", "return the cosine similarities themselves (in [−1, 1])")
+    ok("top_k finds semantic_search's neighbours and cosines for k = 1, 3 and 10")
 
 
 # ----------------------------------------------------------------------------- recall@k
