@@ -15,8 +15,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "sbertlib"
+# Entry points: `python -m sbertlib`, `python -m sbertlib.train`, `python -m sbertlib.bench` start the CLI.
+ENTRY_POINTS = {PACKAGE / "__main__.py", PACKAGE / "train.py", PACKAGE / "bench.py"}
 CORE_FILES = [p for p in PACKAGE.rglob("*.py") if not {"workbook", "cli"} & set(p.relative_to(PACKAGE).parts)
-              and p.name != "__main__.py"]
+              and p not in ENTRY_POINTS]
 UI = ("ipywidgets", "matplotlib", "seaborn", "umap", "IPython", "jupyterlab", "nbformat", "nbclient", "nbconvert")
 # What the base install lacks: the extras' packages (and the test-only reference implementation).
 NOT_IN_BASE = ("pandas", "matplotlib", "seaborn", "umap", "ipywidgets", "IPython", "nbformat", "nbclient",

@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from .. import config
 from ..util import atomic_write_dir
-from . import backbones
+from . import backbones, precision as precisions
 from .pooling import POOLING_MODES, pool
 
 META_FILE = "sbertlib.json"
@@ -83,6 +83,28 @@ class SentenceEncoder(torch.nn.Module):
         self.info = {"backbone": name, "stand_in": stand_in, **(info or {})}
         self.to(config.pick_device(device))
         self.eval()  # inference by default; fit() switches to training mode
+        self._precision, self._cast = "fp32", None
+
+    @property
+    def precision(self) -> str:
+        """Default precision of :meth:`encode` (``fp32``, ``bf16``, ``fp16``, ``int8``; see
+        :mod:`sbertlib.model.precision`). Training always runs on the float32 weights."""
+        return self._precision
+
+    @precision.setter
+    def precision(self, value: str) -> None:
+        self._precision = precisions.check_precision(value, self.device)
+
+    def inference_backbone(self, precision: str) -> torch.nn.Module:
+        """The backbone at ``precision``: a cast copy, made once and remade whenever a weight changes
+        (training, ``load_state_dict``) or the encoder moves to another device."""
+        precisions.check_precision(precision, self.device)
+        if precision == "fp32":
+            return self.backbone
+        key = (precision, str(self.device), tuple((id(t), t._version) for t in (*self.backbone.parameters(), *self.backbone.buffers())))
+        if self._cast is None or self._cast[0] != key:
+            self._cast = (key, precisions.cast_backbone(self.backbone, precision))
+        return self._cast[1]
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -130,10 +152,13 @@ class SentenceEncoder(torch.nn.Module):
                                max_length=self.max_seq_length, return_tensors="pt")
         return {k: v.to(self.device) for k, v in feats.items()}
 
-    def forward(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
-        """Sentence embeddings ``(batch, dim)`` for tokenized ``features`` (keeps gradients)."""
-        out = self.backbone(**features)
-        emb = pool(out.last_hidden_state, features["attention_mask"], self.pooling)
+    def forward(self, features: dict[str, torch.Tensor], backbone: torch.nn.Module | None = None) -> torch.Tensor:
+        """Sentence embeddings ``(batch, dim)`` for tokenized ``features`` (keeps gradients).
+
+        ``backbone``: another copy of the backbone to run (e.g. a bf16 one); pooling is in float32.
+        """
+        out = (backbone or self.backbone)(**features)
+        emb = pool(out.last_hidden_state.float(), features["attention_mask"], self.pooling)
         return torch.nn.functional.normalize(emb, p=2, dim=1) if self.normalize else emb
 
     # ----------------------------------------------------------------- inference
@@ -184,7 +209,8 @@ class SentenceEncoder(torch.nn.Module):
 
     def encode(self, sentences: str | Iterable[str], batch_size: int = 32, smart_batching: bool = True,
                show_progress_bar: bool | None = None, convert_to: str = "numpy",
-               normalize: bool | None = None, max_tokens: int | None = None) -> np.ndarray | torch.Tensor:
+               normalize: bool | None = None, max_tokens: int | None = None,
+               precision: str | None = None) -> np.ndarray | torch.Tensor:
         """Embed sentences; returns ``(n, dim)`` (or ``(dim,)`` for a single string).
 
         * ``smart_batching`` sorts by token length so each batch pads only to its own longest
@@ -194,6 +220,9 @@ class SentenceEncoder(torch.nn.Module):
         * Texts longer than ``max_seq_length`` tokens are truncated, with one warning.
         * ``convert_to``: ``"numpy"`` (float32 array) or ``"torch"`` (tensor on the CPU).
         * ``max_tokens``: token-budget batching (see :meth:`batches`); ``batch_size`` is ignored.
+        * ``precision``: ``fp32``, ``bf16``, ``fp16`` (CUDA) or ``int8`` (CPU) for this call (default:
+          :attr:`precision`); the vectors come back in float32 whatever it is. bf16 on a CPU without
+          AMX or AVX512-BF16 is emulated: it warns, since it is slower than fp32 there.
         """
         single = isinstance(sentences, str)
         texts = [sentences] if single else list(sentences)
@@ -202,6 +231,10 @@ class SentenceEncoder(torch.nn.Module):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         _check_texts(texts)
+        precision = precisions.check_precision(precision or self.precision, self.device)
+        if precision == "bf16" and not precisions.bf16_is_fast(self.device):
+            warnings.warn(f"bf16 is emulated on this {self.device.type} ({precisions.describe_hardware(self.device)}); "
+                          "fp32 is faster here", stacklevel=2)
         out = torch.empty((len(texts), self.dim), dtype=torch.float32)
         if not texts:
             return out.numpy() if convert_to == "numpy" else out
@@ -210,10 +243,11 @@ class SentenceEncoder(torch.nn.Module):
         was_training = self.training
         self.eval()
         try:
+            backbone = self.inference_backbone(precision)
             with torch.inference_mode():
                 bar = tqdm(total=len(texts), desc="encode", unit="sent", disable=not show_progress_bar)
                 for pos, feats in self.batches(texts, batch_size, smart_batching, max_tokens):
-                    out[torch.as_tensor(pos)] = self(feats).float().cpu()
+                    out[torch.as_tensor(pos)] = self(feats, backbone).cpu()
                     bar.update(len(pos))
                 bar.close()
         finally:

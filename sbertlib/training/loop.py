@@ -34,9 +34,12 @@ import torch
 from tqdm.auto import tqdm
 
 from ..losses import Batch, SBERTLoss
+from ..model import precision as precisions
+from . import distributed
 from .examples import batch_stream, collate, prepare_examples
 from .history import History
-from .state import checkpoint_path, fingerprint, load_checkpoint, save_checkpoint, seed_everything
+from .state import (checkpoint_path, fingerprint, load_checkpoint, load_rank_rng, save_checkpoint, save_rank_rng,
+                    seed_everything)
 
 BEST_DIR, FINAL_DIR = "best", "final"
 NO_DECAY = ("bias", "LayerNorm.weight", "LayerNorm.bias")  # as sentence-transformers' fit()
@@ -73,29 +76,43 @@ def save_model(loss: SBERTLoss, path: Path, save_head: bool, history: History) -
 
 # ----------------------------------------------------------------------------- one step
 def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype: bf16 on a GPU or a CPU, fp16 on a GPU only; the weights stay float32."""
     if mixed_precision not in (None, "bf16", "fp16"):
         raise ValueError(f"mixed_precision must be None, 'bf16' or 'fp16', not {mixed_precision!r}")
-    if mixed_precision is None:
+    if mixed_precision is None or device.type == "cuda":
+        return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[mixed_precision]
+    if mixed_precision == "fp16":
+        raise ValueError(f"mixed_precision='fp16' needs a CUDA GPU (this model is on {device.type}); "
+                         "on a CPU use mixed_precision='bf16'")
+    if device.type != "cpu":
+        warnings.warn(f"mixed_precision='bf16' is not supported on {device.type}; training in float32", stacklevel=3)
         return None
-    if device.type != "cuda":
-        warnings.warn(f"mixed_precision={mixed_precision!r} needs a CUDA GPU; training in float32 on "
-                      f"{device.type}", stacklevel=3)
-        return None
-    return torch.bfloat16 if mixed_precision == "bf16" else torch.float16
+    if not precisions.bf16_is_fast(device):
+        warnings.warn(f"bf16 autocast is emulated on this CPU ({precisions.describe_hardware()}): "
+                      "slower than float32 here", stacklevel=3)
+    return torch.bfloat16
 
 
 def train_step(loss: SBERTLoss, batch: Batch, optimizer, scheduler, scaler, amp_dtype,
-               max_grad_norm: float | None, step: int) -> float:
-    """Forward, backward, clip, update; returns the loss value. Raises on a NaN/inf loss."""
+               max_grad_norm: float | None, step: int, forward: torch.nn.Module | None = None,
+               share: float = 1.0, world: int = 1) -> float:
+    """Forward, backward, clip, update; returns the loss value. Raises on a NaN/inf loss.
+
+    Under several processes ``forward`` is the DistributedDataParallel wrapper of ``loss``, the
+    batch is this rank's ``share`` of the global batch, and the value returned is the global one.
+    """
     loss.train()
-    autocast = torch.autocast("cuda", dtype=amp_dtype) if amp_dtype is not None else nullcontext()
+    device_type = next(loss.parameters()).device.type
+    autocast = torch.autocast(device_type, dtype=amp_dtype) if amp_dtype is not None else nullcontext()
     with autocast:
-        value = loss(batch)
-    number = float(value.detach())
+        value = (forward or loss)(batch)
+    number = distributed.global_loss(value, share, world)
     if not math.isfinite(number):
         raise FloatingPointError(f"training loss is {number} at step {step}; the weights are those "
                                  f"after step {step - 1} (lower the learning rate or check the data)")
     optimizer.zero_grad(set_to_none=True)
+    if world > 1:  # DDP averages over ranks: weight each shard by its share of the global batch
+        value = value * (share * world)
     if scaler is not None:
         scaler.scale(value).backward()
         scaler.unscale_(optimizer)
@@ -145,8 +162,11 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
       atomically: weights, loss head, optimizer, scheduler, all RNG states, data position, history.
       ``resume=True`` continues from it (a warning and a fresh start if there is none); the data
       and settings must be the same. The result is bit-identical to an uninterrupted run.
-    * ``mixed_precision``: ``"bf16"`` or ``"fp16"`` (with a GradScaler) on CUDA; ignored with a
-      warning elsewhere.
+    * ``mixed_precision``: ``"bf16"`` autocast on a CUDA GPU or a CPU (on a CPU without AMX or
+      AVX512-BF16 it warns: emulated bf16 is slower), ``"fp16"`` (with a GradScaler) on CUDA only.
+    * Several processes: under ``torchrun`` every rank trains on its shard of each global batch of
+      ``batch_size`` with gradients all-reduced (DistributedDataParallel); only rank 0 evaluates,
+      shows progress and writes checkpoints and models. See :mod:`sbertlib.training.distributed`.
     * KeyboardInterrupt: returns the History so far with ``interrupted=True`` (the last checkpoint
       stays valid). A NaN/inf loss raises FloatingPointError naming the step.
     * ``callback(step, history)`` runs after every step (after evaluation and checkpointing).
@@ -157,47 +177,65 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
     _check_settings(len(examples), batch_size, epochs, max_steps, output_dir, checkpoint_steps, resume)
     total = epochs * math.ceil(len(examples) / batch_size)
     total = min(total, max_steps or total)
-    amp_dtype = _amp_dtype(mixed_precision, next(model.parameters()).device)
+    device = next(model.parameters()).device
+    amp_dtype = _amp_dtype(mixed_precision, device)
+    rank, world = distributed.setup(device)
+    if world > 1:
+        _check_world(len(examples), batch_size, world)
     optimizer = make_optimizer(loss, lr, weight_decay)
     scheduler = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
     scaler = torch.amp.GradScaler("cuda") if amp_dtype == torch.float16 else None
     settings = dict(epochs=epochs, batch_size=batch_size, lr=lr, weight_decay=weight_decay,
                     warmup_ratio=warmup_ratio, max_grad_norm=max_grad_norm, seed=seed, total_steps=total,
                     shuffle=shuffle, length_grouping=length_grouping, mixed_precision=mixed_precision)
+    if world > 1:  # a checkpoint resumes only with as many processes
+        settings["world_size"] = world
     history = History(profile=profile, backbone=str(getattr(model, "info", {}).get("backbone", "")),
                       loss=type(loss).__name__, total_steps=total, settings=settings)
     ckpt = checkpoint_path(output_dir) if output_dir is not None else None
     run_print = fingerprint(examples, loss, **settings) if (checkpoint_steps or resume) else {}
     if resume and ckpt.is_file():
         step, history = load_checkpoint(ckpt, loss, optimizer, scheduler, scaler, run_print)
+        if rank > 0:
+            load_rank_rng(ckpt, rank, step)
         history.interrupted = False
     else:
         if resume:
             warnings.warn(f"resume=True but there is no checkpoint at {ckpt}: starting from scratch", stacklevel=2)
         step = 0
-        seed_everything(seed)
+        seed_everything(seed + rank)  # other dropout masks on every rank; the data order depends on seed only
+    forward = loss if world == 1 else torch.nn.parallel.DistributedDataParallel(
+        loss, device_ids=[device.index] if device.type == "cuda" else None, find_unused_parameters=True)
+    main = rank == 0
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
     stream = batch_stream(len(examples), batch_size, seed, step, total, shuffle, lengths)
     was_training, started = model.training, time.perf_counter() - history.seconds
-    bar = tqdm(total=total, initial=step, desc="fit", unit="step", disable=not show_progress_bar)
+    bar = tqdm(total=total, initial=step, desc="fit", unit="step", disable=not (show_progress_bar and main))
     try:
         for epoch, ids in stream:
-            batch = collate([examples[i] for i in ids], model)
+            mine = distributed.shard(ids, rank, world)
+            batch = collate([examples[i] for i in mine], model)
             lr_now = scheduler.get_last_lr()[0]
-            value = train_step(loss, batch, optimizer, scheduler, scaler, amp_dtype, max_grad_norm, step + 1)
+            value = train_step(loss, batch, optimizer, scheduler, scaler, amp_dtype, max_grad_norm, step + 1,
+                               forward, len(mine) / len(ids), world)
             step += 1
             history.records.append({"step": step, "epoch": epoch, "loss": value, "lr": lr_now})
             history.seconds = time.perf_counter() - started
-            if evaluator is not None and (step == total or (evaluation_steps and step % evaluation_steps == 0)):
+            if main and evaluator is not None and (step == total or (evaluation_steps and step % evaluation_steps == 0)):
                 _evaluate(model, loss, evaluator, history, output_dir, save_head)
             if ckpt is not None and checkpoint_steps and (step % checkpoint_steps == 0 or step == total):
-                save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print)
+                if main:
+                    save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print)
+                else:
+                    save_rank_rng(ckpt, rank, step)
+                distributed.barrier(world)
             bar.update(1)
             bar.set_postfix(loss=f"{value:.4f}", refresh=False)
             if callback is not None:
                 callback(step, history)
-        if output_dir is not None:
+        if output_dir is not None and main:
             save_model(loss, Path(output_dir) / FINAL_DIR, save_head, history)
+        distributed.barrier(world)
     except KeyboardInterrupt:
         history.interrupted = True
         where = f"; fit(..., resume=True) continues from {ckpt}" if ckpt is not None and ckpt.is_file() else ""
@@ -206,6 +244,15 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
         bar.close()
         model.train(was_training)
     return history
+
+
+def _check_world(n: int, batch_size: int, world: int) -> None:
+    """Every global batch, the last one included, must give each of the ``world`` ranks an example."""
+    last = n % batch_size or batch_size
+    if min(batch_size, last) < world:
+        raise ValueError(f"{world} processes need at least {world} examples in every batch: batch_size="
+                         f"{batch_size} leaves a last batch of {last} from {n} examples (drop {last} examples, "
+                         f"or choose a batch size that divides {n})")
 
 
 def _check_settings(n: int, batch_size: int, epochs: int, max_steps, output_dir, checkpoint_steps, resume) -> None:

@@ -84,6 +84,26 @@ def save_checkpoint(path: Path, step: int, loss: SBERTLoss, optimizer, scheduler
     atomic_write(path, lambda tmp: torch.save(state, tmp))
 
 
+def rank_rng_path(path: Path, rank: int) -> Path:
+    return path.with_name(f"rng-rank{rank}.pt")
+
+
+def save_rank_rng(path: Path, rank: int, step: int) -> None:
+    """Rank ``rank``'s random state beside the checkpoint ``path`` (rank 0's is in the checkpoint)."""
+    atomic_write(rank_rng_path(path, rank), lambda tmp: torch.save({"step": step, "rng": rng_state()}, tmp))
+
+
+def load_rank_rng(path: Path, rank: int, step: int) -> None:
+    """Restore what :func:`save_rank_rng` wrote for ``step``; a missing or older file is refused."""
+    where = rank_rng_path(path, rank)
+    if not where.is_file():
+        raise ValueError(f"cannot resume rank {rank}: {where} is missing (was the run started with as many processes?)")
+    state = torch.load(where, map_location="cpu", weights_only=True)
+    if state["step"] != step:
+        raise ValueError(f"cannot resume rank {rank}: {where} is from step {state['step']}, the checkpoint from {step}")
+    set_rng_state(state["rng"])
+
+
 def load_checkpoint(path: Path, loss: SBERTLoss, optimizer, scheduler, scaler,
                     fingerprint: dict) -> tuple[int, History]:
     """Restore everything :func:`save_checkpoint` wrote; returns ``(step, history)``.

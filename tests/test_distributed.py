@@ -1,0 +1,99 @@
+"""fit() on two CPU processes (gloo): same weights as one process on the same global batches; exact resume."""
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+import torch
+import torch.multiprocessing as mp
+from transformers import BertConfig, BertModel
+
+from sbertlib.data import NLIPair
+from sbertlib.losses import SoftmaxLoss
+from sbertlib.model.backbones import bert_uncased_tokenizer
+from sbertlib.model.encoder import SentenceEncoder
+from sbertlib.training import distributed, fit
+
+WORDS = "a man woman dog cat is plays eats runs on the in park guitar food red big two".split()
+LABELS = ("entailment", "neutral", "contradiction")
+
+
+def data(n: int = 24) -> list[NLIPair]:
+    import random
+    rng = random.Random(0)
+    return [NLIPair(" ".join(rng.choices(WORDS, k=rng.randint(3, 9))), " ".join(rng.choices(WORDS, k=rng.randint(2, 7))),
+                    LABELS[i % 3]) for i in range(n)]
+
+
+def encoder(dropout: float) -> SentenceEncoder:
+    cfg = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=64, hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
+    torch.manual_seed(0)
+    return SentenceEncoder(BertModel(cfg, add_pooling_layer=False), bert_uncased_tokenizer(), device="cpu")
+
+
+def train(out: str, dropout: float, stop_at: int | None = None, resume: bool = False) -> dict:
+    torch.set_num_threads(1)
+    enc = encoder(dropout)
+    loss = SoftmaxLoss(enc)
+
+    def stop(step, history):
+        if step == stop_at:
+            raise KeyboardInterrupt
+
+    history = fit(enc, loss, data(), batch_size=8, epochs=2, lr=1e-3, seed=3, output_dir=out, checkpoint_steps=2,
+                  resume=resume, show_progress_bar=False, callback=stop if stop_at else None)
+    return {**{k: v.clone() for k, v in loss.state_dict().items()},
+            "world_size": torch.tensor(history.settings.get("world_size", 1))}
+
+
+def _rank(rank: int, world: int, port: int, out: str, dropout: float, stop_at, resume: bool) -> None:
+    os.environ.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(world),
+                      MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    import warnings
+    warnings.simplefilter("ignore")  # the interrupted run warns that it stopped
+    weights = train(out, dropout, stop_at, resume)
+    if rank == 0:
+        torch.save(weights, os.path.join(out, "weights.pt"))
+    torch.distributed.destroy_process_group()
+
+
+def two_processes(out, dropout: float, stop_at=None, resume: bool = False) -> dict:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(_rank, args=(2, port, str(out), dropout, stop_at, resume), nprocs=2, join=True)
+    return torch.load(os.path.join(out, "weights.pt"))
+
+
+def assert_same(a: dict, b: dict, atol: float) -> None:
+    assert a.keys() == b.keys()
+    worst = max(float((a[k].float() - b[k].float()).abs().max()) for k in a)
+    assert worst <= atol, worst
+
+
+def test_two_processes_match_one_on_the_same_global_batches(tmp_path):
+    one = train(str(tmp_path / "one"), dropout=0.0)
+    two = two_processes(tmp_path / "two", dropout=0.0)
+    assert int(one.pop("world_size")) == 1 and int(two.pop("world_size")) == 2  # it really ran as two ranks
+    assert_same(one, two, atol=1e-5)
+    start = SoftmaxLoss(encoder(0.0)).state_dict()  # the same seeded start as train()
+    assert max(float((two[k] - start[k]).abs().max()) for k in start) > 1e-3  # it trained
+
+
+def test_two_processes_resume_exactly(tmp_path):
+    whole = two_processes(tmp_path / "whole", dropout=0.1)
+    two_processes(tmp_path / "cut", dropout=0.1, stop_at=3)  # checkpoint at step 2, stops at 3
+    assert (tmp_path / "cut" / "checkpoint" / "rng-rank1.pt").is_file()
+    resumed = two_processes(tmp_path / "cut", dropout=0.1, resume=True)
+    assert_same(whole, resumed, atol=0.0)
+
+
+def test_shards_cover_the_batch_and_small_last_batches_are_refused():
+    ids = list(range(7))
+    assert [distributed.shard(ids, r, 3) for r in range(3)] == [[0, 1, 2], [3, 4], [5, 6]]
+    from sbertlib.training.loop import _check_world
+    _check_world(24, 8, 2)
+    with pytest.raises(ValueError, match="last batch of 1"):
+        _check_world(25, 8, 2)

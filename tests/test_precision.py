@@ -1,0 +1,78 @@
+"""Precision: encode in bf16/int8 returns float32 close to fp32; settings refused clearly; bf16 autocast trains."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from sbertlib.losses import CosineSimilarityLoss
+from sbertlib.model import precision
+from sbertlib.model.encoder import SentenceEncoder
+from sbertlib.training import fit
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+SENTENCES = ["A man is playing a guitar.", "Two dogs run in the park.", "The stock market fell.", "Hello"]
+
+
+def tiny() -> SentenceEncoder:
+    return SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
+
+
+@pytest.mark.parametrize("name, tolerance", [("bf16", 0.05), ("int8", 0.1)])
+def test_low_precision_encode_is_float32_and_close_to_fp32(name, tolerance):
+    enc = tiny()
+    ref = enc.encode(SENTENCES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # bf16 may be emulated on this CPU (it says so)
+        low = enc.encode(SENTENCES, precision=name)
+    assert low.dtype == np.float32 and low.shape == ref.shape
+    cos = (low * ref).sum(1) / np.linalg.norm(low, axis=1) / np.linalg.norm(ref, axis=1)
+    assert cos.min() > 1 - tolerance
+    assert not np.array_equal(low, ref)  # it really ran at another precision
+
+
+def test_cast_copy_follows_the_weights_and_leaves_them_float32():
+    enc = tiny()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        before = enc.encode(SENTENCES, precision="bf16")
+        assert enc.inference_backbone("bf16") is enc.inference_backbone("bf16")  # made once
+        with torch.no_grad():
+            enc.backbone.embeddings.word_embeddings.weight.mul_(2.0)  # a training step changes weights in place
+        after = enc.encode(SENTENCES, precision="bf16")
+    assert not np.allclose(before, after)
+    assert all(p.dtype == torch.float32 for p in enc.parameters())
+
+
+def test_default_precision_is_a_setting_and_bad_settings_are_named():
+    enc = tiny()
+    assert enc.precision == "fp32"
+    enc.precision = "int8"
+    np.testing.assert_array_equal(enc.encode(SENTENCES), enc.encode(SENTENCES, precision="int8"))
+    with pytest.raises(ValueError, match="precision must be one of"):
+        enc.precision = "fp8"
+    with pytest.raises(ValueError, match="needs a CUDA GPU"):
+        enc.encode(SENTENCES, precision="fp16")
+
+
+def test_hardware_report_names_what_bf16_runs_on():
+    line = precision.describe_hardware()
+    assert line.startswith("CPU") and "bf16" in line
+    assert ("native" in line) == precision.bf16_is_fast("cpu")
+    hw = precision.hardware()
+    assert precision.bf16_is_fast("cpu") == (hw["amx_bf16"] or hw["avx512_bf16"])
+
+
+def test_bf16_autocast_trains_on_cpu_and_fp16_is_refused():
+    enc = tiny()
+    data = [("a man plays", "a man plays music", 0.9), ("a dog", "the market", 0.1)] * 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # emulated bf16 warns on CPUs without AMX/AVX512-BF16
+        history = fit(enc, CosineSimilarityLoss(enc), data, batch_size=2, mixed_precision="bf16",
+                      show_progress_bar=False)
+    assert len(history.records) == 2 and all(np.isfinite(r["loss"]) for r in history.records)
+    assert all(p.dtype == torch.float32 for p in enc.parameters())
+    with pytest.raises(ValueError, match="fp16.*needs a CUDA GPU"):
+        fit(enc, CosineSimilarityLoss(enc), data, batch_size=2, mixed_precision="fp16", show_progress_bar=False)
