@@ -194,3 +194,14 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     assert loaded_history.losses == [1.0, 0.5, 0.25]
     probe = ["A dog runs."]
     assert torch.allclose(torch.as_tensor(loaded.encode(probe)), torch.as_tensor(model.encode(probe)))
+
+
+def test_inference_precision_is_bf16_only_where_the_hardware_has_it():
+    from sbertlib.model import precision
+    from sbertlib.workbook import profiles
+    smoke, offline = profiles.get_profile("smoke"), profiles.get_profile("offline")
+    assert profiles.inference_precision(smoke, "cpu") == "fp32"  # tests give the same numbers on every machine
+    assert profiles.inference_precision(offline, "cpu") == ("bf16" if precision.bf16_is_fast("cpu") else "fp32")
+    assert profiles.load_encoder(smoke).precision == "fp32"
+    said = profiles.describe(offline)
+    assert f"Encoding in {profiles.inference_precision(offline)}" in said and "CPU" in said

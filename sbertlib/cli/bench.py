@@ -4,6 +4,8 @@
     python -m sbertlib bench encode --corpus varied --json bench.json
     python -m sbertlib bench speedlab                    # everything notebook 11 shows
     python -m sbertlib bench train                       # training pairs/s
+    python -m sbertlib.bench encode --precision fp32,bf16 --json   # ours vs sentence-transformers per precision
+    python -m sbertlib.bench train --precision fp32,bf16            # training pairs/s under bf16 autocast
 
 Same model, sentences, batch size and thread count for every row. sentence-transformers'
 ``encode`` is timed as the outside reference in a separate process (``benchmarks/st_reference.py``),
@@ -72,6 +74,51 @@ def bench_encode(args) -> dict:
     return result
 
 
+def bench_precisions(args) -> dict:
+    """Ours and sentence-transformers at each precision: same sentences, threads and batch size;
+    our STSb test Spearman at each precision against fp32's."""
+    from .. import data
+    from ..model import precision as precisions
+    from ..model.backbones import minilm_path
+    wanted = [p.strip() for p in args.precision.split(",") if p.strip()]
+    encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
+    for name in wanted:
+        precisions.check_precision(name, encoder.device)
+    sentences = speed.corpus(args.corpus, args.n, args.data_dir)
+    rows = speed.precision_comparison(encoder, sentences, data.load_stsb("test", args.data_dir), wanted,
+                                      args.batch_size, args.repeats, args.warmup)
+    result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
+              "hardware": precisions.describe_hardware(encoder.device), **speed.environment(), "precisions": {}}
+    for row in rows:
+        name = row["precision"]
+        entry = {"ours": row["sent_per_s"], "sentence_transformers": None, "spearman_diff": row["spearman_diff"],
+                 "spearman": row["spearman"], "max_abs_diff_vs_fp32": row["max_abs_diff"]}
+        if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
+            ref = run_reference("encode", {"model_path": str(minilm_path()), "sentences": sentences, "precision": name,
+                                           "batch_size": args.batch_size, "repeats": args.repeats, "warmup": args.warmup,
+                                           "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
+            if ref is not None:
+                ours = encoder.encode(sentences, args.batch_size, precision=name, show_progress_bar=False)
+                entry["sentence_transformers"] = ref["sent_per_s"]
+                entry["max_abs_diff_vs_sentence_transformers"] = float(np.abs(ref["embeddings"] - ours).max())
+        result["precisions"][name] = entry
+    return result
+
+
+def print_precisions(result: dict, out=sys.stdout) -> None:
+    print(f"model: {result['model']}  corpus: {result['corpus']} ({result['n_sentences']:,} sentences)  batch size: "
+          f"{result['batch_size']}  threads: {result['threads']}  torch {result['torch']}\n{result['hardware']}", file=out)
+    print(f"{'precision':10s} {'ours sent/s':>12s} {'ST sent/s':>10s} {'ours/ST':>8s} {'Spearman':>9s} {'diff':>7s}", file=out)
+    table = result["precisions"]
+    for name, e in table.items():
+        st = e["sentence_transformers"]
+        print(f"{name:10s} {e['ours']:12.1f} {st or float('nan'):10.1f} {e['ours'] / st if st else float('nan'):8.2f} "
+              f"{e['spearman']:9.2f} {e['spearman_diff']:+7.2f}", file=out)
+    if "fp32" in table:
+        for name in (n for n in table if n != "fp32"):
+            print(f"ours {name} / ours fp32: {table[name]['ours'] / table['fp32']['ours']:.2f}x", file=out)
+
+
 def print_encode(result: dict) -> None:
     print(f"model: {result['model']}  corpus: {result['corpus']} ({result['n_sentences']:,} sentences, "
           f"{result['mean_tokens']:.1f} tokens on average)  batch size: {result['batch_size']}  "
@@ -101,16 +148,19 @@ def bench_speedlab(args) -> dict:
     pool = speed.corpus("varied", None, args.data_dir)
     result["cross_vs_bi"] = speed.cross_vs_bi(encoder, pool, n=args.pairs_n)
     if encoder.device.type == "cuda":
+        from .. import data
         stsb = speed.corpus("stsb", None, args.data_dir)
-        result["precisions"] = speed.precision_sweep(encoder, stsb, batch_size=args.gpu_batch_size)
+        result["precisions"] = speed.precision_comparison(encoder, stsb, data.load_stsb("test", args.data_dir),
+                                                          ("fp32", "fp16", "bf16"), batch_size=args.gpu_batch_size)
         result["batch_sizes"] = speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))
     return result
 
 
 def bench_train(args) -> dict:
-    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers.
+    """Training pairs/s: our fit() with and without length grouping, and sentence-transformers, at
+    each ``--precision`` (fp32, or bf16 autocast).
 
-    All three run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
+    All rows run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
     first ``--warmup`` steps of each are not timed.
     """
     import time
@@ -122,7 +172,8 @@ def bench_train(args) -> dict:
     warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
     result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
               "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
-    for grouping in (False, True):
+    amps = [p.strip() for p in args.precision.split(",") if p.strip()]
+    for amp, grouping in ((a, g) for a in amps for g in (False, True)):
         encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=args.device)
         loss = losses.SoftmaxLoss(encoder)
         clock = {"start": time.perf_counter(), "pairs": 0}
@@ -134,17 +185,19 @@ def bench_train(args) -> dict:
                 clock["pairs"] += args.batch_size  # every batch is full: pairs is a multiple of it
 
         training.fit(encoder, loss, pairs, batch_size=args.batch_size, length_grouping=grouping,
-                     show_progress_bar=False, callback=tick)
+                     show_progress_bar=False, callback=tick, mixed_precision=None if amp == "fp32" else amp)
         seconds = time.perf_counter() - clock["start"]
-        result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}",
-                               "pairs_per_s": clock["pairs"] / seconds})
+        result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}"
+                                        + ("" if amp == "fp32" else f", {amp} autocast"),
+                               "precision": amp, "pairs_per_s": clock["pairs"] / seconds})
     if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
         batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
                    for i in range(0, len(pairs), args.batch_size)]
-        ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": warmup,
-                                      "max_seq_length": args.max_seq_length, "device": "cpu"})
-        if ref is not None:
-            result["rows"].append(ref)
+        for amp in amps:
+            ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": warmup,
+                                          "max_seq_length": args.max_seq_length, "device": "cpu", "precision": amp})
+            if ref is not None:
+                result["rows"].append({**ref, "precision": amp})
     return result
 
 
@@ -153,7 +206,7 @@ def print_train(result: dict) -> None:
           f"first {result['warmup_steps']} steps untimed, "
           f"max_seq_length {result['max_seq_length']}  device: {result['device']}  threads: {result['threads']}")
     for r in result["rows"]:
-        print(f"  {r['label']:45s} {r['pairs_per_s']:8.1f} pairs/s")
+        print(f"  {r['label']:60s} {r['pairs_per_s']:8.1f} pairs/s")
 
 
 def print_speedlab(result: dict) -> None:
@@ -193,7 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--device", default=None)
     enc.add_argument("--data-dir", default=None)
     enc.add_argument("--no-reference", dest="reference", action="store_false")
-    enc.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    enc.add_argument("--precision", default=None,
+                     help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU): ours and "
+                          "sentence-transformers at each, and the STSb Spearman difference from fp32")
+    enc.add_argument("--json", nargs="?", const="-", default=None,
+                     help="--json alone: print one JSON object (with --precision: {precision: {ours, "
+                          "sentence_transformers, spearman_diff, ...}}); --json FILE: write all figures to FILE")
     lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU sweeps")
     lab.add_argument("--model", default="minilm", help="e.g. minilm, or random-bert-base for bert-base cost")
     lab.add_argument("--n", type=int, default=2000, help="sentences per corpus for the mode comparison")
@@ -203,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--repeats", type=int, default=3)
     lab.add_argument("--device", default=None)
     lab.add_argument("--data-dir", default=None)
-    lab.add_argument("--json", default=None)
+    lab.add_argument("--json", nargs="?", const="-", default=None, help="--json alone: print JSON; --json FILE: write it")
     tr = sub.add_parser("train", help="training pairs/s, length grouping on/off, vs sentence-transformers")
     tr.add_argument("--model", default="minilm")
     tr.add_argument("--steps", type=int, default=30)
@@ -213,20 +271,35 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--device", default=None)
     tr.add_argument("--data-dir", default=None)
     tr.add_argument("--no-reference", dest="reference", action="store_false")
-    tr.add_argument("--json", default=None)
+    tr.add_argument("--precision", default="fp32", help="comma-separated: fp32 and/or bf16 (autocast)")
+    tr.add_argument("--json", nargs="?", const="-", default=None, help="--json alone: print JSON; --json FILE: write it")
     args = ap.parse_args(argv)
+    to_stdout = args.json == "-"
+    human = sys.stderr if to_stdout else sys.stdout  # JSON alone on stdout, the table beside it on stderr
     if args.what == "train":
         result = bench_train(args)
-        print_train(result)
+        _quietly(print_train, result, human)
     elif args.what == "speedlab":
         result = bench_speedlab(args)
-        print_speedlab(result)
+        _quietly(print_speedlab, result, human)
+    elif args.precision:
+        result = bench_precisions(args)
+        print_precisions(result, human)
     else:
         result = bench_encode(args)
-        print_encode(result)
-    if args.json:
+        _quietly(print_encode, result, human)
+    if to_stdout:
+        print(json.dumps(result["precisions"] if args.what == "encode" and args.precision else result))
+    elif args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0
+
+
+def _quietly(printer, result: dict, out) -> None:
+    """Run a print_* function with its output sent to ``out``."""
+    import contextlib
+    with contextlib.redirect_stdout(out):
+        printer(result)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
     python -m sbertlib train --profile offline                      # the profile's NLI lesson
     python -m sbertlib train --profile offline --objective two-stage --json
     python -m sbertlib train --profile paper --objective nli        # the paper's SBERT-NLI (a GPU)
+    python -m sbertlib train --profile offline --mixed-precision bf16   # under bf16 autocast
+    torchrun --nproc_per_node 4 -m sbertlib.train --profile paper   # 4 GPUs, one process each (DDP)
 
 Objectives: ``nli`` (the paper's classification objective on NLI pairs), ``mnrl`` (in-batch
 negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (the profile's NLI
@@ -31,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR or runs/)")
     ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR)")
     ap.add_argument("--reuse", action="store_true", help="load stages trained before instead of training again")
+    ap.add_argument("--mixed-precision", choices=("bf16", "fp16"), default=None,
+                    help="train under autocast: bf16 (GPU or CPU) or fp16 (GPU); saved in its own folder")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     if args.output_dir:
@@ -46,13 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     seconds = {}
     for stage in stages:
         model, history = runs.trained_model(profile, stage, seed=args.seed, retrain=not args.reuse,
-                                            data_dir=args.data_dir, show_progress_bar=not args.json)
+                                            data_dir=args.data_dir, show_progress_bar=not args.json,
+                                            mixed_precision=args.mixed_precision)
         seconds[stage] = round(history.seconds, 1)
     after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
     result = {"profile": profile.name, "backbone": profile.backbone, "objective": args.objective or objective,
+              "mixed_precision": args.mixed_precision, "encode_precision": model.precision,
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
+              "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
-              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], args.seed) / "final")}
+              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], args.seed, mixed_precision=args.mixed_precision) / "final")}
+    from ..training import distributed
+    if distributed.rank() > 0:  # under torchrun: rank 0 reports
+        return 0
     if args.json:
         print(json.dumps(result))
     else:

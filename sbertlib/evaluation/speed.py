@@ -104,8 +104,8 @@ def environment() -> dict:
     if torch.cuda.is_available():
         info["device"] = torch.cuda.get_device_name(0)
     else:
-        import platform
-        info["device"] = f"CPU ({platform.processor() or platform.machine()})"
+        from ..model.precision import hardware
+        info["device"] = f"CPU ({hardware()['cpu']})"
     return info
 
 
@@ -177,24 +177,54 @@ def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repea
     return rows
 
 
-def precision_sweep(encoder, sentences: Sequence[str], batch_size: int = 128, repeats: int = 3,
-                    dtypes: Sequence[str] = ("fp32", "fp16", "bf16")) -> list[dict]:
-    """On CUDA: sentences/s and peak memory of smart-batched encode under each autocast dtype."""
-    if encoder.device.type != "cuda":
-        raise RuntimeError("precision_sweep needs a CUDA device")
-    table = {"fp32": None, "fp16": torch.float16, "bf16": torch.bfloat16}
-    rows = []
-    for name in dtypes:
-        dtype = table[name]
+def available_precisions(device) -> tuple[str, ...]:
+    """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on CUDA, int8 on the CPU."""
+    return ("fp32", "bf16", "fp16") if torch.device(device).type == "cuda" else ("fp32", "bf16", "int8")
 
-        def run():
-            with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
-                encoder.encode(list(sentences), batch_size, show_progress_bar=False)
-        torch.cuda.reset_peak_memory_stats()
-        t = measure(name, run, len(sentences), repeats)
-        rows.append({**t.as_dict(), "batch_size": batch_size,
-                     "peak_memory_mib": torch.cuda.max_memory_allocated() / 2**20})
-    return rows
+
+def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, precisions: Sequence[str] = ("fp32", "bf16"),
+                         batch_size: int = 32, repeats: int = 3, warmup: int = 1) -> list[dict]:
+    """For each precision: sentences/s of ``encode`` on ``sentences``, STS Spearman ×100 on ``pairs``,
+    and how far the vectors move from fp32's (max |difference|, least cosine); on CUDA also peak memory.
+
+    Same sentences, batch size and threads for every row; ``spearman_diff`` is against the fp32 row
+    (measured first whether asked for or not). The encoder's own precision is restored afterwards.
+    """
+    from .sts import STSEvaluator
+    sentences, evaluator, saved = list(sentences), STSEvaluator(list(pairs)), encoder.precision
+    order = ["fp32"] + [p for p in precisions if p != "fp32"]
+    probe = sentences[:512]
+    rows, ref = [], None
+    try:
+        for name in order:
+            encoder.precision = name
+            if encoder.device.type == "cuda":
+                torch.cuda.reset_peak_memory_stats()
+            t = measure(name, lambda: encoder.encode(sentences, batch_size, show_progress_bar=False),
+                        len(sentences), repeats, warmup)
+            emb = encoder.encode(probe, batch_size, convert_to="torch")
+            ref = emb if ref is None else ref
+            cos = torch.nn.functional.cosine_similarity(emb, ref, dim=1)
+            row = {**t.as_dict(), "precision": name, "batch_size": batch_size, "spearman": evaluator(encoder),
+                   "max_abs_diff": float((emb - ref).abs().max()), "min_cosine_to_fp32": float(cos.min())}
+            if encoder.device.type == "cuda":
+                row["peak_memory_mib"] = torch.cuda.max_memory_allocated() / 2**20
+            rows.append(row)
+    finally:
+        encoder.precision = saved
+    for row in rows:
+        row["spearman_diff"] = row["spearman"] - rows[0]["spearman"]
+        row["speedup"] = row["sent_per_s"] / rows[0]["sent_per_s"]
+    return [r for r in rows if r["precision"] in precisions]
+
+
+def pick_precision(rows: Sequence[dict], tolerance: float = 0.05) -> str:
+    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 qualifies)."""
+    fp32 = next((r["spearman"] for r in rows if r["precision"] == "fp32"), None)
+    if fp32 is None:
+        raise ValueError("pick_precision needs the fp32 row: the Spearman every other precision is compared with")
+    allowed = [r for r in rows if abs(r["spearman"] - fp32) <= tolerance]
+    return max(allowed, key=lambda r: r["sent_per_s"])["precision"]
 
 
 def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (8, 16, 32, 64, 128),

@@ -43,21 +43,28 @@ def check_precision(precision: str, device: torch.device | str) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def cpu_flags() -> frozenset[str]:
-    """The CPU's feature flags (Linux ``/proc/cpuinfo``; empty where that file does not exist)."""
+def _cpuinfo() -> dict[str, str]:
+    """The first processor's fields of Linux ``/proc/cpuinfo`` (empty where that file does not exist)."""
     info = Path("/proc/cpuinfo")
-    if not info.is_file():
-        return frozenset()
-    for line in info.read_text(errors="replace").splitlines():
-        if line.startswith("flags"):
-            return frozenset(line.split(":", 1)[1].split())
-    return frozenset()
+    fields: dict[str, str] = {}
+    if info.is_file():
+        for line in info.read_text(errors="replace").splitlines():
+            if not line.strip():
+                break
+            key, _, value = line.partition(":")
+            fields[key.strip()] = value.strip()
+    return fields
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags (empty where they cannot be read)."""
+    return frozenset(_cpuinfo().get("flags", "").split())
 
 
 def hardware() -> dict:
     """What this machine offers for low precision: CPU name, AMX/AVX-512 flags, CUDA GPU."""
     flags = cpu_flags()
-    return {"cpu": platform.processor() or platform.machine(),
+    return {"cpu": _cpuinfo().get("model name") or platform.processor() or platform.machine(),
             "cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "amx_bf16": "amx_bf16" in flags, "avx512_bf16": "avx512_bf16" in flags,
             "avx512f": "avx512f" in flags, "amx_int8": "amx_int8" in flags,

@@ -44,6 +44,11 @@ def setup(device: torch.device) -> tuple[int, int]:
     return dist.get_rank(), dist.get_world_size()
 
 
+def rank() -> int:
+    """This process's rank (0 when not distributed)."""
+    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+
+
 def shard(ids, rank: int, world: int) -> list:
     """Rank ``rank``'s contiguous share of one global batch (sizes differ by at most one)."""
     ids = list(ids)

@@ -65,6 +65,8 @@ class Profile:
     length_grouping: bool = False  # training batches of similar length (less padding: faster on a CPU;
                                    # the order of the batches stays random)
     reference_backbone: str | None = None  # a fully trained sentence encoder shown for reference only
+    precision: str = "fp32"  # how the workbook's encoders encode: "fp32", or "auto" = bf16 where the hardware
+                             # multiplies bf16 natively (AMX/AVX512-BF16 CPU, recent GPU), else fp32
     reason: str = ""  # why get_profile() chose this profile
 
 
@@ -73,12 +75,14 @@ PROFILES: dict[str, Profile] = {
         "paper", PAPER_BERT, "allnli", None, batch_size=16, epochs=1, max_seq_length=128,
         evaluation_steps=1000, stand_in=False, baseline_backbone=PAPER_BERT,
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=None,
+        precision="auto",
         description="the paper's setup: bert-base-uncased fine-tuned for one epoch on all of SNLI+MultiNLI "
                     "(about 940k pairs, 59k steps of batch 16); needs a GPU"),
     "laptop": Profile(
         "laptop", SMALL_BERT, "allnli", 20_000, batch_size=16, epochs=1, max_seq_length=128,
         evaluation_steps=250, stand_in=False, baseline_backbone=SMALL_BERT,
         stsb_train_pairs=None, stsb_epochs=2, eval_pairs=None, dev_pairs_during_training=None,
+        precision="auto",
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
         "offline", backbones.RANDOM_SMALL, "offline-nli", None, batch_size=64, epochs=4, max_seq_length=64,
@@ -86,6 +90,7 @@ PROFILES: dict[str, Profile] = {
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=500,
         nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, length_grouping=True,
         reference_backbone=backbones.MINILM,
+        precision="auto",
         description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
                     "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
                     "2-core CPU"),
@@ -188,7 +193,20 @@ def describe(profile: Profile) -> str:
     if profile.reference_backbone:
         body += (f" Reference for a fully trained sentence encoder (never fine-tuned here): "
                  f"{backbone_label(profile.reference_backbone)}.")
-    return head + body
+    return head + body + " " + describe_precision(profile)
+
+
+def describe_precision(profile: Profile) -> str:
+    """One sentence: the precision the encoders encode in here, and why."""
+    from ..model import precision
+    chosen, device = inference_precision(profile), config.pick_device()
+    if profile.precision != "auto":
+        return f"Encoding in {chosen} (the profile's setting)."
+    why = precision.describe_hardware(device)
+    if chosen == "bf16":
+        return (f"Encoding in bf16 ({why}); training stays in fp32. Measured: STSb test unchanged within "
+                "±0.05 of fp32 (notebook 11).")
+    return f"Encoding in fp32 ({why})."
 
 
 # ----------------------------------------------------------------------------- using
@@ -215,11 +233,29 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
     return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
 
 
+def inference_precision(profile: Profile, device=None) -> str:
+    """The precision the profile's encoders encode in on ``device``: ``auto`` resolves to bf16 where
+    the hardware multiplies bf16 natively, else fp32 (measured offline, 2026-11-24: STSb test of
+    MiniLM 82.03 vs 82.04, of the trained random-bert-2x128 62.06 vs 62.06 and 70.48 vs 70.49)."""
+    from ..model import precision
+    if profile.precision != "auto":
+        return profile.precision
+    return "bf16" if precision.bf16_is_fast(config.pick_device(device)) else "fp32"
+
+
+def with_precision(encoder, profile: Profile):
+    """``encoder`` set to encode in the profile's precision on its device (returned for chaining)."""
+    encoder.precision = inference_precision(profile, encoder.device)
+    return encoder
+
+
 def load_encoder(profile: Profile, baseline: bool = False, device=None):
-    """A SentenceEncoder for the profile's backbone (or its ``baseline_backbone``), mean pooling."""
+    """A SentenceEncoder for the profile's backbone (or its ``baseline_backbone``), mean pooling,
+    encoding in the profile's precision."""
     from ..model.encoder import SentenceEncoder
     name = profile.baseline_backbone if baseline and profile.baseline_backbone else profile.backbone
-    return SentenceEncoder.from_pretrained(name, max_seq_length=profile.max_seq_length, device=device)
+    return with_precision(SentenceEncoder.from_pretrained(name, max_seq_length=profile.max_seq_length,
+                                                          device=device), profile)
 
 
 def load_reference(profile: Profile, device=None):
@@ -227,8 +263,8 @@ def load_reference(profile: Profile, device=None):
     from ..model.encoder import SentenceEncoder
     if not profile.reference_backbone:
         return None
-    return SentenceEncoder.from_pretrained(profile.reference_backbone, max_seq_length=profile.max_seq_length,
-                                           device=device)
+    return with_precision(SentenceEncoder.from_pretrained(profile.reference_backbone,
+                                                          max_seq_length=profile.max_seq_length, device=device), profile)
 
 
 def hub_models(profile: Profile) -> list[str]:

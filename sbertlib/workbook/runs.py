@@ -35,35 +35,44 @@ def eval_limit(profile) -> int | None:
     return profile.eval_pairs
 
 
-def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean") -> Path:
+def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
+              mixed_precision: str | None = None) -> Path:
+    """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     safe_backbone = profile.backbone.replace("/", "__")
-    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}")
+    amp = f"-{mixed_precision}" if mixed_precision else ""
+    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}")
 
 
 def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str = "mean",
-                  retrain: bool = False, data_dir=None, show_progress_bar: bool = True):
+                  retrain: bool = False, data_dir=None, show_progress_bar: bool = True,
+                  mixed_precision: str | None = None):
     """(encoder, history) for ``objective`` on ``profile``: loaded if trained before, else trained now.
 
     Reproducible: the same profile, objective and seed give the same weights whatever ran before
     (everything is seeded before the classifier head is built). The NLI classifier head is saved
-    beside the encoder (``classifier.pt``), so a notebook can reload it.
+    beside the encoder (``classifier.pt``), so a notebook can reload it. ``mixed_precision``
+    (``"bf16"``/``"fp16"``) trains under autocast (see :func:`sbertlib.training.fit`).
     """
     from ..model.encoder import SentenceEncoder
     from ..training import History
-    folder = model_dir(profile, objective, seed, pooling)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision)
     final, hist_file = folder / "final", folder / "history.json"
-    if not retrain and is_trained(profile, objective, seed, pooling):
-        return SentenceEncoder.load(final), History.load(hist_file)
+    if not retrain and is_trained(profile, objective, seed, pooling, mixed_precision):
+        from .profiles import with_precision
+        return with_precision(SentenceEncoder.load(final), profile), History.load(hist_file)
     if objective == "two-stage":
-        start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar)
+        start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar,
+                                 mixed_precision)
     else:
         from .profiles import load_encoder
         start = load_encoder(profile)
         start.pooling = pooling
-    history = _train(profile, objective, start, folder, seed, data_dir, show_progress_bar)
-    history.save(hist_file)
+    history = _train(profile, objective, start, folder, seed, data_dir, show_progress_bar, mixed_precision)
+    from ..training import distributed
+    if distributed.rank() == 0:  # under torchrun every rank trains; one writes
+        history.save(hist_file)
     return start, history
 
 
@@ -73,9 +82,10 @@ def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
 
 
-def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean") -> bool:
+def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
+               mixed_precision: str | None = None) -> bool:
     """True when ``trained_model(profile, objective)`` would load rather than train."""
-    folder = model_dir(profile, objective, seed, pooling)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision)
     return (folder / "final").is_dir() and (folder / "history.json").is_file()
 
 
@@ -142,7 +152,9 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
                                                        "batch_size": profile.stsb_batch_size}
 
 
-def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool):
+def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool,
+           mixed_precision: str | None = None):
     from ..training import fit
     loss, train, kwargs = training_setup(profile, objective, model, seed, data_dir)
-    return fit(model, loss, train, output_dir=folder, show_progress_bar=show_progress_bar, **kwargs)
+    return fit(model, loss, train, output_dir=folder, show_progress_bar=show_progress_bar,
+               mixed_precision=mixed_precision, **kwargs)
