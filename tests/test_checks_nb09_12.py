@@ -424,3 +424,53 @@ def _flipped(q, c, k):
 def test_nb12_top_k_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb12.check_top_k(wrong)
+
+
+# ----------------------------------------------------------------------------- nb11: precision
+def good_bf16_round(x):
+    bits = x.view(torch.int32)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) & -65536).view(torch.float32)
+
+
+def test_nb11_bf16_round_right(capsys):
+    nb11.check_bf16_round(good_bf16_round)
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda x: (x.view(torch.int32) & -65536).view(torch.float32), "truncates"),
+    (lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32), "even neighbour"),
+    (lambda x: x.half().float(), "float16"),
+    (lambda x: x, "unchanged"),
+    (lambda x: x.to(torch.bfloat16), "keep the value in float32"),
+    (lambda x: x.numpy(), "not a tensor"),
+])
+def test_nb11_bf16_round_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb11.check_bf16_round(wrong)
+
+
+def good_pick(rows, tol):
+    return max((k for k in rows if abs(rows[k][1] - rows["fp32"][1]) <= tol), key=lambda k: rows[k][0])
+
+
+def test_nb11_pick_precision_right_and_agrees_with_the_library(capsys):
+    from sbertlib.evaluation.speed import pick_precision
+    nb11.check_pick_precision(good_pick)
+    assert "[OK]" in capsys.readouterr().out
+    for rows, tol, answer in nb11._choice_cases():
+        table = [{"precision": k, "sent_per_s": s, "spearman": sp} for k, (s, sp) in rows.items()]
+        assert pick_precision(table, tol) == answer
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, t: max(r, key=lambda k: r[k][0]), "fastest is not always allowed"),
+    (lambda r, t: max((k for k in r if r[k][1] - r["fp32"][1] <= t), key=lambda k: r[k][0]), "a loss counts"),
+    (lambda r, t: max((k for k in r if r["fp32"][1] - r[k][1] <= t), key=lambda k: r[k][0]), "a gain beyond"),
+    (lambda r, t: max(r, key=lambda k: r[k][1]), "not the highest score"),
+    (lambda r, t: max((k for k in r if abs(r[k][1] - r["fp32"][1]) < t), key=lambda k: r[k][0]), "not <"),
+    (lambda r, t: "fp32", "then take the fastest"),
+])
+def test_nb11_pick_precision_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb11.check_pick_precision(wrong)

@@ -1,9 +1,11 @@
-"""Self-checks for notebook 11 (the speed lab)."""
+"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding
+by hand, and the rule that picks a precision."""
 from __future__ import annotations
 
 from typing import Callable, Sequence
 
 import numpy as np
+import torch
 
 from . import ExerciseError, ok, require
 
@@ -95,3 +97,105 @@ def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None
 # The cross-encoder extrapolation exercise lives in notebook 01 (the paper's "65 hours" is told there once);
 # the name stays importable here for code written against earlier versions.
 from .nb01 import check_cross_encoder_hours  # noqa: E402,F401
+
+
+# ----------------------------------------------------------------------------- precision
+def _bf16_cases() -> torch.Tensor:
+    """Float32 values whose rounding to bfloat16 tells the usual slips apart: exact ties with an even
+    and an odd kept part, values just above and below a tie, negatives, tiny and huge magnitudes."""
+    rng = np.random.default_rng(11)
+    normal = rng.normal(scale=rng.choice([1e-3, 1.0, 50.0, 1e6], size=200), size=200).astype(np.float32)
+    base = np.array([1.0, -1.0, 3.0, -7.5, 0.15625, 1e-20], dtype=np.float32).view(np.int32)
+    ties = np.concatenate([base | 0x8000, (base + 0x10000) | 0x8000, base | 0x8001, base | 0x7FFF])
+    return torch.from_numpy(np.concatenate([normal, ties.astype(np.int32).view(np.float32)]))
+
+
+def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+    """``fn(x)`` must round a float32 tensor to the nearest bfloat16 (ties to even), returned as float32."""
+    require(callable(fn), "Pass your function itself, e.g. check_bf16_round(bf16_round).")
+    x = _bf16_cases()
+    want = x.to(torch.bfloat16).float()
+    try:
+        got = fn(x.clone())
+    except NotImplementedError:
+        raise ExerciseError("`bf16_round` is not written yet (it raised NotImplementedError).") from None
+    require(isinstance(got, torch.Tensor), f"`bf16_round` returned {type(got).__name__}, not a tensor",
+            "return a float32 tensor of the same shape")
+    require(got.dtype == torch.float32 and got.shape == x.shape,
+            f"`bf16_round` returned dtype {got.dtype}, shape {tuple(got.shape)}; expected float32, {tuple(x.shape)}",
+            "keep the value in float32: bf16 is float32 with the low 16 bits of the pattern zeroed")
+    if torch.equal(got, want):
+        ok("your bf16 rounding matches PyTorch's bit for bit, ties included")
+        return
+    bits = x.view(torch.int32)
+    slips = {
+        "the value came back unchanged: zero the low 16 bits of the pattern after rounding": x,
+        "that truncates (rounds toward zero): add half of the dropped part before clearing the low 16 bits":
+            (bits & -65536).view(torch.float32),
+        "ties must round to the even neighbour (add 0x7FFF plus the lowest kept bit), not always up":
+            ((bits + 0x8000) & -65536).view(torch.float32),
+        "that is float16 (5 exponent bits, 10 mantissa bits); bfloat16 keeps float32's 8 exponent bits":
+            x.half().float(),
+    }
+    for hint, wrong in slips.items():
+        if torch.equal(got, wrong):
+            raise ExerciseError(f"{int((got != want).sum())} of {len(x)} values differ from bfloat16\nHint: {hint}")
+    i = int((got != want).nonzero()[0])
+    raise ExerciseError(f"{int((got != want).sum())} of {len(x)} values differ, e.g. {float(x[i])!r} -> "
+                        f"{float(got[i])!r}, bfloat16 gives {float(want[i])!r}\nHint: view the float32 as int32 "
+                        "bits, add 0x7FFF + ((bits >> 16) & 1), clear the low 16 bits, view back as float32")
+
+
+def _choice_cases() -> list[tuple[dict, float, str]]:
+    """(rows, tolerance, answer): precision -> (sent/s, Spearman) tables built so that each slip picks
+    another answer."""
+    return [
+        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.01), "int8": (1500.0, 80.95)}, 0.05, "bf16"),
+        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.10), "int8": (1500.0, 80.95)}, 0.05, "fp32"),
+        ({"fp32": (600.0, 82.03), "bf16": (300.0, 82.03), "int8": (900.0, 82.00)}, 0.05, "int8"),
+        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 80.95)}, 2.0, "int8"),
+        ({"fp32": (600.0, 82.03), "bf16": (500.0, 82.03)}, 0.05, "fp32"),
+        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 82.60)}, 0.05, "bf16"),
+        ({"fp32": (600.0, 82.0), "bf16": (1300.0, 82.25)}, 0.25, "bf16"),  # exactly at the tolerance
+    ]
+
+
+def _fastest(rows: dict, allowed) -> str:
+    return max((k for k in rows if allowed(k)), key=lambda k: rows[k][0])
+
+
+PICK_SLIPS = {  # hint: the slip's rule (rows, tolerance) -> precision
+    "the fastest is not always allowed: its Spearman must be within the tolerance of fp32's":
+        lambda r, t: _fastest(r, lambda k: True),
+    "a loss counts as much as a gain: compare the absolute difference |Spearman − fp32's| with the tolerance":
+        lambda r, t: _fastest(r, lambda k: r[k][1] - r["fp32"][1] <= t),
+    "a gain beyond the tolerance is a change too: compare the absolute difference with the tolerance":
+        lambda r, t: _fastest(r, lambda k: r["fp32"][1] - r[k][1] <= t),
+    "we want speed at equal quality, not the highest score: the fastest precision that qualifies":
+        lambda r, t: max(r, key=lambda k: r[k][1]),
+    "within the tolerance includes the tolerance itself: |difference| <= tolerance, not <":
+        lambda r, t: _fastest(r, lambda k: abs(r[k][1] - r["fp32"][1]) < t),
+}
+
+
+def check_pick_precision(fn: Callable[[dict, float], str]) -> None:
+    """``fn(rows, tolerance)``: the fastest precision whose Spearman is within ``tolerance`` of fp32's,
+    either way (fp32 itself always qualifies)."""
+    require(callable(fn), "Pass your function itself, e.g. check_pick_precision(pick_precision).")
+    cases = _choice_cases()
+    got = []
+    for rows, tol, _ in cases:
+        try:
+            got.append(fn(dict(rows), tol))
+        except NotImplementedError:
+            raise ExerciseError("`pick_precision` is not written yet (it raised NotImplementedError).") from None
+    wrong = [i for i, (case, answer) in enumerate(zip(cases, got)) if answer != case[2]]
+    if not wrong:
+        ok(f"your rule picks the fastest precision that leaves the Spearman unchanged, on {len(cases)} tables")
+        return
+    rows, tol, answer = cases[wrong[0]]
+    table = ", ".join(f"{k}: {speed:.0f} sent/s, Spearman {sp:.2f}" for k, (speed, sp) in rows.items())
+    hint = next((h for h, slip in PICK_SLIPS.items() if [slip(dict(r), t) for r, t, _ in cases] == got),
+                "keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest")
+    raise ExerciseError(f"for {table} and tolerance {tol}: you chose {got[wrong[0]]!r}, expected {answer!r}\n"
+                        f"Hint: {hint}")
