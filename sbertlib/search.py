@@ -288,6 +288,27 @@ def faiss_search(index, queries, top_k: int = 10) -> tuple[np.ndarray, np.ndarra
     return index.search(_unit_float32(queries), top_k)
 
 
+def sharded_search(indexes: Sequence, queries, top_k: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Search a corpus split over several indexes — as over several machines — and merge.
+
+    Shard ``s`` holds the corpus rows that follow shard ``s−1``'s (its ids are offset by the rows
+    before it). Every shard returns its own top-k; the merger keeps the best ``top_k`` of the
+    ``shards × top_k`` candidates. With exact (flat) shards this *is* the exact top-k — the global
+    best k are each among their own shard's best k; approximate shards keep their own recall.
+    """
+    if not indexes:
+        raise ValueError("sharded_search needs at least one index")
+    scores, ids, offset = [], [], 0
+    for index in indexes:
+        s, i = faiss_search(index, queries, top_k)
+        scores.append(s)
+        ids.append(np.where(i >= 0, i + offset, -1))  # FAISS pads a short result with -1
+        offset += index.ntotal
+    s, i = np.concatenate(scores, axis=1), np.concatenate(ids, axis=1)
+    best = np.argsort(-s, axis=1, kind="stable")[:, :top_k]
+    return np.take_along_axis(s, best, axis=1), np.take_along_axis(i, best, axis=1)
+
+
 def recall_at_k(approx_ids, exact_ids, k: int) -> float:
     """Mean over queries of |approx top-k ∩ exact top-k| / k."""
     approx, exact = np.asarray(approx_ids)[:, :k], np.asarray(exact_ids)[:, :k]

@@ -227,3 +227,16 @@ def test_rank_metrics_by_hand():
         search.rank_metrics(hits, [3])
     with pytest.raises(ValueError):
         search.rank_metrics([], [])
+
+
+def test_sharded_search_over_flat_shards_is_exact():
+    from sbertlib.search import build_faiss_index, faiss_search, sharded_search, synthetic_corpus
+    x = synthetic_corpus(2_000, dim=32, seed=1)
+    corpus, queries = x[:1_900], x[1_900:]
+    _, exact = faiss_search(build_faiss_index(corpus, "flat"), queries, 10)
+    shards = [build_faiss_index(part, "flat") for part in np.array_split(corpus, 4)]  # unequal parts
+    scores, ids = sharded_search(shards, queries, 10)
+    np.testing.assert_array_equal(ids, exact)
+    assert (np.diff(scores, axis=1) <= 1e-6).all()  # best first
+    with pytest.raises(ValueError, match="at least one index"):
+        sharded_search([], queries, 10)
