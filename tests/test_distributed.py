@@ -97,3 +97,21 @@ def test_shards_cover_the_batch_and_small_last_batches_are_refused():
     _check_world(24, 8, 2)
     with pytest.raises(ValueError, match="last batch of 1"):
         _check_world(25, 8, 2)
+
+
+def test_the_training_command_under_torchrun(tmp_path, shared_data):
+    """What the README shows for N GPUs, on 2 CPU processes: one report (rank 0's), one saved model."""
+    import json
+    import subprocess
+    import sys
+    env = {**os.environ, "SBERTLIB_DATA_DIR": str(shared_data), "SBERTLIB_OUTPUT_DIR": str(tmp_path),
+           "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "-m", "sbertlib.train",
+                           "--profile", "smoke", "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 1
+    report = json.loads(lines[0])
+    assert report["profile"] == "smoke" and report["stsb_test_after"] != report["stsb_test_before"]
+    history = json.loads((tmp_path / "smoke" / "mnrl-tiny-random-bert-mean-seed42" / "history.json").read_text())
+    assert history["settings"]["world_size"] == 2
