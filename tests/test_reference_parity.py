@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 st = pytest.importorskip("sentence_transformers")
 
@@ -85,3 +86,25 @@ def test_same_embeddings_for_max_and_cls_pooling(stsb_test_sentences, pooling):
     if pooling == "max":  # and it is not mean pooling in disguise
         mean = SentenceEncoder.from_pretrained("minilm", normalize=False, max_seq_length=256, device="cpu")
         assert np.abs(mean.encode(sentences[:20]) - theirs[:20]).max() > 1e-2
+
+
+@pytest.mark.parametrize("pooling, normalize", [("mean", False), ("mean", True), ("max", False), ("cls", True)])
+def test_saved_for_sentence_transformers_loads_there_with_the_same_embeddings(tmp_path, pooling, normalize):
+    """save(format="sentence-transformers") → SentenceTransformer(folder) and from_pretrained(folder) agree."""
+    import shutil
+    texts = ["A man is playing a guitar.", "Two dogs run.", "a", "The stock market fell sharply today after the news."]
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert", pooling=pooling, normalize=normalize, device="cpu",
+                                          max_seq_length=32)
+    with torch.no_grad():  # a "trained" model: weights no longer the seeded start
+        enc.backbone.encoder.layer[0].output.dense.weight.mul_(1.5)
+    ours = enc.encode(texts)
+    folder = enc.save(tmp_path / "model", format="sentence-transformers")
+    theirs = st.SentenceTransformer(str(folder), device="cpu").encode(texts, convert_to_numpy=True)
+    np.testing.assert_allclose(theirs, ours, atol=1e-5)
+    (folder / "sbertlib.json").unlink()  # read it as any sentence-transformers folder: settings from its config
+    back = SentenceEncoder.from_pretrained(folder, device="cpu")
+    assert (back.pooling, back.normalize, back.max_seq_length) == (pooling, normalize, 32)
+    np.testing.assert_allclose(back.encode(texts), ours, atol=1e-6)
+    with pytest.raises(ValueError, match="format must be"):
+        enc.save(tmp_path / "other", format="onnx")
+    shutil.rmtree(folder)

@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from .. import config
 from ..util import atomic_write_dir
-from . import backbones, precision as precisions
+from . import backbones, precision as precisions, st_format
 from .pooling import POOLING_MODES, pool
 
 META_FILE = "sbertlib.json"
@@ -259,8 +259,16 @@ class SentenceEncoder(torch.nn.Module):
         return out.numpy() if convert_to == "numpy" else out
 
     # ----------------------------------------------------------------- persistence
-    def save(self, path: str | os.PathLike, extra: dict | None = None) -> Path:
-        """Write backbone, tokenizer and settings to ``path`` atomically (temp folder, then rename)."""
+    def save(self, path: str | os.PathLike, extra: dict | None = None, format: str = "sbertlib") -> Path:
+        """Write backbone, tokenizer and settings to ``path`` atomically (temp folder, then rename).
+
+        ``format="sentence-transformers"`` also writes that library's module files (see
+        :mod:`sbertlib.model.st_format`): ``SentenceTransformer(path)`` then loads the folder and gives
+        the same embeddings, and :meth:`from_pretrained` still reads it.
+        """
+        if format not in ("sbertlib", "sentence-transformers"):
+            raise ValueError(f"format must be 'sbertlib' or 'sentence-transformers', not {format!r}")
+
         def write(tmp: Path) -> None:
             with backbones.quiet_transformers():
                 self.backbone.save_pretrained(tmp)
@@ -268,6 +276,8 @@ class SentenceEncoder(torch.nn.Module):
             meta = {"pooling": self.pooling, "normalize": self.normalize,
                     "max_seq_length": self.max_seq_length, "info": self.info, **(extra or {})}
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
+            if format == "sentence-transformers":
+                st_format.write_modules(tmp, self.pooling, self.normalize, self.dim, self.max_seq_length)
         return atomic_write_dir(path, write)
 
     @classmethod
