@@ -8,6 +8,8 @@ module                    holds
 ``data.sts``              ``load_stsb``, ``load_sts_year``, ``load_sick``, ``load_sts_dataset``
 ``data.nli``              ``load_snli``, ``load_allnli``, ``load_sick_nli``, ``nli_triplets``
 ``data.senteval``         ``load_senteval``
+``data.own``              your own CSV/TSV: ``load_scored_pairs``, ``load_labelled_pairs``,
+                          ``load_sentences``, ``group_split``
 ========================  ==================================================================
 
 Every loader reads from the data directory: an explicit ``data_dir`` argument (then *only* there),
@@ -18,6 +20,7 @@ Sentences are returned with surrounding whitespace stripped and otherwise untouc
 """
 from .files import ARCHIVE_SOURCES, SOURCES, download, locate
 from .nli import load_allnli, load_sick_nli, load_snli, nli_triplets
+from .own import group_split, load_labelled_pairs, load_scored_pairs, load_sentences
 from .records import (NLI_LABELS, ChecksumError, DataFormatError, DataNotFoundError, NLIPair, SentEvalTask,
                       STSPair, Triplet)
 from .senteval import SENTEVAL_TASKS, TREC_LABELS, load_senteval
@@ -26,4 +29,5 @@ from .sts import STS_DATASETS, STS_SUBSETS, load_sick, load_sts_dataset, load_st
 __all__ = ["ARCHIVE_SOURCES", "SOURCES", "download", "locate", "load_allnli", "load_sick_nli", "load_snli",
            "nli_triplets", "NLI_LABELS", "ChecksumError", "DataFormatError", "DataNotFoundError", "NLIPair",
            "SentEvalTask", "STSPair", "Triplet", "SENTEVAL_TASKS", "TREC_LABELS", "load_senteval",
-           "STS_DATASETS", "STS_SUBSETS", "load_sick", "load_sts_dataset", "load_sts_year", "load_stsb"]
+           "STS_DATASETS", "STS_SUBSETS", "load_sick", "load_sts_dataset", "load_sts_year", "load_stsb",
+           "group_split", "load_labelled_pairs", "load_scored_pairs", "load_sentences"]

@@ -1,0 +1,176 @@
+"""Your own data: sentence pairs with a score or a class label, or plain sentences, from a CSV or TSV file.
+
+The file has a header line naming its columns, then one item per line. The delimiter follows the
+extension (``.tsv``/``.tab``: tab, ``.csv``: comma; ``delimiter=`` overrides); fields may be quoted
+as in any spreadsheet export. Every problem raises :class:`DataFormatError` naming the file, the line
+and the column: a missing column (with the columns the header has), an empty file, a line with too
+few fields, an empty sentence, a score that is not a number or lies outside the range, a label outside
+the label set.
+
+* :func:`load_scored_pairs` → :class:`STSPair` records (for the regression objective and STS evaluation);
+* :func:`load_labelled_pairs` → ``(sentence1, sentence2, class_id)`` tuples and the label names
+  (for the classification objective);
+* :func:`load_sentences` → a list of sentences (for search);
+* :func:`group_split` → train/test parts that share no sentence, so the test measures new sentences.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+import random
+from pathlib import Path
+from typing import Sequence
+
+from .records import DataFormatError, DataNotFoundError, STSPair
+
+DELIMITERS = {".tsv": "\t", ".tab": "\t", ".csv": ","}
+
+
+def _bad(path: Path, line: int, what: str) -> DataFormatError:
+    return DataFormatError(f"{path}, line {line}: {what}")
+
+
+def read_table(path: str | os.PathLike, columns: Sequence[str], delimiter: str | None = None) -> list[tuple[int, dict]]:
+    """``(line number, {column: text})`` for every non-blank line after the header; ``columns`` must
+    all be in the header. Values are stripped of surrounding whitespace."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataNotFoundError(f"{path}: no such file (working directory: {Path.cwd()})")
+    if delimiter is None:
+        if path.suffix.lower() not in DELIMITERS:
+            raise DataFormatError(f"{path}: cannot tell the delimiter from the extension {path.suffix!r}; "
+                                  "name the file .csv or .tsv, or pass delimiter=',' or delimiter='\\t'")
+        delimiter = DELIMITERS[path.suffix.lower()]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise DataFormatError(f"{path}: not UTF-8 text (byte offset {err.start}); save it as UTF-8") from None
+    reader = csv.reader(text.splitlines(), delimiter=delimiter)
+    lines = [(i, row) for i, row in enumerate(reader, start=1) if any(cell.strip() for cell in row)]
+    if not lines:
+        raise DataFormatError(f"{path} is empty: expected a header line naming the columns "
+                              f"({', '.join(columns)}), then one item per line")
+    (head_line, header), rows = lines[0], lines[1:]
+    header = [h.strip() for h in header]
+    missing = [c for c in columns if c not in header]
+    if missing:
+        sep = "tab" if delimiter == "\t" else repr(delimiter)
+        raise _bad(path, head_line, f"no column {', '.join(map(repr, missing))}; the header has {header} "
+                                    f"(split on {sep}); name your columns with the loader's arguments")
+    if not rows:
+        raise _bad(path, head_line, "a header but no rows after it")
+    out = []
+    for lineno, row in rows:
+        if len(row) < len(header):
+            raise _bad(path, lineno, f"{len(row)} fields, the header has {len(header)} ({header})")
+        out.append((lineno, {h: cell.strip() for h, cell in zip(header, row)}))
+    return out
+
+
+def _text(row: dict, column: str, path: Path, lineno: int) -> str:
+    if not row[column]:
+        raise _bad(path, lineno, f"column {column!r} is empty")
+    return row[column]
+
+
+def load_scored_pairs(path: str | os.PathLike, sentence1: str = "sentence1", sentence2: str = "sentence2",
+                      score: str = "score", score_range: tuple[float, float] | None = None,
+                      delimiter: str | None = None) -> list[STSPair]:
+    """Sentence pairs with a similarity score, as :class:`STSPair` (``.label`` = score scaled to 0–1).
+
+    ``score_range=(low, high)`` is the scale of your scores (STSb: ``(0, 5)``); scores outside it are
+    errors. Left ``None``, it is the lowest and highest score in the file (documented, not guessed
+    silently: the records carry it as ``min_score``/``max_score``).
+    """
+    path = Path(path)
+    rows = read_table(path, (sentence1, sentence2, score), delimiter)
+    values = []
+    for lineno, row in rows:
+        try:
+            value = float(row[score])
+        except ValueError:
+            raise _bad(path, lineno, f"score {row[score]!r} in column {score!r} is not a number") from None
+        if not math.isfinite(value):
+            raise _bad(path, lineno, f"score {row[score]!r} in column {score!r} is not a finite number")
+        values.append(value)
+    lo, hi = score_range if score_range is not None else (min(values), max(values))
+    if not lo < hi:
+        raise DataFormatError(f"{path}: the score range ({lo}, {hi}) is empty" +
+                              ("; every score in the file is the same: nothing to learn" if score_range is None else ""))
+    pairs = []
+    for (lineno, row), value in zip(rows, values):
+        if not lo <= value <= hi:
+            raise _bad(path, lineno, f"score {value:g} lies outside the range [{lo:g}, {hi:g}]")
+        pairs.append(STSPair(_text(row, sentence1, path, lineno), _text(row, sentence2, path, lineno), value,
+                             min_score=lo, max_score=hi, source=path.name))
+    return pairs
+
+
+def load_labelled_pairs(path: str | os.PathLike, sentence1: str = "sentence1", sentence2: str = "sentence2",
+                        label: str = "label", labels: Sequence[str] | None = None,
+                        delimiter: str | None = None) -> tuple[list[tuple[str, str, int]], tuple[str, ...]]:
+    """Sentence pairs with a class label: ``([(sentence1, sentence2, class_id), ...], label_names)``.
+
+    ``labels`` is the label set in class-id order; a label outside it is an error. Left ``None``, it
+    is the labels found in the file, sorted.
+    """
+    path = Path(path)
+    rows = read_table(path, (sentence1, sentence2, label), delimiter)
+    names = tuple(labels) if labels is not None else tuple(sorted({row[label] for _, row in rows}))
+    if len(names) < 2:
+        raise DataFormatError(f"{path}: column {label!r} holds {len(names)} distinct label(s) {names}: a "
+                              "classifier needs at least two")
+    out = []
+    for lineno, row in rows:
+        if row[label] not in names:
+            raise _bad(path, lineno, f"label {row[label]!r} in column {label!r} is not one of {names}")
+        out.append((_text(row, sentence1, path, lineno), _text(row, sentence2, path, lineno), names.index(row[label])))
+    return out, names
+
+
+def load_sentences(path: str | os.PathLike, column: str = "sentence", delimiter: str | None = None) -> list[str]:
+    """The sentences of one column (e.g. a corpus to search), in file order, duplicates kept."""
+    path = Path(path)
+    return [_text(row, column, path, lineno) for lineno, row in read_table(path, (column,), delimiter)]
+
+
+def group_split(pairs: Sequence, test_share: float = 0.2, seed: int = 0) -> tuple[list, list]:
+    """Split pairs into train and test so that no sentence is on both sides.
+
+    Pairs that share a sentence are joined into groups (connected components); whole groups, in a
+    seeded random order, go to test until it holds about ``test_share`` of the pairs. A random split
+    of *pairs* would let a test sentence be trained on in another pair — the score would then
+    measure memory, not generalisation. Works on :class:`STSPair` records and on tuples whose first
+    two items are the sentences.
+    """
+    if not 0 < test_share < 1:
+        raise ValueError(f"test_share must lie between 0 and 1, got {test_share}")
+    sides = [(p.sentence1, p.sentence2) if isinstance(p, STSPair) else (p[0], p[1]) for p in pairs]
+    parent: dict[str, str] = {}
+
+    def root(s: str) -> str:
+        parent.setdefault(s, s)
+        while parent[s] != s:
+            parent[s] = parent[parent[s]]
+            s = parent[s]
+        return s
+
+    for a, b in sides:
+        parent[root(a)] = root(b)
+    groups: dict[str, list[int]] = {}
+    for i, (a, _) in enumerate(sides):
+        groups.setdefault(root(a), []).append(i)
+    order = sorted(groups.values())
+    random.Random(seed).shuffle(order)
+    test_ids: set[int] = set()
+    for group in order:
+        if len(test_ids) >= test_share * len(sides):
+            break
+        test_ids.update(group)
+    train = [p for i, p in enumerate(pairs) if i not in test_ids]
+    test = [p for i, p in enumerate(pairs) if i in test_ids]
+    if not train or not test:
+        raise ValueError(f"cannot split {len(sides)} pairs into two parts without sharing a sentence: "
+                         f"they form {len(groups)} group(s) of connected pairs")
+    return train, test
