@@ -1,4 +1,4 @@
-"""``make workbook``'s HTML pages: executed notebooks readable without a kernel."""
+"""``make workbook``'s output: executed notebooks and the course site, readable without a kernel."""
 from __future__ import annotations
 
 import nbformat
@@ -42,14 +42,30 @@ def test_static_copy_keeps_widgets_without_a_snapshot():
     assert VIEW in static.cells[1].outputs[0].data and "widgets" in static.metadata
 
 
-def test_html_page_shows_the_snapshot(tmp_path):
-    nb = nbformat.from_dict(_nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")]))
-    from nbconvert import HTMLExporter
-    plain, _ = HTMLExporter().from_notebook_node(nb)   # with the state saved, nbconvert prefers the view
-    assert "SNAPSHOT-HEATMAP" not in plain and "html-manager" in plain
-    workbook.write_html(nb, tmp_path / "page.html")
-    page = (tmp_path / "page.html").read_text()
-    assert "SNAPSHOT-HEATMAP" in page and "html-manager" not in page
+def test_site_chapter_shows_the_snapshot_and_loads_nothing_from_the_internet(tmp_path):
+    import re
+    from pathlib import Path
+
+    from sbertlib.workbook import site
+    from sbertlib.workbook.notebooks import RunResult
+    nb = _nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")])
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("# 10 · A widget chapter\n\nThe cosine $\\cos(u, v)$."))
+    executed = tmp_path / "10_widgets.ipynb"
+    nbformat.write(nb, executed)
+    results = [RunResult(executed, 3.2, None, ["10 · headline <42.00>"])]
+    index = site.build_site([executed], results, tmp_path, "smoke", "a test machine")
+    chapter = (index.parent / "10_widgets.html").read_text()
+    landing = (index.parent / "intro.html").read_text()
+    assert "SNAPSHOT-HEATMAP" in chapter and "html-manager" not in chapter
+    assert "10 · A widget chapter" in landing and "10 · headline &lt;42.00&gt;" in landing
+    assert "profile <strong>smoke</strong>" in landing and "a test machine" in landing
+    for page in (chapter, landing):
+        external = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?://[^"]+)"', page)
+        assert external == [], external
+        assert "_static/mathjax/MathJax.js" in page
+    assert (index.parent / "_static" / "mathjax" / "MathJax.js").is_file()
+    assert (index.parent / "search.html").is_file() and (index.parent / "searchindex.js").is_file()
+    assert not Path(tmp_path / "site-src").exists()
 
 
 def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monkeypatch):
@@ -81,16 +97,16 @@ def test_workbook_stops_early_and_says_how_when_data_is_missing(tmp_path, monkey
     assert not (tmp_path / "build").exists()          # no notebook was run
 
 
-def test_index_lists_runtime_status_headlines_and_machine(tmp_path):
+def test_index_opens_the_site_and_lists_runtime_status_headlines_and_machine(tmp_path):
     import json
     from pathlib import Path
 
     from sbertlib.workbook.notebooks import RunResult
     results = [RunResult(Path("00_tour.ipynb"), 12.4, None, ["STSb 82.03 <minilm>"]),
                RunResult(Path("01_base.ipynb"), 3.0, "DataNotFoundError: x", [])]
-    page = workbook.write_index(results, "offline", tmp_path).read_text()
-    assert "Total runtime 0.3 min" in page and "torch threads" in page
-    assert "<a href='00_tour.html'>00_tour</a></td><td>12 s</td><td>ok" in page
-    assert "STSb 82.03 &lt;minilm&gt;" in page and "FAILED: DataNotFoundError: x" in page
+    page = workbook.write_index(results, "offline", tmp_path, workbook.machine_line()).read_text()
+    assert 'url=site/index.html' in page
     saved = json.loads((tmp_path / "index.json").read_text())
-    assert [r["seconds"] for r in saved] == [12.4, 3.0] and saved[1]["error"] == "DataNotFoundError: x"
+    assert saved["profile"] == "offline" and "torch threads" in saved["machine"] and saved["total_seconds"] == 15.4
+    assert [r["seconds"] for r in saved["notebooks"]] == [12.4, 3.0]
+    assert saved["notebooks"][1]["error"] == "DataNotFoundError: x" and saved["notebooks"][0]["headlines"] == ["STSb 82.03 <minilm>"]

@@ -2,9 +2,10 @@
 
     python -m sbertlib build --out build [--profile offline] [--only 01,04]
 
-Each notebook is run in a fresh kernel on the chosen profile (default: auto-selected), saved
-executed as .ipynb and .html, and listed in ``build/index.html`` with its runtime, status and
-headline results. Exits non-zero if any notebook failed.
+Each notebook is run in a fresh kernel on the chosen profile (default: auto-selected) and saved
+executed; then the course site is built from them (``build/site``: landing page with the headline
+results, one chapter per notebook, search) and ``build/index.html`` opens it. Exits non-zero if any
+notebook failed.
 """
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ module                     holds
 ``workbook.plots``         the notebooks' figures (matplotlib, seaborn, UMAP)
 ``workbook.widgets``       the ipywidgets explorers (similarity, search, compare, speed)
 ``workbook.notebooks``     executing notebooks, student copies, headline cells
-``workbook.build``         ``make workbook``: executed pages and the index
+``workbook.build``         ``make workbook``: executed notebooks, the index
+``workbook.site``          the course website (Jupyter Book 1) from the executed notebooks
 ``workbook.environment``   the environment check behind ``make envcheck``
 ``workbook.checks``        the exercises' self-checks, one module per notebook
 =========================  ==============================================================

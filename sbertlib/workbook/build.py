@@ -1,4 +1,4 @@
-"""``make workbook``: execute every notebook headlessly into ``build/`` with an HTML index.
+"""``make workbook``: execute every notebook headlessly into ``build/`` and build the course site.
 
     python -m sbertlib build --out build [--profile offline] [--only 01,04]
 
@@ -21,6 +21,7 @@ from . import notebooks
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SITE_DIR = "site"  # the course site, under the build folder
 
 
 def static_copy(nb):
@@ -40,40 +41,29 @@ def static_copy(nb):
     return nb
 
 
-def write_html(nb, dest: Path) -> None:
-    from nbconvert import HTMLExporter
-    body, _ = HTMLExporter().from_notebook_node(static_copy(nb))
-    dest.write_text(body, encoding="utf8")
-
-
-def write_index(results: list[notebooks.RunResult], profile: str, out: Path) -> Path:
-    rows = []
-    for r in results:
-        status = "ok" if r.error is None else f"FAILED: {html.escape(r.error)}"
-        heads = "<br>".join(html.escape(h).replace("\n", "<br>") for h in r.headlines) or "&ndash;"
-        rows.append(f"<tr><td><a href='{r.path.stem}.html'>{r.path.stem}</a></td>"
-                    f"<td>{r.seconds:.0f} s</td><td>{status}</td><td><pre>{heads}</pre></td></tr>")
-    total = sum(r.seconds for r in results)
+def machine_line() -> str:
+    """Where the numbers were produced: device, threads, CPUs, torch, date."""
     from datetime import datetime
 
     from ..evaluation.speed import environment
     env = environment()
-    machine = (f"{env['device']}, {env['threads']} torch threads, {os.cpu_count()} CPUs, torch {env['torch']}; "
-               f"{datetime.now():%Y-%m-%d %H:%M}")
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>sbert-workbook</title>
-<style>body{{font-family:sans-serif;margin:2em}}td,th{{border-bottom:1px solid #ccc;padding:.4em;
-vertical-align:top;text-align:left}}pre{{margin:0;white-space:pre-wrap}}</style></head><body>
-<h1>sbert-workbook — executed notebooks</h1>
-<p>Profile: <b>{html.escape(profile)}</b>. Total runtime {total / 60:.1f} min on {html.escape(machine)}.
-Numbers come from these runs;
-the paper's figures are shown beside ours inside each notebook.</p>
-<table><tr><th>notebook</th><th>runtime</th><th>status</th><th>headline results</th></tr>
-{''.join(rows)}</table></body></html>"""
-    index = out / "index.html"
-    index.write_text(page, encoding="utf8")
+    return (f"{env['device']}, {env['threads']} torch threads, {os.cpu_count()} CPUs, torch {env['torch']}; "
+            f"{datetime.now():%Y-%m-%d %H:%M}")
+
+
+def write_index(results: list[notebooks.RunResult], profile: str, out: Path, machine: str) -> Path:
+    """``out/index.json`` (runtime, status, headlines per notebook) and ``out/index.html``, which opens
+    the course site's landing page."""
     (out / "index.json").write_text(json.dumps(
-        [{"notebook": r.path.name, "seconds": round(r.seconds, 1), "error": r.error,
-          "headlines": r.headlines} for r in results], indent=2))
+        {"profile": profile, "machine": machine, "total_seconds": round(sum(r.seconds for r in results), 1),
+         "notebooks": [{"notebook": r.path.name, "seconds": round(r.seconds, 1), "error": r.error,
+                        "headlines": r.headlines} for r in results]}, indent=2))
+    index = out / "index.html"
+    target = f"{SITE_DIR}/index.html"
+    index.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>sbert-workbook</title>
+<meta http-equiv="refresh" content="0; url={target}"></head>
+<body><p>The course site: <a href="{target}">{target}</a> (profile {html.escape(profile)}).</p></body></html>""",
+                     encoding="utf8")
     return index
 
 
@@ -92,8 +82,10 @@ def data_ready() -> bool:
 
 
 def build(out: Path, profile, only: set[str] | None = None, timeout: int = 1800) -> list[notebooks.RunResult]:
-    """Run the notebooks (all, or those numbered in ``only``) on ``profile`` into ``out``: executed
-    ``.ipynb`` and ``.html`` per notebook and ``index.html``. Returns one result per notebook."""
+    """Run the notebooks (all, or those numbered in ``only``) on ``profile`` into ``out``: the executed
+    ``.ipynb`` of each, the course site built from them (``out/site``, see :mod:`.site`) and
+    ``index.html`` opening it. Returns one result per notebook."""
+    from .site import build_site
     out.mkdir(parents=True, exist_ok=True)
     env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs"),
            "TQDM_DISABLE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
@@ -103,8 +95,9 @@ def build(out: Path, profile, only: set[str] | None = None, timeout: int = 1800)
         print(f"running {path.name} on profile {profile.name} ...", flush=True)
         nb, res = notebooks.execute(path, timeout=timeout, env=env)
         nbformat.write(nb, out / path.name)
-        write_html(nb, out / f"{path.stem}.html")
         print(f"  {res.seconds:.0f} s {'ok' if res.error is None else 'FAILED: ' + res.error}", flush=True)
         results.append(res)
-    print(f"index: {write_index(results, profile.name, out)}")
+    machine = machine_line()
+    site = build_site([out / p.name for p in paths], results, out, profile.name, machine)
+    print(f"course site: {site}\nindex: {write_index(results, profile.name, out, machine)}")
     return results
