@@ -61,7 +61,7 @@ def write_index(results: list[notebooks.RunResult], profile: str, out: Path, mac
     index = out / "index.html"
     target = f"{SITE_DIR}/index.html"
     index.write_text(f"""<!doctype html><html><head><meta charset="utf-8"><title>sbert-workbook</title>
-<meta http-equiv="refresh" content="0; url={target}"></head>
+<meta http-equiv="refresh" content="0; url={target}"><link rel="icon" href="{SITE_DIR}/_static/favicon.svg"></head>
 <body><p>The course site: <a href="{target}">{target}</a> (profile {html.escape(profile)}).</p></body></html>""",
                      encoding="utf8")
     return index

@@ -1,12 +1,14 @@
 """The course website: the executed notebooks as a book, built and viewed offline.
 
-Built with **Jupyter Book 1** (Sphinx with the book theme). Why this one: Jupyter Book 2 (MyST) asks a
-web API for its theme at build time and fails offline, and ``quarto-cli`` downloads its binary when it
-installs; Jupyter Book 1 comes whole from PyPI, builds offline in seconds and gives chapter order in a
-sidebar, full-text search and a contents box on every page. What its pages would still fetch from the
-internet is replaced: MathJax comes from a local copy (MathJax 2.7, packaged on PyPI as
-``jupyter-server-mathjax``) and the ipywidgets manager is not loaded at all — widgets show their static
-snapshots (:func:`sbertlib.workbook.build.static_copy`), and live widgets need a kernel anyway.
+Built with **Jupyter Book 1**'s stack — Sphinx, myst-nb, the book theme and its table of contents, all
+from PyPI. Why this one: Jupyter Book 2 (MyST) asks a web API for its theme at build time and fails
+offline, and ``quarto-cli`` downloads its binary when it installs; Jupyter Book 1 builds offline in
+seconds and gives chapter order in a sidebar, full-text search and a contents box on every page. We run
+Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to leave out the two
+extensions that would reach the internet (thebe, which also declares its script twice, and comments).
+What the pages would still fetch is replaced: MathJax comes from a local copy (MathJax 2.7, packaged on
+PyPI as ``jupyter-server-mathjax``) and the ipywidgets manager is not loaded at all — widgets show their
+static snapshots (:func:`sbertlib.workbook.build.static_copy`); live widgets need a kernel anyway.
 
     build_site(executed, results, out)     # → out/site/index.html, the landing page
 
@@ -19,7 +21,6 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -28,13 +29,18 @@ import nbformat
 from . import notebooks
 from .build import SITE_DIR, static_copy
 
-MATHJAX_CONFIG = "TeX-AMS_CHTML"
+FAVICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' "
+           "fill='#2b6cb0'/><text x='8' y='12' font-size='10' text-anchor='middle' fill='white'>S</text></svg>")
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"  # the one configuration that package ships
 _OBJECTIVES = r"""
-The paper's three objectives, for sentence vectors $u$, $v$ (anchor $a$, positive $p$, negative $n$):
+The paper's three objectives, for sentence vectors $u$, $v$ (anchor $a$, positive $p$, negative $n$) —
+classification, regression and triplet:
 
-$$o = \mathrm{softmax}\left(W_t\,[u;\ v;\ |u - v|]\right) \qquad
-\mathcal{L}_{\text{reg}} = \left(\cos(u, v) - y\right)^2 \qquad
-\mathcal{L}_{\text{triplet}} = \max\left(\lVert a - p\rVert - \lVert a - n\rVert + \epsilon,\ 0\right)$$
+$$o = \mathrm{softmax}\left(W_t\,[u;\ v;\ |u - v|]\right)$$
+
+$$L_{\text{reg}} = \left(\cos(u, v) - y\right)^2$$
+
+$$L_{\text{triplet}} = \max\left(\lVert a - p\rVert - \lVert a - n\rVert + \epsilon,\ 0\right)$$
 """
 
 
@@ -86,39 +92,33 @@ JupyterLab (`make lab`) to use them live.
 {chr(10).join(rows)}"""
 
 
-def _config(title: str) -> str:
-    return textwrap.dedent(f"""\
-        title: "{title}"
-        author: sbert-workbook
-        only_build_toc_files: true
-        execute:
-          execute_notebooks: "off"
-        html:
-          use_repository_button: false
-          use_issues_button: false
-          use_edit_page_button: false
-          use_multitoc_numbering: false
-        launch_buttons:
-          binderhub_url: ""
-          jupyterhub_url: ""
-          colab_url: ""
-          thebe: false
-        parse:
-          myst_enable_extensions: [dollarmath, amsmath]
-        sphinx:
-          config:
-            mathjax_path: "mathjax/MathJax.js?config={MATHJAX_CONFIG}"
-            mathjax2_config:
-              tex2jax:
-                inlineMath: [["\\\\(", "\\\\)"]]
-                displayMath: [["\\\\[", "\\\\]"]]
-                processEscapes: true
-            myst_update_mathjax: false
-            nb_ipywidgets_js: {{}}
-            html_static_path: ["assets"]
-            html_show_copyright: false
-            suppress_warnings: ["myst.header", "misc.highlighting_failure", "mystnb.unknown_mime_type"]
-        """)
+def _conf_py(title: str) -> str:
+    """Sphinx's configuration: Jupyter Book 1's stack (myst-nb, the book theme, its table of contents)
+    without the extensions that would reach the internet (thebe, comments)."""
+    conf = {
+        "project": title, "html_title": title, "author": "sbert-workbook",
+        "extensions": ["myst_nb", "sphinx_external_toc", "sphinx_design", "sphinx_copybutton",
+                       "sphinx_togglebutton", "sphinx_book_theme"],
+        "external_toc_path": "_toc.yml", "external_toc_exclude_missing": False,
+        "exclude_patterns": ["_build", "assets", "**.ipynb_checkpoints"],
+        "html_theme": "sphinx_book_theme",
+        "html_theme_options": {"search_bar_text": "Search the course...", "home_page_in_toc": True,
+                               "use_repository_button": False, "use_issues_button": False,
+                               "use_edit_page_button": False, "use_download_button": True, "launch_buttons": {}},
+        "html_context": {"default_mode": "light"},
+        "html_static_path": ["assets"], "html_favicon": "assets/favicon.svg",
+        "html_show_copyright": False, "html_sourcelink_suffix": "",
+        "nb_execution_mode": "off", "nb_ipywidgets_js": {}, "nb_output_stderr": "remove",
+        "myst_enable_extensions": ["dollarmath", "amsmath"], "myst_update_mathjax": False,
+        "mathjax_path": f"mathjax/MathJax.js?config={MATHJAX_CONFIG}",
+        "mathjax2_config": {
+            # the fonts that package ships; MathJax's blank measuring font without its about:blank source
+            "HTML-CSS": {"availableFonts": [], "webFont": "STIX-Web", "imageFont": None,
+                         "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}}},
+            "tex2jax": {"inlineMath": [["\\(", "\\)"]], "displayMath": [["\\[", "\\]"]], "processEscapes": True}},
+        "suppress_warnings": ["myst.header", "misc.highlighting_failure", "mystnb.unknown_mime_type"],
+    }
+    return "".join(f"{key} = {value!r}\n" for key, value in conf.items())
 
 
 def build_site(executed: Sequence[Path], results: Sequence[notebooks.RunResult], out: Path, profile: str,
@@ -137,14 +137,14 @@ def build_site(executed: Sequence[Path], results: Sequence[notebooks.RunResult],
         chapters.append((path.stem, _title(nb)))
     shutil.copytree(mathjax_dir(), src / "assets" / "mathjax",
                     ignore=lambda d, names: [n for n in names if Path(d).name == "localization" and n != "en"])
+    (src / "assets" / "favicon.svg").write_text(FAVICON)
     (src / "intro.md").write_text(_landing(chapters, results, profile, machine), encoding="utf-8")
     (src / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n"
                                   + "".join(f"- file: {stem}\n" for stem, _ in chapters))
-    (src / "_config.yml").write_text(_config(title))
-    jb = Path(sys.executable).with_name("jupyter-book")
-    proc = subprocess.run([str(jb) if jb.is_file() else "jupyter-book", "build", str(src), "--quiet"],
-                          capture_output=True, text=True)
+    (src / "conf.py").write_text(_conf_py(title))
     html_dir = src / "_build" / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(html_dir)],
+                          capture_output=True, text=True)
     if proc.returncode != 0 or not (html_dir / "index.html").is_file():
         raise RuntimeError("the course site did not build:\n" + "\n".join((proc.stdout + proc.stderr).splitlines()[-30:]))
     site = out / SITE_DIR
