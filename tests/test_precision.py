@@ -76,3 +76,15 @@ def test_bf16_autocast_trains_on_cpu_and_fp16_is_refused():
     assert all(p.dtype == torch.float32 for p in enc.parameters())
     with pytest.raises(ValueError, match="fp16.*needs a CUDA GPU"):
         fit(enc, CosineSimilarityLoss(enc), data, batch_size=2, mixed_precision="fp16", show_progress_bar=False)
+
+
+def test_auto_is_bf16_only_where_native_and_only_for_pooling_over_tokens():
+    enc = tiny()
+    enc.precision = "auto"
+    native = precision.bf16_is_fast("cpu")
+    assert enc.resolved_precision() == ("bf16" if native else "fp32")  # mean pooling
+    enc.pooling = "max"
+    assert enc.resolved_precision() == ("bf16" if native else "fp32")
+    enc.pooling = "cls"  # one token's vector keeps its rounding errors: fp32
+    assert enc.resolved_precision() == "fp32"
+    np.testing.assert_array_equal(enc.encode(SENTENCES), enc.encode(SENTENCES, precision="fp32"))

@@ -203,5 +203,9 @@ def test_inference_precision_is_bf16_only_where_the_hardware_has_it():
     assert profiles.inference_precision(smoke, "cpu") == "fp32"  # tests give the same numbers on every machine
     assert profiles.inference_precision(offline, "cpu") == ("bf16" if precision.bf16_is_fast("cpu") else "fp32")
     assert profiles.load_encoder(smoke).precision == "fp32"
+    offline_encoder = profiles.with_precision(profiles.load_encoder(smoke), offline)
+    assert offline_encoder.precision == "auto"
+    assert offline_encoder.resolved_precision() == profiles.inference_precision(offline, "cpu")
+    assert profiles.inference_precision(offline, "cpu", pooling="cls") == "fp32"
     said = profiles.describe(offline)
     assert f"Encoding in {profiles.inference_precision(offline)}" in said and "CPU" in said

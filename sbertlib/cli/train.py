@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds[stage] = round(history.seconds, 1)
     after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
     result = {"profile": profile.name, "backbone": profile.backbone, "objective": args.objective or objective,
-              "mixed_precision": args.mixed_precision, "encode_precision": model.precision,
+              "mixed_precision": args.mixed_precision, "encode_precision": model.resolved_precision(),
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,

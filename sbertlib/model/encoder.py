@@ -87,9 +87,15 @@ class SentenceEncoder(torch.nn.Module):
 
     @property
     def precision(self) -> str:
-        """Default precision of :meth:`encode` (``fp32``, ``bf16``, ``fp16``, ``int8``; see
+        """Default precision of :meth:`encode` (``fp32``, ``bf16``, ``fp16``, ``int8``, ``auto``; see
         :mod:`sbertlib.model.precision`). Training always runs on the float32 weights."""
         return self._precision
+
+    def resolved_precision(self, precision: str | None = None) -> str:
+        """The precision an :meth:`encode` call runs in: ``precision`` or :attr:`precision`, with ``auto``
+        decided for this device and the current pooling."""
+        chosen = precisions.check_precision(precision or self._precision, self.device)
+        return precisions.auto_precision(self.device, self.pooling) if chosen == "auto" else chosen
 
     @precision.setter
     def precision(self, value: str) -> None:
@@ -220,8 +226,8 @@ class SentenceEncoder(torch.nn.Module):
         * Texts longer than ``max_seq_length`` tokens are truncated, with one warning.
         * ``convert_to``: ``"numpy"`` (float32 array) or ``"torch"`` (tensor on the CPU).
         * ``max_tokens``: token-budget batching (see :meth:`batches`); ``batch_size`` is ignored.
-        * ``precision``: ``fp32``, ``bf16``, ``fp16`` (CUDA) or ``int8`` (CPU) for this call (default:
-          :attr:`precision`); the vectors come back in float32 whatever it is. bf16 on a CPU without
+        * ``precision``: ``fp32``, ``bf16``, ``fp16`` (CUDA), ``int8`` (CPU) or ``auto`` for this call
+          (default: :attr:`precision`); the vectors come back in float32 whatever it is. bf16 on a CPU without
           AMX or AVX512-BF16 is emulated: it warns, since it is slower than fp32 there.
         """
         single = isinstance(sentences, str)
@@ -231,7 +237,7 @@ class SentenceEncoder(torch.nn.Module):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         _check_texts(texts)
-        precision = precisions.check_precision(precision or self.precision, self.device)
+        precision = self.resolved_precision(precision)
         if precision == "bf16" and not precisions.bf16_is_fast(self.device):
             warnings.warn(f"bf16 is emulated on this {self.device.type} ({precisions.describe_hardware(self.device)}); "
                           "fp32 is faster here", stacklevel=2)

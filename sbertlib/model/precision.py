@@ -10,6 +10,8 @@ precision  what runs
 ``fp16``   float16 on a CUDA GPU (5 exponent bits: may overflow, so CUDA only)
 ``int8``   dynamic quantisation of every ``nn.Linear`` (weights stored as int8, activations
            quantised per batch); CPU only
+``auto``   bf16 where it is native *and* the pooling averages over tokens (mean, max), else
+           fp32 — see :func:`auto_precision`
 =========  ==========================================================================
 
 Whatever the precision, :meth:`SentenceEncoder.encode` returns float32 vectors: pooling and
@@ -24,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-PRECISIONS = ("fp32", "bf16", "fp16", "int8")
+PRECISIONS = ("fp32", "bf16", "fp16", "int8", "auto")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
 
 
@@ -91,6 +93,18 @@ def describe_hardware(device: torch.device | str = "cpu") -> str:
                                     ("AVX-512", "avx512f"), ("AMX-INT8", "amx_int8")) if hw[key]]
     return (f"CPU {hw['cpu']} ({hw['cpu_capability']}; {', '.join(units) or 'no AMX, no AVX-512'}): "
             f"bf16 {'native, faster than fp32' if bf16_is_fast('cpu') else 'emulated, slower than fp32'}")
+
+
+def auto_precision(device: torch.device | str, pooling: str) -> str:
+    """What ``precision="auto"`` means: bf16 where the hardware multiplies it natively and the pooling
+    combines many token vectors (mean, max), else fp32.
+
+    Measured (STSb test Spearman ×100, fp32 → bf16, 2026-11-24): mean and max pooling moved by at most
+    0.05 (all-MiniLM-L6-v2 82.03 → 82.04 and 78.80 → 78.78; random-bert-2x128 trained and untrained);
+    CLS pooling moved by 0.06 for the trained encoders and 0.96 for the untrained one — one token's
+    vector carries its rounding errors alone, where a mean or max over tokens does not.
+    """
+    return "bf16" if pooling in ("mean", "max") and bf16_is_fast(device) else "fp32"
 
 
 def cast_backbone(backbone: torch.nn.Module, precision: str) -> torch.nn.Module:

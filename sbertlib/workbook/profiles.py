@@ -204,8 +204,8 @@ def describe_precision(profile: Profile) -> str:
         return f"Encoding in {chosen} (the profile's setting)."
     why = precision.describe_hardware(device)
     if chosen == "bf16":
-        return (f"Encoding in bf16 ({why}); training stays in fp32. Measured: STSb test unchanged within "
-                "±0.05 of fp32 (notebook 11).")
+        return (f"Encoding in bf16 with mean or max pooling, fp32 with CLS ({why}); training stays in fp32. "
+                "Measured: STSb test within ±0.05 of fp32 for mean and max pooling (notebook 11).")
     return f"Encoding in fp32 ({why})."
 
 
@@ -233,19 +233,19 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
     return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
 
 
-def inference_precision(profile: Profile, device=None) -> str:
-    """The precision the profile's encoders encode in on ``device``: ``auto`` resolves to bf16 where
-    the hardware multiplies bf16 natively, else fp32 (measured offline, 2026-11-24: STSb test of
-    MiniLM 82.03 vs 82.04, of the trained random-bert-2x128 62.06 vs 62.06 and 70.48 vs 70.49)."""
+def inference_precision(profile: Profile, device=None, pooling: str = "mean") -> str:
+    """The precision the profile's encoders encode in on ``device`` with ``pooling``: ``auto`` is
+    :func:`sbertlib.model.precision.auto_precision` (bf16 where native, for mean and max pooling)."""
     from ..model import precision
     if profile.precision != "auto":
         return profile.precision
-    return "bf16" if precision.bf16_is_fast(config.pick_device(device)) else "fp32"
+    return precision.auto_precision(config.pick_device(device), pooling)
 
 
 def with_precision(encoder, profile: Profile):
-    """``encoder`` set to encode in the profile's precision on its device (returned for chaining)."""
-    encoder.precision = inference_precision(profile, encoder.device)
+    """``encoder`` set to encode in the profile's precision (``auto`` is decided at each encode, for the
+    pooling it then has); returned for chaining."""
+    encoder.precision = profile.precision
     return encoder
 
 
