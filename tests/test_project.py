@@ -80,3 +80,10 @@ def test_student_copy_has_no_solutions(path):
     assert not any("solution" in notebooks.tags(c) for c in student.cells)
     for src in solutions:
         assert src.strip() not in [c.source.strip() for c in student.cells]
+
+
+def test_student_copies_come_with_the_example_data(tmp_path):
+    from sbertlib.cli import student
+    assert student.main([str(ROOT / "notebooks"), str(tmp_path / "student")]) == 0
+    assert (tmp_path / "student" / "13_your_own_data.ipynb").is_file()
+    assert (tmp_path / "student" / "examples" / "course_questions.tsv").is_file()

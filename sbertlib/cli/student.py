@@ -1,9 +1,11 @@
-"""``make student``: write student copies of the notebooks, solutions removed.
+"""``make student``: write student copies of the notebooks, solutions removed, with the example
+data they read (``notebooks/examples/``).
 
     python -m sbertlib student notebooks student
 """
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -19,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in notebook_paths(src):
         nbformat.write(student_copy(nbformat.read(path, as_version=4)), dest / path.name)
         print(f"wrote {dest / path.name}")
+    if (src / "examples").is_dir():  # the data notebook 13 reads, beside the copies as beside the originals
+        shutil.copytree(src / "examples", dest / "examples", dirs_exist_ok=True)
+        print(f"copied {dest / 'examples'}")
     return 0
 
 
