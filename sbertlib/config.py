@@ -57,11 +57,12 @@ def absolute_data_dir_env(env: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def pick_device(preferred: str | torch.device | None = None) -> torch.device:
-    """The device to run on: ``preferred`` if given, else cuda > mps > cpu."""
+    """The device to run on: ``preferred`` if given, else cuda > mps > cpu. A process started by
+    ``torchrun`` on a GPU machine gets its own GPU, ``cuda:LOCAL_RANK``."""
     if preferred is not None:
         return torch.device(preferred)
     if torch.cuda.is_available():
-        return torch.device("cuda")
+        return torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         return torch.device("mps")

@@ -10,7 +10,7 @@ itself — gloo on a CPU, NCCL on GPUs — and then
   during ``backward``; each rank's loss is weighted by its shard's share of the batch, so the
   averaged gradient is the gradient of the whole batch's mean loss, as in one process;
 * only rank 0 evaluates, shows progress and writes checkpoints and models; every rank resumes
-  from the same checkpoint (each with its own saved random state).
+  from the same checkpoint, which holds every rank's random state.
 
 With in-batch negatives (MNRL) a shard sees only its own negatives: the same global batch on N
 processes is then N smaller contrastive problems, not one. The classification, regression and
@@ -40,13 +40,31 @@ def setup(device: torch.device) -> tuple[int, int]:
             raise RuntimeError(f"WORLD_SIZE={os.environ['WORLD_SIZE']} but {', '.join(missing)} not set: "
                                "start the script with torchrun (e.g. torchrun --nproc_per_node 2 train.py)")
         backend = "nccl" if device.type == "cuda" else "gloo"
+        if device.type == "cuda":
+            _check_own_gpu(device)
+            torch.cuda.set_device(device)
         dist.init_process_group(backend, timeout=timedelta(minutes=30))
     return dist.get_rank(), dist.get_world_size()
 
 
+def _check_own_gpu(device: torch.device) -> None:
+    """Each process of a node trains on its own GPU, ``cuda:LOCAL_RANK`` (what ``pick_device`` gives)."""
+    local = int(os.environ.get("LOCAL_RANK", os.environ.get("RANK", "0")))
+    if device.index is not None and device.index != local:
+        raise RuntimeError(f"process with LOCAL_RANK={local} has its model on {device}; under torchrun each "
+                           f"process needs its own GPU: build the encoder with device=None or 'cuda:{local}'")
+
+
 def rank() -> int:
-    """This process's rank (0 when not distributed)."""
-    return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
+    """This process's rank: the group's, else torchrun's ``RANK`` (a process that never joined), else 0."""
+    if dist.is_available() and dist.is_initialized():
+        return dist.get_rank()
+    return int(os.environ.get("RANK", "0"))
+
+
+def world_size() -> int:
+    """How many processes are in the joined group (1 when none was joined)."""
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
 
 
 def shard(ids, rank: int, world: int) -> list:
@@ -66,13 +84,16 @@ def global_loss(value: torch.Tensor, share: float, world: int) -> float:
     return float(total)
 
 
+def gather_to_main(obj, world: int) -> list | None:
+    """Every rank's ``obj`` as a list on rank 0 (``None`` on the others); ``[obj]`` for one process."""
+    if world == 1:
+        return [obj]
+    out = [None] * world if dist.get_rank() == 0 else None
+    dist.gather_object(obj, out, dst=0)
+    return out
+
+
 def barrier(world: int) -> None:
     if world > 1:
         dist.barrier()
 
-
-def local_device() -> torch.device | None:
-    """``cuda:LOCAL_RANK`` for a process started by torchrun on a GPU machine, else None."""
-    if "LOCAL_RANK" in os.environ and torch.cuda.is_available():
-        return torch.device(f"cuda:{int(os.environ['LOCAL_RANK'])}")
-    return None

@@ -38,7 +38,7 @@ from ..model import precision as precisions
 from . import distributed
 from .examples import batch_stream, collate, prepare_examples
 from .history import History
-from .state import (checkpoint_path, fingerprint, load_checkpoint, load_rank_rng, save_checkpoint, save_rank_rng,
+from .state import (checkpoint_path, fingerprint, load_checkpoint, rng_state, save_checkpoint,
                     seed_everything)
 
 BEST_DIR, FINAL_DIR = "best", "final"
@@ -195,9 +195,7 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
     ckpt = checkpoint_path(output_dir) if output_dir is not None else None
     run_print = fingerprint(examples, loss, **settings) if (checkpoint_steps or resume) else {}
     if resume and ckpt.is_file():
-        step, history = load_checkpoint(ckpt, loss, optimizer, scheduler, scaler, run_print)
-        if rank > 0:
-            load_rank_rng(ckpt, rank, step)
+        step, history = load_checkpoint(ckpt, loss, optimizer, scheduler, scaler, run_print, rank)
         history.interrupted = False
     else:
         if resume:
@@ -224,10 +222,9 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
             if main and evaluator is not None and (step == total or (evaluation_steps and step % evaluation_steps == 0)):
                 _evaluate(model, loss, evaluator, history, output_dir, save_head)
             if ckpt is not None and checkpoint_steps and (step % checkpoint_steps == 0 or step == total):
+                rngs = distributed.gather_to_main(rng_state(), world)  # every rank's, into the one file
                 if main:
-                    save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print)
-                else:
-                    save_rank_rng(ckpt, rank, step)
+                    save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print, rngs)
                 distributed.barrier(world)
             bar.update(1)
             bar.set_postfix(loss=f"{value:.4f}", refresh=False)

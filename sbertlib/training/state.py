@@ -74,39 +74,22 @@ def fingerprint(examples: list[Example], loss: SBERTLoss, **settings) -> dict:
 
 
 def save_checkpoint(path: Path, step: int, loss: SBERTLoss, optimizer, scheduler, scaler,
-                    history: History, fingerprint: dict) -> None:
+                    history: History, fingerprint: dict, rank_rngs: list[dict] | None = None) -> None:
     """Write everything a resumed run needs to ``path``, atomically (the old checkpoint stays
-    valid until the new one is complete)."""
+    valid until the new one is complete). Under several processes ``rank_rngs`` holds every rank's
+    random state (rank 0's first), so one file holds the whole run at one step."""
+    rngs = rank_rngs or [rng_state()]
     state = {"step": step, "model": loss.model.state_dict(), "head": loss.head_state(),
              "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
              "scaler": scaler.state_dict() if scaler is not None else None,
-             "rng": rng_state(), "history": history.to_dict(), "fingerprint": fingerprint}
+             "rng": rngs[0], "other_ranks_rng": rngs[1:], "history": history.to_dict(), "fingerprint": fingerprint}
     atomic_write(path, lambda tmp: torch.save(state, tmp))
 
 
-def rank_rng_path(path: Path, rank: int) -> Path:
-    return path.with_name(f"rng-rank{rank}.pt")
-
-
-def save_rank_rng(path: Path, rank: int, step: int) -> None:
-    """Rank ``rank``'s random state beside the checkpoint ``path`` (rank 0's is in the checkpoint)."""
-    atomic_write(rank_rng_path(path, rank), lambda tmp: torch.save({"step": step, "rng": rng_state()}, tmp))
-
-
-def load_rank_rng(path: Path, rank: int, step: int) -> None:
-    """Restore what :func:`save_rank_rng` wrote for ``step``; a missing or older file is refused."""
-    where = rank_rng_path(path, rank)
-    if not where.is_file():
-        raise ValueError(f"cannot resume rank {rank}: {where} is missing (was the run started with as many processes?)")
-    state = torch.load(where, map_location="cpu", weights_only=True)
-    if state["step"] != step:
-        raise ValueError(f"cannot resume rank {rank}: {where} is from step {state['step']}, the checkpoint from {step}")
-    set_rng_state(state["rng"])
-
-
 def load_checkpoint(path: Path, loss: SBERTLoss, optimizer, scheduler, scaler,
-                    fingerprint: dict) -> tuple[int, History]:
-    """Restore everything :func:`save_checkpoint` wrote; returns ``(step, history)``.
+                    fingerprint: dict, rank: int = 0) -> tuple[int, History]:
+    """Restore everything :func:`save_checkpoint` wrote (the random state of process ``rank``);
+    returns ``(step, history)``.
 
     ValueError, naming each difference, when the checkpoint was written for another run.
     """
@@ -123,5 +106,9 @@ def load_checkpoint(path: Path, loss: SBERTLoss, optimizer, scheduler, scaler,
     scheduler.load_state_dict(state["scheduler"])
     if scaler is not None and state["scaler"] is not None:
         scaler.load_state_dict(state["scaler"])
-    set_rng_state(state["rng"])
+    rngs = [state["rng"], *state.get("other_ranks_rng", [])]
+    if rank >= len(rngs):
+        raise ValueError(f"cannot resume rank {rank} from {path}: it holds the random state of "
+                         f"{len(rngs)} process(es); resume with as many processes as wrote it")
+    set_rng_state(rngs[rank])
     return int(state["step"]), History.from_dict(state["history"])

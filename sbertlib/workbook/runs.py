@@ -73,6 +73,7 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     from ..training import distributed
     if distributed.rank() == 0:  # under torchrun every rank trains; one writes
         history.save(hist_file)
+    distributed.barrier(distributed.world_size())  # the others see it before they ask is_trained
     return start, history
 
 
