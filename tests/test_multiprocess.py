@@ -36,3 +36,47 @@ def test_pool_names_bad_input_and_failing_chunks():
             pool.encode(["fine", 3])
         with pytest.raises(RuntimeError, match=r"chunk 0 .*batch_size"):
             pool.encode(["fine", "also fine"], batch_size=0)
+
+
+class _FakeTasks:
+    def __init__(self):
+        self.sent = []
+
+    def put(self, task):
+        self.sent.append(task)
+
+
+def _pool_without_workers(results, precision="fp32") -> EncodePool:
+    """An EncodePool whose workers answer ``results`` in the order given (no processes started)."""
+    pool = EncodePool.__new__(EncodePool)
+    pool.devices, pool.precision, pool._workers, pool._tasks = ["cpu"], precision, [], _FakeTasks()
+    answers = iter(results)
+    pool._next_result = lambda n_done, n_chunks: next(answers)
+    pool.close = lambda: None
+    return pool
+
+
+def test_chunks_that_come_back_out_of_order_are_put_back_in_input_order():
+    rows = {i: np.full((1, 2), float(i), dtype=np.float32) for i in range(3)}
+    pool = _pool_without_workers([(2, rows[2]), (0, rows[0]), (1, rows[1])])
+    out = pool.encode(["a", "b", "c"], chunk_size=1)
+    np.testing.assert_array_equal(out[:, 0], [0.0, 1.0, 2.0])
+
+
+def test_pool_encodes_at_the_encoders_precision_and_takes_one_string():
+    pool = _pool_without_workers([(0, np.ones((1, 2), dtype=np.float32))], precision="bf16")
+    vec = pool.encode("one sentence")
+    assert vec.shape == (2,)
+    (chunk_id, sentences, kwargs), = pool._tasks.sent
+    assert sentences == ["one sentence"] and kwargs["precision"] == "bf16"
+
+
+def test_an_interrupted_call_closes_the_pool():
+    def interrupted(n_done, n_chunks):
+        raise KeyboardInterrupt
+    pool = _pool_without_workers([])
+    closed = []
+    pool._next_result, pool.close = interrupted, lambda: closed.append(True)
+    with pytest.raises(KeyboardInterrupt):
+        pool.encode(["a", "b"])
+    assert closed == [True]

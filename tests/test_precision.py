@@ -68,10 +68,16 @@ def test_hardware_report_names_what_bf16_runs_on():
 def test_bf16_autocast_trains_on_cpu_and_fp16_is_refused():
     enc = tiny()
     data = [("a man plays", "a man plays music", 0.9), ("a dog", "the market", 0.1)] * 2
+    dtypes = []  # what the backbone's linear layers compute in during training
+    hooks = [m.register_forward_hook(lambda mod, inp, out: dtypes.append(out.dtype))
+             for m in enc.backbone.modules() if isinstance(m, torch.nn.Linear)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # emulated bf16 warns on CPUs without AMX/AVX512-BF16
         history = fit(enc, CosineSimilarityLoss(enc), data, batch_size=2, mixed_precision="bf16",
                       show_progress_bar=False)
+    for h in hooks:
+        h.remove()
+    assert dtypes and set(dtypes) == {torch.bfloat16}  # autocast was on for every forward
     assert len(history.records) == 2 and all(np.isfinite(r["loss"]) for r in history.records)
     assert all(p.dtype == torch.float32 for p in enc.parameters())
     with pytest.raises(ValueError, match="fp16.*needs a CUDA GPU"):
@@ -88,3 +94,10 @@ def test_auto_is_bf16_only_where_native_and_only_for_pooling_over_tokens():
     enc.pooling = "cls"  # one token's vector keeps its rounding errors: fp32
     assert enc.resolved_precision() == "fp32"
     np.testing.assert_array_equal(enc.encode(SENTENCES), enc.encode(SENTENCES, precision="fp32"))
+
+
+def test_only_ampere_or_newer_counts_as_native_bf16_on_a_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: (7, 0))  # V100: emulated bf16
+    assert not precision._cuda_bf16_native()
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: (8, 0))  # A100
+    assert precision._cuda_bf16_native()

@@ -109,6 +109,7 @@ class SentenceEncoder(torch.nn.Module):
             return self.backbone
         key = (precision, str(self.device), tuple((id(t), t._version) for t in (*self.backbone.parameters(), *self.backbone.buffers())))
         if self._cast is None or self._cast[0] != key:
+            self._cast = None  # let the stale copy go before the new one is made
             self._cast = (key, precisions.cast_backbone(self.backbone, precision))
         return self._cast[1]
 

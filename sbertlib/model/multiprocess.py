@@ -64,6 +64,7 @@ class EncodePool:
         if not devices:
             raise ValueError("EncodePool needs at least one device or processes >= 1")
         self.devices, self.timeout = devices, timeout
+        self.precision = encoder.precision  # workers encode as the encoder would ("auto": per worker's device)
         self._tmp = tempfile.TemporaryDirectory(prefix="sbertlib-pool-")
         encoder.save(Path(self._tmp.name) / "encoder")
         threads = threads_per_process or max(1, torch.get_num_threads() // len(devices))
@@ -75,13 +76,18 @@ class EncodePool:
         for w in self._workers:
             w.start()
 
-    def encode(self, sentences: Sequence[str], batch_size: int = 32, chunk_size: int | None = None,
+    def encode(self, sentences: str | Sequence[str], batch_size: int = 32, chunk_size: int | None = None,
                **kwargs) -> np.ndarray:
-        """Float32 embeddings ``(n, dim)`` of ``sentences`` in input order; ``kwargs`` go to ``encode``.
+        """Float32 embeddings ``(n, dim)`` of ``sentences`` in input order; ``kwargs`` go to ``encode``
+        (``precision`` defaults to the encoder's). One string gives one vector ``(dim,)``.
 
         ``chunk_size`` defaults to an even split into four chunks per worker (at most 5,000 sentences),
-        so that a slow worker holds up little. A failing chunk raises RuntimeError naming it.
+        so that a slow worker holds up little. A failing chunk raises RuntimeError naming it; an
+        interruption (Ctrl-C) closes the pool, so no half-done call can answer the next one.
         """
+        if isinstance(sentences, str):
+            return self.encode([sentences], batch_size, chunk_size, **kwargs)[0]
+        kwargs.setdefault("precision", self.precision)
         texts = list(sentences)
         _check_texts(texts)
         if self._workers is None:
@@ -92,16 +98,24 @@ class EncodePool:
         chunks = [texts[i:i + chunk_size] for i in range(0, len(texts), chunk_size)]
         for i, chunk in enumerate(chunks):
             self._tasks.put((i, chunk, {"batch_size": batch_size, **kwargs}))
+        try:
+            done = self._collect(len(chunks), chunk_size, len(texts))
+        except BaseException:
+            self.close()  # what is still queued or running would answer the next call
+            raise
+        return np.concatenate([done[i] for i in range(len(chunks))])
+
+    def _collect(self, n_chunks: int, chunk_size: int, n_texts: int) -> dict[int, np.ndarray]:
+        """Every chunk's embeddings by chunk number; RuntimeError naming the first chunk that failed."""
         done: dict[int, np.ndarray] = {}
-        while len(done) < len(chunks):
-            chunk_id, value = self._next_result(len(done), len(chunks))
+        while len(done) < n_chunks:
+            chunk_id, value = self._next_result(len(done), n_chunks)
             if isinstance(value, str):
                 where = "" if chunk_id < 0 else f"chunk {chunk_id} (sentences {chunk_id * chunk_size}–" \
-                                                f"{min(len(texts), (chunk_id + 1) * chunk_size) - 1}): "
-                self.close()  # what is still queued or running would answer the next call
+                                                f"{min(n_texts, (chunk_id + 1) * chunk_size) - 1}): "
                 raise RuntimeError(f"EncodePool: {where}{value} (the pool is closed)")
             done[chunk_id] = value
-        return np.concatenate([done[i] for i in range(len(chunks))])
+        return done
 
     def _next_result(self, n_done: int, n_chunks: int):
         """The next ``(chunk_id, embeddings or error text)``; a worker that died is an error."""

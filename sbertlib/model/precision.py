@@ -71,7 +71,13 @@ def hardware() -> dict:
             "amx_bf16": "amx_bf16" in flags, "avx512_bf16": "avx512_bf16" in flags,
             "avx512f": "avx512f" in flags, "amx_int8": "amx_int8" in flags,
             "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
-            "cuda_bf16": bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())}
+            "cuda_bf16": bool(torch.cuda.is_available() and _cuda_bf16_native())}
+
+
+def _cuda_bf16_native() -> bool:
+    """bf16 in hardware (Ampere, compute capability 8.0, or newer); torch's own test also counts
+    emulated bf16 (V100, T4), which is slower than fp16 there."""
+    return torch.cuda.get_device_capability(0) >= (8, 0)
 
 
 def bf16_is_fast(device: torch.device | str = "cpu") -> bool:
@@ -111,7 +117,14 @@ def cast_backbone(backbone: torch.nn.Module, precision: str) -> torch.nn.Module:
     """A copy of ``backbone`` at ``precision`` for inference (``fp32``: the backbone itself)."""
     if precision == "fp32":
         return backbone
-    clone = copy.deepcopy(backbone).eval()
+    grads = {p: p.grad for p in backbone.parameters()}
+    for p in grads:  # the copy is for inference: it must not carry (or keep alive) training's gradients
+        p.grad = None
+    try:
+        clone = copy.deepcopy(backbone).eval()
+    finally:
+        for p, g in grads.items():
+            p.grad = g
     if precision == "int8":
         from torch.ao.quantization import quantize_dynamic
         return quantize_dynamic(clone, {torch.nn.Linear}, dtype=torch.qint8)
