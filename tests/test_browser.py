@@ -6,6 +6,7 @@ Chromium or Playwright can be had.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -46,6 +47,22 @@ def _chromium() -> str | None:
         if path:
             return path
     return None
+
+
+@contextlib.contextmanager
+def chromium_page(width: int, height: int):
+    """A page of headless Chromium (skips the test without Playwright or Chromium); closed on exit."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (pip) not installed")
+    chromium = _chromium()
+    if chromium is None:
+        pytest.skip("no Chromium found (Debian: apt-get install chromium)")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            yield browser.new_page(viewport={"width": width, "height": height})
+        finally:
+            browser.close()
 
 
 def _free_port() -> int:
@@ -89,14 +106,7 @@ def lab(shared_data, tmp_path_factory):
 
 
 def test_explorer_updates_in_a_real_browser(lab):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (pip) not installed")
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("no Chromium found (Debian: apt-get install chromium)")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with chromium_page(1400, 1000) as page:
         try:
             page.goto(lab, timeout=120_000)
             page.wait_for_selector(".jp-Notebook", timeout=120_000)
@@ -126,4 +136,3 @@ def test_explorer_updates_in_a_real_browser(lab):
             page.wait_for_timeout(3000)  # let the redrawn heatmap arrive before the screenshot
         finally:
             page.screenshot(path=str(ARTIFACTS / "similarity_explorer.png"))
-            browser.close()

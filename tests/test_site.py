@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_browser import ARTIFACTS, CHROMIUM_FLAGS, _chromium
+from test_browser import ARTIFACTS, chromium_page
 
 pytestmark = pytest.mark.browser
 
@@ -44,15 +44,8 @@ def served_site(shared_data, tmp_path_factory):
 
 
 def test_site_navigation_search_maths_figures_offline(served_site):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (pip) not installed")
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("no Chromium found (Debian: apt-get install chromium)")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     outside, errors = [], []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1300, "height": 900})
+    with chromium_page(1300, 900) as page:
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
 
@@ -63,35 +56,32 @@ def test_site_navigation_search_maths_figures_offline(served_site):
                 outside.append(route.request.url)
                 route.abort()
         page.route("**/*", only_localhost)
-        try:
-            page.goto(f"{served_site}/index.html")  # build/index.html opens the site
-            page.wait_for_url("**/site/intro.html", timeout=30_000)
-            page.wait_for_selector("main .MathJax", timeout=30_000)  # the objectives, typeset locally
-            assert "Headline results" in page.inner_text("main")
-            page.screenshot(path=str(ARTIFACTS / "site_landing.png"), full_page=False)
+        page.goto(f"{served_site}/index.html")  # build/index.html opens the site
+        page.wait_for_url("**/site/intro.html", timeout=30_000)
+        page.wait_for_selector("main .MathJax", timeout=30_000)  # the objectives, typeset locally
+        assert "Headline results" in page.inner_text("main")
+        page.screenshot(path=str(ARTIFACTS / "site_landing.png"), full_page=False)
 
-            page.click("nav.bd-docs-nav a:has-text('10 ·')")
-            page.wait_for_url("**/10_similarity_explorer.html", timeout=30_000)
-            snapshot = page.locator(".sbert-snapshot").first  # the explorer's recorded snapshot
-            snapshot.wait_for(timeout=30_000)
-            assert "Static snapshot" in snapshot.inner_text()
-            heatmap = snapshot.locator("img").first
-            assert page.evaluate("(img) => img.complete && img.naturalWidth > 100", heatmap.element_handle())
-            page.screenshot(path=str(ARTIFACTS / "site_chapter10.png"), full_page=False)
+        page.click("nav.bd-docs-nav a:has-text('10 ·')")
+        page.wait_for_url("**/10_similarity_explorer.html", timeout=30_000)
+        snapshot = page.locator(".sbert-snapshot").first  # the explorer's recorded snapshot
+        snapshot.wait_for(timeout=30_000)
+        assert "Static snapshot" in snapshot.inner_text()
+        heatmap = snapshot.locator("img").first
+        assert page.evaluate("(img) => img.complete && img.naturalWidth > 100", heatmap.element_handle())
+        page.screenshot(path=str(ARTIFACTS / "site_chapter10.png"), full_page=False)
 
-            page.click("nav.bd-docs-nav a:has-text('11 ·')")
-            page.wait_for_url("**/11_speed_smart_batching.html", timeout=30_000)
-            figure = page.locator(".cell_output img").first
-            figure.scroll_into_view_if_needed()
-            assert page.evaluate("(img) => img.complete && img.naturalWidth > 100", figure.element_handle())
-            page.screenshot(path=str(ARTIFACTS / "site_chapter11.png"), full_page=False)
+        page.click("nav.bd-docs-nav a:has-text('11 ·')")
+        page.wait_for_url("**/11_speed_smart_batching.html", timeout=30_000)
+        figure = page.locator(".cell_output img").first
+        figure.scroll_into_view_if_needed()
+        assert page.evaluate("(img) => img.complete && img.naturalWidth > 100", figure.element_handle())
+        page.screenshot(path=str(ARTIFACTS / "site_chapter11.png"), full_page=False)
 
-            page.goto(f"{served_site}/site/search.html?q=padding")
-            page.wait_for_selector("#search-results li", timeout=30_000)
-            found = page.inner_text("#search-results")
-            assert "11" in found
-            page.screenshot(path=str(ARTIFACTS / "site_search.png"), full_page=False)
-        finally:
-            browser.close()
+        page.goto(f"{served_site}/site/search.html?q=padding")
+        page.wait_for_selector("#search-results li", timeout=30_000)
+        found = page.inner_text("#search-results")
+        assert "11" in found
+        page.screenshot(path=str(ARTIFACTS / "site_search.png"), full_page=False)
     assert outside == [], f"requests left localhost: {outside}"
     assert errors == [], f"console errors: {errors}"
