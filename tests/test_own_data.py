@@ -34,10 +34,34 @@ def test_scored_pairs_from_csv_with_quotes_and_a_range(tmp_path):
     ("sentence1\tsentence2\tscore\nA\tB\t3\nC\t\t1\n", r"line 3: column 'sentence2' is empty"),
     ("sentence1\tsentence2\tscore\nA\tB\n", r"line 2: 2 fields, the header has 3"),
     ("sentence1\tsentence2\tscore\nA\tB\tnan\n", r"line 2: score 'nan' .* not a finite number"),
+    ("sentence1\tsentence2\tscore\nA\tB\t3\tx\n", r"line 2: 4 fields, the header has 3 .*a tab must be in double quotes"),
+    ('sentence1\tsentence2\tscore\nA\t"B\t3\nC\tD\t1\n', r"line 2: cannot split the record .*read up to line 3\)"),
+    ('sentence1\tsentence2\tscore\n"A" b\tB\t3\n', r"line 2: cannot split the record .*double quote"),
+    ('sentence1\tsentence2\tscore\nA\t"B\n\t3\nC"\t1\tx\n', r"line 2: 4 fields.*runs on to line 4: is a double quote"),
+    ("sentence1\tsentence2\tsentence1\tscore\nA\tB\tC\t3\n", r"line 1: the header names column 'sentence1' more than once"),
 ])
 def test_scored_pairs_errors_name_file_line_and_column(tmp_path, text, match):
     with pytest.raises(DataFormatError, match=match):
         data.load_scored_pairs(write(tmp_path, "p.tsv", text), score_range=(0, 5))
+
+
+def test_a_quoted_cell_may_span_lines_and_later_errors_name_the_file_line(tmp_path):
+    text = 'a,b,s\n"First line\nsecond line",Other,1\nA\u2028B\x85C,D,2\nE,F,high\n'
+    path = write(tmp_path, "m.csv", text)
+    path.write_bytes(text.encode("utf-8"))  # no newline translation: the bytes are as written
+    with pytest.raises(DataFormatError, match=r"m.csv, line 5: score 'high'"):  # the 4th record starts on line 5
+        data.load_scored_pairs(path, "a", "b", "s")
+    path.write_bytes(text.replace("high", "3").encode("utf-8"))
+    pairs = data.load_scored_pairs(path, "a", "b", "s")
+    assert [(p.sentence1, p.sentence2) for p in pairs] == [("First line\nsecond line", "Other"),
+                                                          ("A\u2028B\x85C", "D"), ("E", "F")]
+
+
+def test_extra_fields_are_an_error_not_dropped(tmp_path):
+    with pytest.raises(DataFormatError, match=r"s.csv, line 3: 2 fields, the header has 1 \(\['sentence'\]\); "
+                                              r"a field that contains ',' must be in double quotes"):
+        data.load_sentences(write(tmp_path, "s.csv", "sentence\nOne.\nHello, world\n"))
+    assert data.load_sentences(write(tmp_path, "q.csv", 'sentence\nOne.\n"Hello, world"\n')) == ["One.", "Hello, world"]
 
 
 def test_labelled_pairs_and_their_errors(tmp_path):
@@ -49,6 +73,11 @@ def test_labelled_pairs_and_their_errors(tmp_path):
     one = write(tmp_path, "one.tsv", "q1\tq2\tlabel\nA\tB\tsame\n")
     with pytest.raises(DataFormatError, match="at least two"):
         data.load_labelled_pairs(one, "q1", "q2")
+    blank = write(tmp_path, "blank.tsv", "q1\tq2\tlabel\nA\tB\tsame\nC\tD\t \nE\tF\tdifferent\n")
+    with pytest.raises(DataFormatError, match=r"blank.tsv, line 3: column 'label' is empty"):
+        data.load_labelled_pairs(blank, "q1", "q2")
+    with pytest.raises(ValueError, match="more than once"):
+        data.load_labelled_pairs(path, "q1", "q2", labels=("same", "same"))
 
 
 def test_sentences_missing_files_and_unknown_extensions(tmp_path):
@@ -58,6 +87,8 @@ def test_sentences_missing_files_and_unknown_extensions(tmp_path):
     with pytest.raises(DataFormatError, match="delimiter"):
         data.load_sentences(write(tmp_path, "s.txt", "sentence\nOne.\n"))
     assert data.load_sentences(tmp_path / "s.txt", delimiter=",") == ["One."]
+    with pytest.raises(ValueError, match="one character"):
+        data.load_sentences(tmp_path / "s.txt", delimiter=", ")
 
 
 def test_group_split_shares_no_sentence_and_is_seeded():

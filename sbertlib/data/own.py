@@ -2,10 +2,11 @@
 
 The file has a header line naming its columns, then one item per line. The delimiter follows the
 extension (``.tsv``/``.tab``: tab, ``.csv``: comma; ``delimiter=`` overrides); fields may be quoted
-as in any spreadsheet export. Every problem raises :class:`DataFormatError` naming the file, the line
-and the column: a missing column (with the columns the header has), an empty file, a line with too
-few fields, an empty sentence, a score that is not a number or lies outside the range, a label outside
-the label set.
+as in any spreadsheet export, and a quoted field may span lines (its newlines are kept). Every problem
+raises :class:`DataFormatError` naming the file, the line where the record starts, and the column: a
+missing column (with the columns the header has), an empty file, a record with more or fewer fields
+than the header, a quote left open, an empty sentence or label, a score that is not a number or lies
+outside the range, a label outside the label set.
 
 * :func:`load_scored_pairs` → :class:`STSPair` records (for the regression objective and STS evaluation);
 * :func:`load_labelled_pairs` → ``(sentence1, sentence2, class_id)`` tuples and the label names
@@ -16,6 +17,7 @@ the label set.
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 import random
@@ -31,41 +33,83 @@ def _bad(path: Path, line: int, what: str) -> DataFormatError:
     return DataFormatError(f"{path}, line {line}: {what}")
 
 
+def _delimiter(path: Path, delimiter: str | None) -> str:
+    """``delimiter``, or the one the extension names."""
+    if delimiter is not None:
+        if len(delimiter) != 1:
+            raise ValueError(f"delimiter must be one character (',' or '\\t'), not {delimiter!r}")
+        return delimiter
+    if path.suffix.lower() not in DELIMITERS:
+        raise DataFormatError(f"{path}: cannot tell the delimiter from the extension {path.suffix!r}; "
+                              "name the file .csv or .tsv, or pass delimiter=',' or delimiter='\\t'")
+    return DELIMITERS[path.suffix.lower()]
+
+
+def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, int, list[str]]]:
+    """``(first line, last line, fields)`` of every non-blank record. A quoted field may span lines
+    (its newlines are kept); only ``\\n``, ``\\r\\n`` and ``\\r`` end a line."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    out, start = [], 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return out
+        except csv.Error as err:
+            raise _bad(path, start, f"cannot split the record into fields ({err}; read up to line "
+                                    f"{reader.line_num}): a field that starts with a double quote must end with one, "
+                                    "followed by the delimiter or the line end; write a double quote inside a quoted "
+                                    'field as ""') from None
+        if any(cell.strip() for cell in row):
+            out.append((start, reader.line_num, row))
+        start = reader.line_num + 1
+
+
+def _check_width(path: Path, record: tuple[int, int, list[str]], header: list[str], delimiter: str) -> None:
+    """A clear error unless the record has exactly one field per header column."""
+    start, end, row = record
+    if len(row) == len(header):
+        return
+    sep = "a tab" if delimiter == "\t" else repr(delimiter)
+    what = f"{len(row)} fields, the header has {len(header)} ({header})"
+    if len(row) > len(header):
+        what += f"; a field that contains {sep} must be in double quotes"
+    if end > start:
+        what += f"; this record runs on to line {end}: is a double quote left open?"
+    raise _bad(path, start, what)
+
+
 def read_table(path: str | os.PathLike, columns: Sequence[str], delimiter: str | None = None) -> list[tuple[int, dict]]:
-    """``(line number, {column: text})`` for every non-blank line after the header; ``columns`` must
-    all be in the header. Values are stripped of surrounding whitespace."""
+    """``(line number, {column: text})`` for every non-blank record after the header (the line number
+    is the file line where the record starts); ``columns`` must all be in the header, once. Values are
+    stripped of surrounding whitespace."""
     path = Path(path)
     if not path.is_file():
         raise DataNotFoundError(f"{path}: no such file (working directory: {Path.cwd()})")
-    if delimiter is None:
-        if path.suffix.lower() not in DELIMITERS:
-            raise DataFormatError(f"{path}: cannot tell the delimiter from the extension {path.suffix!r}; "
-                                  "name the file .csv or .tsv, or pass delimiter=',' or delimiter='\\t'")
-        delimiter = DELIMITERS[path.suffix.lower()]
+    delimiter = _delimiter(path, delimiter)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
         raise DataFormatError(f"{path}: not UTF-8 text (byte offset {err.start}); save it as UTF-8") from None
-    reader = csv.reader(text.splitlines(), delimiter=delimiter)
-    lines = [(i, row) for i, row in enumerate(reader, start=1) if any(cell.strip() for cell in row)]
-    if not lines:
+    records = _records(path, text, delimiter)
+    if not records:
         raise DataFormatError(f"{path} is empty: expected a header line naming the columns "
                               f"({', '.join(columns)}), then one item per line")
-    (head_line, header), rows = lines[0], lines[1:]
+    (head_line, _, header), rows = records[0], records[1:]
     header = [h.strip() for h in header]
     missing = [c for c in columns if c not in header]
     if missing:
         sep = "tab" if delimiter == "\t" else repr(delimiter)
         raise _bad(path, head_line, f"no column {', '.join(map(repr, missing))}; the header has {header} "
                                     f"(split on {sep}); name your columns with the loader's arguments")
+    twice = [c for c in columns if header.count(c) > 1]
+    if twice:
+        raise _bad(path, head_line, f"the header names column {', '.join(map(repr, twice))} more than once: {header}")
     if not rows:
         raise _bad(path, head_line, "a header but no rows after it")
-    out = []
-    for lineno, row in rows:
-        if len(row) < len(header):
-            raise _bad(path, lineno, f"{len(row)} fields, the header has {len(header)} ({header})")
-        out.append((lineno, {h: cell.strip() for h, cell in zip(header, row)}))
-    return out
+    for record in rows:
+        _check_width(path, record, header, delimiter)
+    return [(start, {h: cell.strip() for h, cell in zip(header, row)}) for start, _, row in rows]
 
 
 def _text(row: dict, column: str, path: Path, lineno: int) -> str:
@@ -117,15 +161,18 @@ def load_labelled_pairs(path: str | os.PathLike, sentence1: str = "sentence1", s
     """
     path = Path(path)
     rows = read_table(path, (sentence1, sentence2, label), delimiter)
-    names = tuple(labels) if labels is not None else tuple(sorted({row[label] for _, row in rows}))
+    found = [_text(row, label, path, lineno) for lineno, row in rows]
+    names = tuple(labels) if labels is not None else tuple(sorted(set(found)))
+    if len(set(names)) != len(names):
+        raise ValueError(f"labels={names} names a label more than once; each class needs one name")
     if len(names) < 2:
-        raise DataFormatError(f"{path}: column {label!r} holds {len(names)} distinct label(s) {names}: a "
-                              "classifier needs at least two")
+        where = f"labels={names} names" if labels is not None else f"{path}: column {label!r} holds"
+        raise DataFormatError(f"{where} {len(names)} distinct label(s) {names}: a classifier needs at least two")
     out = []
-    for lineno, row in rows:
-        if row[label] not in names:
-            raise _bad(path, lineno, f"label {row[label]!r} in column {label!r} is not one of {names}")
-        out.append((_text(row, sentence1, path, lineno), _text(row, sentence2, path, lineno), names.index(row[label])))
+    for (lineno, row), name in zip(rows, found):
+        if name not in names:
+            raise _bad(path, lineno, f"label {name!r} in column {label!r} is not one of {names}")
+        out.append((_text(row, sentence1, path, lineno), _text(row, sentence2, path, lineno), names.index(name)))
     return out, names
 
 
