@@ -1,7 +1,27 @@
-"""The benchmark commands run and write their figures (tiny model; numbers themselves not asserted)."""
+"""The benchmark commands run and write their figures (tiny model; speeds themselves not asserted)."""
 import json
 
+import numpy as np
+import pytest
+
 from sbertlib.cli import bench
+from sbertlib.model import precision
+
+
+@pytest.fixture
+def fake_reference(monkeypatch):
+    """The reference enabled for the tiny model, run_reference replaced: the jobs it was given."""
+    jobs = []
+
+    def run(kind, job):
+        jobs.append((kind, job))
+        if kind == "train":
+            return {"label": "sentence-transformers SoftmaxLoss loop", "pairs_per_s": 1.0}
+        return {"label": "sentence-transformers encode", "sent_per_s": 1.0, "embeddings": np.zeros((1, 1))}
+
+    monkeypatch.setattr(bench, "REFERENCE_MODELS", ("tiny-random-bert",))
+    monkeypatch.setattr(bench, "run_reference", run)
+    return jobs
 
 
 def test_bench_encode_json(shared_data, tmp_path, capsys):
@@ -33,8 +53,13 @@ def test_bench_encode_precisions_prints_one_json_object(shared_data, capsys):
     captured = capsys.readouterr()
     result = json.loads(captured.out)  # stdout holds the JSON object alone; the table went to stderr
     assert list(result) == ["fp32", "bf16", "int8"]
-    assert result["fp32"]["spearman_diff"] == 0.0 and result["fp32"]["sentence_transformers"] is None
-    assert all(r["ours"] > 0 and abs(r["spearman_diff"]) < 100 for r in result.values())
+    fp32 = result["fp32"]
+    assert fp32["spearman_diff"] == 0.0 and fp32["max_abs_diff_vs_fp32"] == 0.0 and fp32["sentence_transformers"] is None
+    for r in result.values():  # the difference is this row's Spearman minus fp32's, not e.g. the reverse
+        assert r["ours"] > 0 and r["spearman_diff"] == pytest.approx(r["spearman"] - fp32["spearman"], abs=1e-9)
+    for name in ("bf16", "int8"):  # the vectors moved, but the ranking barely (measured: ~0.002 on this model)
+        assert result[name]["max_abs_diff_vs_fp32"] > 0 and abs(result[name]["spearman_diff"]) < 0.5
+    assert result["int8"]["reference_note"] == "not run: --no-reference"
     assert "bf16" in captured.err and "ours bf16 / ours fp32" in captured.err
 
 
@@ -50,8 +75,51 @@ def test_bench_train_precision_column(shared_data, tmp_path):
     assert rows[2]["label"].endswith("bf16 autocast")
 
 
+def test_bench_precision_auto_runs_the_reference_at_the_concrete_precision(shared_data, fake_reference,
+                                                                          monkeypatch, capsys):
+    monkeypatch.setattr(precision, "bf16_is_fast", lambda device="cpu": True)  # auto -> bf16 (mean pooling)
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup", "0",
+                       "--precision", "auto", "--device", "cpu", "--data-dir", str(shared_data), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["auto"]["runs_as"] == "bf16" and result["auto"]["sentence_transformers"] == 1.0
+    assert [job["precision"] for kind, job in fake_reference] == ["bf16"]
+
+
+def test_bench_says_why_sentence_transformers_did_not_run(shared_data, capsys):
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup", "0",
+                       "--precision", "fp32", "--data-dir", str(shared_data), "--json"]) == 0
+    captured = capsys.readouterr()
+    entry = json.loads(captured.out)["fp32"]
+    assert entry["sentence_transformers"] is None and "--model minilm" in entry["reference_note"]
+    assert "sentence-transformers: not run: it loads the packaged all-MiniLM-L6-v2 only" in captured.err
+
+
+def test_bench_train_reference_runs_on_the_chosen_device(shared_data, fake_reference, tmp_path):
+    out = tmp_path / "train.json"
+    assert bench.main(["train", "--model", "tiny-random-bert", "--steps", "2", "--batch-size", "4", "--device", "cpu:0",
+                       "--data-dir", str(shared_data), "--json", str(out)]) == 0
+    assert [(kind, job["device"], job["precision"]) for kind, job in fake_reference] == [("train", "cpu:0", "fp32")]
+    assert json.loads(out.read_text())["rows"][-1]["label"] == "sentence-transformers SoftmaxLoss loop"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--precision", "fp32,fp16"], r"train: error: --precision fp16: fp16 autocast needs a CUDA GPU \(device: cpu\)"),
+    (["train", "--precision", "int8"], "--precision int8: bench train runs fp32 weights .* for bench encode"),
+    (["train", "--precision", ","], "--precision ',' names no precision"),
+    (["encode", "--precision", "fp32,fp16"], r"encode: error: --precision fp16: precision='fp16' needs a CUDA GPU"),
+    (["encode", "--precision", "fp8"], "--precision fp8: precision must be one of"),
+    (["encode", "--device", "gpu"], "--device 'gpu': "),
+])
+def test_bench_rejects_settings_that_cannot_run_before_loading_anything(argv, message, capsys, monkeypatch):
+    import re
+    monkeypatch.setattr(bench.SentenceEncoder, "from_pretrained", None)  # must not get that far
+    device = [] if "--device" in argv else ["--device", "cpu"]
+    with pytest.raises(SystemExit) as exit_info:
+        bench.main(argv + device)
+    assert exit_info.value.code == 2 and re.search(message, capsys.readouterr().err)
+
+
 def test_pick_precision_takes_the_fastest_unchanged_one():
-    import pytest
     from sbertlib.evaluation.speed import pick_precision
     rows = [{"precision": "fp32", "sent_per_s": 600, "spearman": 82.03},
             {"precision": "bf16", "sent_per_s": 1300, "spearman": 82.07},

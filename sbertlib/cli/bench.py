@@ -24,16 +24,24 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .. import config
 from ..evaluation import speed
+from ..model import precision as precisions
 from ..model.encoder import SentenceEncoder
 
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
+REFERENCE_MODELS = ("minilm", "all-MiniLM-L6-v2")  # the reference loads the packaged MiniLM only
+TRAIN_PRECISIONS = ("fp32", "bf16", "fp16")  # fp32 weights, with or without autocast
 
 
-def run_reference(kind: str, job: dict) -> dict | None:
-    """Run ``benchmarks/st_reference.py KIND`` in a subprocess; None if it cannot run here."""
+class ReferenceUnavailable(RuntimeError):
+    """sentence-transformers could not be timed here."""
+
+
+def run_reference(kind: str, job: dict) -> dict:
+    """Run ``benchmarks/st_reference.py KIND`` in a subprocess; ReferenceUnavailable saying why if it fails."""
     if not REFERENCE_SCRIPT.is_file():
-        return None
+        raise ReferenceUnavailable(f"{REFERENCE_SCRIPT} is missing (sbertlib installed without its repository)")
     with tempfile.TemporaryDirectory() as tmp:
         job_file = Path(tmp) / "job.json"
         job_file.write_text(json.dumps({"threads": torch.get_num_threads(), **job}))
@@ -42,16 +50,32 @@ def run_reference(kind: str, job: dict) -> dict | None:
         proc = subprocess.run([sys.executable, str(REFERENCE_SCRIPT), kind, str(job_file), prefix],
                               capture_output=True, text=True, env=env)
         if proc.returncode != 0:
-            print(f"(reference skipped: {proc.stderr.strip().splitlines()[-1:]})", file=sys.stderr)
-            return None
+            last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            raise ReferenceUnavailable(f"{REFERENCE_SCRIPT.name} {kind} failed: {last}")
         out = json.loads(Path(prefix + ".json").read_text())
         if Path(prefix + ".npy").is_file():
             out["embeddings"] = np.load(prefix + ".npy")
         return out
 
 
+def reference(args, kind: str, job: dict) -> tuple[dict | None, str | None]:
+    """``(sentence-transformers' figures, None)``, or ``(None, why it did not run)``: the print_*
+    functions show that note beside the table, and the JSON records it as ``reference_note``."""
+    if not args.reference:
+        return None, "not run: --no-reference"
+    if args.model not in REFERENCE_MODELS:
+        why = f"not run: it loads the packaged all-MiniLM-L6-v2 only (--model minilm), not {args.model!r}"
+    else:
+        from ..model.backbones import BackboneNotAvailable, minilm_path
+        try:
+            return run_reference(kind, {"model_path": str(minilm_path()), **job}), None
+        except (ReferenceUnavailable, BackboneNotAvailable) as err:
+            why = f"not run: {err}"
+    return None, why
+
+
 def bench_encode(args) -> dict:
-    from ..model.backbones import minilm_path
+    """sentences/s of our encode with smart batching on and off, and of sentence-transformers'."""
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     sentences = speed.corpus(args.corpus, args.n, args.data_dir)
     lengths = speed.token_lengths(encoder, sentences)
@@ -62,25 +86,24 @@ def bench_encode(args) -> dict:
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences),
               "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
               **speed.environment(), "rows": rows}
-    if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
-        ref = run_reference("encode", {"model_path": str(minilm_path()), "sentences": sentences,
-                                       "batch_size": args.batch_size, "repeats": args.repeats,
-                                       "warmup": args.warmup, "device": str(encoder.device),
-                                       "max_seq_length": encoder.max_seq_length})
-        if ref is not None:
-            emb = ref.pop("embeddings")
-            result["rows"].append({**ref, "padding_share": None})
-            result["max_abs_diff_vs_reference"] = float(np.abs(emb - ours).max())
+    ref, why = reference(args, "encode", {"sentences": sentences, "batch_size": args.batch_size,
+                                          "repeats": args.repeats, "warmup": args.warmup,
+                                          "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
+    if ref is None:
+        result["reference_note"] = why
+    else:
+        emb = ref.pop("embeddings")
+        result["rows"].append({**ref, "padding_share": None})
+        result["max_abs_diff_vs_reference"] = float(np.abs(emb - ours).max())
     return result
 
 
 def bench_precisions(args) -> dict:
     """Ours and sentence-transformers at each precision: same sentences, threads and batch size;
-    our STSb test Spearman at each precision against fp32's."""
+    our STSb test Spearman at each precision against fp32's. ``auto`` is timed as ``auto`` and its
+    entry says what it ran as (``runs_as``); the reference runs that concrete precision."""
     from .. import data
-    from ..model import precision as precisions
-    from ..model.backbones import minilm_path
-    wanted = [p.strip() for p in args.precision.split(",") if p.strip()]
+    wanted = _names(args.precision)
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     for name in wanted:
         precisions.check_precision(name, encoder.device)
@@ -93,14 +116,18 @@ def bench_precisions(args) -> dict:
         name = row["precision"]
         entry = {"ours": row["sent_per_s"], "sentence_transformers": None, "spearman_diff": row["spearman_diff"],
                  "spearman": row["spearman"], "max_abs_diff_vs_fp32": row["max_abs_diff"]}
-        if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
-            ref = run_reference("encode", {"model_path": str(minilm_path()), "sentences": sentences, "precision": name,
-                                           "batch_size": args.batch_size, "repeats": args.repeats, "warmup": args.warmup,
-                                           "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
-            if ref is not None:
-                ours = encoder.encode(sentences, args.batch_size, precision=name, show_progress_bar=False)
-                entry["sentence_transformers"] = ref["sent_per_s"]
-                entry["max_abs_diff_vs_sentence_transformers"] = float(np.abs(ref["embeddings"] - ours).max())
+        runs_as = encoder.resolved_precision(name)
+        if runs_as != name:
+            entry["runs_as"] = runs_as
+        ref, why = reference(args, "encode", {"sentences": sentences, "precision": runs_as, "batch_size": args.batch_size,
+                                              "repeats": args.repeats, "warmup": args.warmup,
+                                              "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
+        if ref is None:
+            entry["reference_note"] = why
+        else:
+            ours = encoder.encode(sentences, args.batch_size, precision=name, show_progress_bar=False)
+            entry["sentence_transformers"] = ref["sent_per_s"]
+            entry["max_abs_diff_vs_sentence_transformers"] = float(np.abs(ref["embeddings"] - ours).max())
         result["precisions"][name] = entry
     return result
 
@@ -112,11 +139,14 @@ def print_precisions(result: dict, out=sys.stdout) -> None:
     table = result["precisions"]
     for name, e in table.items():
         st = e["sentence_transformers"]
+        name = f"{name}={e['runs_as']}" if "runs_as" in e else name
         print(f"{name:10s} {e['ours']:12.1f} {st or float('nan'):10.1f} {e['ours'] / st if st else float('nan'):8.2f} "
               f"{e['spearman']:9.2f} {e['spearman_diff']:+7.2f}", file=out)
     if "fp32" in table:
         for name in (n for n in table if n != "fp32"):
             print(f"ours {name} / ours fp32: {table[name]['ours'] / table['fp32']['ours']:.2f}x", file=out)
+    for note in dict.fromkeys(e["reference_note"] for e in table.values() if "reference_note" in e):
+        print(f"sentence-transformers: {note}", file=out)
 
 
 def print_encode(result: dict) -> None:
@@ -134,6 +164,8 @@ def print_encode(result: dict) -> None:
         ref = speeds["sentence-transformers encode"]
         print(f"ours (smart) vs sentence-transformers: {on / ref:.2f}x; "
               f"max |embedding difference| = {result['max_abs_diff_vs_reference']:.2e}")
+    if "reference_note" in result:
+        print(f"sentence-transformers: {result['reference_note']}")
 
 
 def bench_speedlab(args) -> dict:
@@ -158,23 +190,23 @@ def bench_speedlab(args) -> dict:
 
 def bench_train(args) -> dict:
     """Training pairs/s: our fit() with and without length grouping, and sentence-transformers, at
-    each ``--precision`` (fp32, or bf16 autocast).
+    each ``--precision`` (fp32, or bf16/fp16 autocast), all on ``--device``.
 
     All rows run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
     first ``--warmup`` steps of each are not timed.
     """
     import time
     from .. import losses, training
-    from ..model.backbones import minilm_path
     from ..workbook.profiles import get_profile, load_nli_train
+    device = config.pick_device(args.device)
     pairs = load_nli_train(get_profile("offline"), args.data_dir)
     pairs = pairs[: min(args.steps, len(pairs) // args.batch_size) * args.batch_size]
     warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
     result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
               "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
-    amps = [p.strip() for p in args.precision.split(",") if p.strip()]
+    amps = _names(args.precision)
     for amp, grouping in ((a, g) for a in amps for g in (False, True)):
-        encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=args.device)
+        encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=device)
         loss = losses.SoftmaxLoss(encoder)
         clock = {"start": time.perf_counter(), "pairs": 0}
 
@@ -190,14 +222,18 @@ def bench_train(args) -> dict:
         result["rows"].append({"label": f"sbertlib fit, length grouping {'on' if grouping else 'off'}"
                                         + ("" if amp == "fp32" else f", {amp} autocast"),
                                "precision": amp, "pairs_per_s": clock["pairs"] / seconds})
-    if args.reference and args.model in ("minilm", "all-MiniLM-L6-v2"):
-        batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
-                   for i in range(0, len(pairs), args.batch_size)]
-        for amp in amps:
-            ref = run_reference("train", {"model_path": str(minilm_path()), "batches": batches, "warmup_steps": warmup,
-                                          "max_seq_length": args.max_seq_length, "device": "cpu", "precision": amp})
-            if ref is not None:
-                result["rows"].append({**ref, "precision": amp})
+    batches = [[(p.premise, p.hypothesis, p.label_id) for p in pairs[i:i + args.batch_size]]
+               for i in range(0, len(pairs), args.batch_size)]
+    notes = []
+    for amp in amps:
+        ref, why = reference(args, "train", {"batches": batches, "warmup_steps": warmup, "precision": amp,
+                                             "max_seq_length": args.max_seq_length, "device": str(device)})
+        if ref is not None:
+            result["rows"].append({**ref, "precision": amp})
+        elif why not in notes:
+            notes.append(why)
+    if notes:
+        result["reference_note"] = "; ".join(notes)
     return result
 
 
@@ -207,6 +243,8 @@ def print_train(result: dict) -> None:
           f"max_seq_length {result['max_seq_length']}  device: {result['device']}  threads: {result['threads']}")
     for r in result["rows"]:
         print(f"  {r['label']:60s} {r['pairs_per_s']:8.1f} pairs/s")
+    if "reference_note" in result:
+        print(f"  sentence-transformers: {result['reference_note']}")
 
 
 def print_speedlab(result: dict) -> None:
@@ -247,8 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--data-dir", default=None)
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--precision", default=None,
-                     help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU): ours and "
-                          "sentence-transformers at each, and the STSb Spearman difference from fp32")
+                     help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU; auto: "
+                          "what encode(precision='auto') picks here): ours and sentence-transformers at each, and "
+                          "the STSb Spearman difference from fp32")
     enc.add_argument("--json", nargs="?", const="-", default=None,
                      help="--json alone: print one JSON object (with --precision: {precision: {ours, "
                           "sentence_transformers, spearman_diff, ...}}); --json FILE: write all figures to FILE")
@@ -271,9 +310,11 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--device", default=None)
     tr.add_argument("--data-dir", default=None)
     tr.add_argument("--no-reference", dest="reference", action="store_false")
-    tr.add_argument("--precision", default="fp32", help="comma-separated: fp32 and/or bf16 (autocast)")
+    tr.add_argument("--precision", default="fp32",
+                    help="comma-separated: fp32, bf16 (autocast; CPU or GPU), fp16 (autocast; GPU only)")
     tr.add_argument("--json", nargs="?", const="-", default=None, help="--json alone: print JSON; --json FILE: write it")
     args = ap.parse_args(argv)
+    _check_settings(sub.choices[args.what], args)
     to_stdout = args.json == "-"
     human = sys.stderr if to_stdout else sys.stdout  # JSON alone on stdout, the table beside it on stderr
     if args.what == "train":
@@ -293,6 +334,51 @@ def main(argv: list[str] | None = None) -> int:
     elif args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0
+
+
+def _names(spec: str) -> list[str]:
+    """The precisions of a comma-separated ``--precision`` value."""
+    return [p.strip() for p in spec.split(",") if p.strip()]
+
+
+def _check_settings(ap: argparse.ArgumentParser, args) -> None:
+    """Exit with a usage error naming the setting when ``--device`` or ``--precision`` cannot run."""
+    try:
+        device = config.pick_device(args.device)
+    except RuntimeError as err:
+        ap.error(f"--device {args.device!r}: {err}")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        ap.error(f"--device {args.device!r}: this machine has no CUDA GPU; use --device cpu")
+    spec = getattr(args, "precision", None)
+    if spec is None:
+        return
+    if not _names(spec):
+        ap.error(f"--precision {spec!r} names no precision; e.g. --precision fp32,bf16")
+    for name in _names(spec):
+        why = _train_precision_problem(name, device) if args.what == "train" else _encode_precision_problem(name, device)
+        if why:
+            ap.error(f"--precision {name}: {why}")
+
+
+def _encode_precision_problem(name: str, device: torch.device) -> str | None:
+    """Why ``encode`` cannot run at ``name`` on ``device`` (None if it can)."""
+    try:
+        precisions.check_precision(name, device)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def _train_precision_problem(name: str, device: torch.device) -> str | None:
+    """Why ``fit`` cannot train under ``name`` on ``device`` (None if it can)."""
+    if name not in TRAIN_PRECISIONS:
+        return (f"bench train runs fp32 weights with or without autocast: one of {TRAIN_PRECISIONS}"
+                + ("; int8 and auto are for bench encode" if name in ("int8", "auto") else ""))
+    if name == "fp16" and device.type != "cuda":
+        return f"fp16 autocast needs a CUDA GPU (device: {device}); on a CPU use --precision bf16"
+    if name == "bf16" and device.type not in ("cpu", "cuda"):
+        return f"bf16 autocast runs on a CPU or a CUDA GPU, not {device}"
+    return None
 
 
 def _quietly(printer, result: dict, out) -> None:
