@@ -442,12 +442,52 @@ def test_nb11_bf16_round_right(capsys):
     (lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32), "even neighbour"),
     (lambda x: x.half().float(), "float16"),
     (lambda x: x, "unchanged"),
-    (lambda x: x.to(torch.bfloat16), "keep the value in float32"),
+    (lambda x: (x.view(torch.int32) + 0x7FFF + ((x.view(torch.int32) >> 16) & 1)) & -65536,   # int32 bits
+     "keep the value in float32"),
     (lambda x: x.numpy(), "not a tensor"),
+    (lambda x: x.to(torch.bfloat16).float(), "converts to torch.bfloat16"),
+    (lambda x: x.bfloat16().to(torch.float32), "converts to torch.bfloat16"),
+    (lambda x: x.to(torch.bfloat16), "converts to torch.bfloat16"),
+    (lambda x: x.type(torch.bfloat16).float(), "converts to torch.bfloat16"),
 ])
 def test_nb11_bf16_round_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb11.check_bf16_round(wrong)
+
+
+def bf16_round_in_place(x):
+    """Right values, but rounds the caller's tensor: the view shares x's memory."""
+    bits = x.view(torch.int32)
+    bits += 0x7FFF + ((bits >> 16) & 1)
+    bits &= -65536
+    return x
+
+
+def bf16_round_in_place_copy_out(x):
+    """Rounds x in place, then hands back a copy: the result is right, the input is not kept."""
+    bits = x.view(torch.int32)
+    bits.add_(0x7FFF + ((bits >> 16) & 1)).bitwise_and_(-65536)
+    return bits.view(torch.float32).clone()
+
+
+@pytest.mark.parametrize("wrong", [bf16_round_in_place, bf16_round_in_place_copy_out])
+def test_nb11_bf16_round_that_changes_its_input_is_rejected(wrong):
+    x = torch.tensor([1.00390625, 3.14159, -2.71828])
+    before = x.clone()
+    assert torch.equal(wrong(x), before.to(torch.bfloat16).float())   # the values are right ...
+    assert not torch.equal(x, before)                                 # ... but the caller's tensor is rounded
+    with pytest.raises(ExerciseError, match="changed its input") as err:
+        nb11.check_bf16_round(wrong)
+    assert "shares x's memory" in str(err.value)
+
+
+def test_nb11_bf16_round_leaves_the_notebooks_tensor_alone():
+    """What cell 21 relies on: after the check, rounding a tensor keeps the original to compare with."""
+    x = torch.randn(64) * 3
+    before = x.clone()
+    nb11.check_bf16_round(good_bf16_round)
+    rounded = good_bf16_round(x)
+    assert torch.equal(x, before) and (rounded - x).abs().max() > 0
 
 
 def good_pick(rows, tol):

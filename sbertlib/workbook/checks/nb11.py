@@ -6,6 +6,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 import torch
+from torch.overrides import TorchFunctionMode
 
 from . import ExerciseError, ok, require
 
@@ -110,15 +111,41 @@ def _bf16_cases() -> torch.Tensor:
     return torch.from_numpy(np.concatenate([normal, ties.astype(np.int32).view(np.float32)]))
 
 
+class _Bf16Watch(TorchFunctionMode):
+    """Notes whether any torch operation run inside it produced a bfloat16 tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.made_bf16 = False
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if isinstance(result, torch.Tensor) and result.dtype == torch.bfloat16:
+            self.made_bf16 = True
+        return result
+
+
 def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
-    """``fn(x)`` must round a float32 tensor to the nearest bfloat16 (ties to even), returned as float32."""
+    """``fn(x)`` must round a float32 tensor to the nearest bfloat16 (ties to even), returned as float32,
+    by hand — without PyTorch's bfloat16 conversion — and without changing ``x``."""
     require(callable(fn), "Pass your function itself, e.g. check_bf16_round(bf16_round).")
     x = _bf16_cases()
     want = x.to(torch.bfloat16).float()
+    given = x.clone()                      # what the function receives; ``x`` stays the untouched original
     try:
-        got = fn(x.clone())
+        with _Bf16Watch() as watch:
+            got = fn(given)
     except NotImplementedError:
         raise ExerciseError("`bf16_round` is not written yet (it raised NotImplementedError).") from None
+    changed = int((given.view(torch.int32) != x.view(torch.int32)).sum())
+    require(changed == 0, f"`bf16_round` changed its input: {changed} of {len(x)} values of the tensor passed in "
+            "were overwritten",
+            "x.view(torch.int32) shares x's memory, so in-place operations on it (bits += …, bits &= …, "
+            "bits.add_(…)) round the caller's tensor too; compute new tensors (bits + …, … & -65536) instead")
+    require(not watch.made_bf16, "`bf16_round` converts to torch.bfloat16: PyTorch rounds for you, and the "
+            "exercise is to round by hand",
+            "work on the bit pattern: view x as int32, add 0x7FFF + the lowest kept bit, clear the low 16 bits, "
+            "view back as float32")
     require(isinstance(got, torch.Tensor), f"`bf16_round` returned {type(got).__name__}, not a tensor",
             "return a float32 tensor of the same shape")
     require(got.dtype == torch.float32 and got.shape == x.shape,
