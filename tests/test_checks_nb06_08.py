@@ -115,6 +115,19 @@ def test_nb07_gains_wrong(a, b, hint):
         nb07.check_gains(a, b, RESULTS)
 
 
+def test_nb07_gains_compare_the_two_with_their_standard_error(capsys):
+    close = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 50.05, ("u", "v", "u*v"): 49.1})
+    nb07.check_gains(0.05, -0.9, close)  # |u-v| − u*v = 0.95, se ≈ 0.55: within the seed noise
+    out = capsys.readouterr().out
+    assert "changes nothing measurable" in out and "worth more" not in out
+    one_seed = close.assign(n_seeds=1, std=np.nan)
+    nb07.check_gains(0.05, -0.9, one_seed)
+    assert "no standard error" in capsys.readouterr().out
+    product_wins = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 51.0, ("u", "v", "u*v"): 56.0})
+    nb07.check_gains(1.0, 6.0, product_wins)
+    assert "beyond 2 standard errors: u*v is worth more" in capsys.readouterr().out
+
+
 def test_nb07_gains_need_the_grid_rows():
     with pytest.raises(ExerciseError):
         nb07.check_gains(1.0, 1.0, RESULTS.drop(index="mean pooling, (u, v, u*v)"))

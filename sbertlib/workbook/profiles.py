@@ -205,7 +205,8 @@ def describe_precision(profile: Profile) -> str:
     why = precision.describe_hardware(device)
     if chosen == "bf16":
         return (f"Encoding in bf16 with mean or max pooling, fp32 with CLS ({why}); training stays in fp32. "
-                "Measured: STSb test within ±0.05 of fp32 for mean and max pooling (notebook 11).")
+                "Measured 2026-11-24 by a bench run: mean and max pooling moved STSb test by ≤ 0.05 "
+                "(all-MiniLM-L6-v2, random-bert-2x128); notebook 11 measures it again for its model.")
     return f"Encoding in fp32 ({why})."
 
 

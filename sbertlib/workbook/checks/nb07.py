@@ -119,9 +119,24 @@ def check_gains(gain_abs_diff, gain_product, results: pd.DataFrame) -> None:
         else:
             hint = "take the 'mean' of the row with the part added minus the 'mean' of the (u, v) row"
         raise ExerciseError(f"{name} = {got:.2f}, but our table gives {want:+.2f}\nHint: {hint}")
-    bigger = "|u-v|" if want_a > want_b else "u*v"
     ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {want_a:+.2f}, adding u*v by {want_b:+.2f} "
-       f"(paper: {paper_a:+.2f} and {paper_b:+.2f}); of the two, {bigger} is worth more in ours")
+       f"(paper: {paper_a:+.2f} and {paper_b:+.2f}); {_which_is_worth_more(with_abs, with_prod)}")
+
+
+def _which_is_worth_more(with_abs: pd.Series, with_prod: pd.Series) -> str:
+    """|u−v| against u*v in our grid: their difference beside its standard error (2 SE: seed noise)."""
+    diff = float(with_abs["mean"] - with_prod["mean"])
+    try:
+        se = math.sqrt(with_abs["std"] ** 2 / with_abs["n_seeds"] + with_prod["std"] ** 2 / with_prod["n_seeds"])
+    except (KeyError, TypeError, ZeroDivisionError):
+        se = math.nan
+    if not math.isfinite(se):
+        return f"|u-v| − u*v = {diff:+.2f}, with no standard error to judge it by (one seed)"
+    if abs(diff) < 2 * se:
+        return (f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, under 2 standard errors: in ours, which of the two is "
+                "added changes nothing measurable")
+    bigger = "|u-v|" if diff > 0 else "u*v"
+    return f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, beyond 2 standard errors: {bigger} is worth more in ours"
 
 
 # ----------------------------------------------------------------------------- difference ± standard error
