@@ -2,8 +2,10 @@
 
 ``trained_cross_encoder(profile)`` trains a :class:`~sbertlib.model.cross_encoder.CrossEncoder` from the
 profile's backbone on STS benchmark train — the same pairs, epochs, batch size and learning rate as the
-profile's bi-encoder regression (``runs.trained_model(profile, "stsb")``), so the two differ only in how
-they read a pair — with :func:`sbertlib.training.fit` and :class:`~sbertlib.losses.CrossEncoderLoss`.
+profile's bi-encoder regression (``runs.trained_model(profile, "stsb")``) — with
+:func:`sbertlib.training.fit` and :class:`~sbertlib.losses.CrossEncoderLoss`. The two then differ in how
+they read a pair, in the loss (binary cross-entropy against gold/5 vs MSE of the cosine) and in the
+maximum length (a pair against one sentence).
 It saves the model and its history under ``runs.output_dir(profile.name, ...)`` the first time and
 loads them on later calls.
 """
