@@ -1,9 +1,10 @@
 """Where things live and what hardware we run on: data directory, device, hub reachability."""
 from __future__ import annotations
 
-import functools
 import os
 import socket
+import time
+import urllib.parse
 from pathlib import Path
 
 import torch
@@ -75,25 +76,59 @@ def hub_offline_flag() -> bool:
                for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def _can_connect(host: str, timeout: float) -> bool:
+def hub_endpoint() -> str:
+    """The Hugging Face Hub's address: ``$HF_ENDPOINT`` (a mirror, or a local stand-in in the tests),
+    else https://huggingface.co — read at each call, so a change takes effect at once."""
+    return (os.environ.get("HF_ENDPOINT") or f"https://{HUB_HOST}").rstrip("/")
+
+
+def hub_cache_dir() -> str | None:
+    """Where Hub downloads are cached: ``$HF_HUB_CACHE``, else ``$HF_HOME/hub``, else the library's
+    default (None) — read at each call, unlike huggingface_hub's import-time constant."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return os.path.expanduser(os.environ["HF_HUB_CACHE"])
+    if os.environ.get("HF_HOME"):
+        return os.path.join(os.path.expanduser(os.environ["HF_HOME"]), "hub")
+    return None
+
+
+def _host_port(endpoint: str) -> tuple[str, int]:
+    url = urllib.parse.urlsplit(endpoint)
+    return url.hostname or HUB_HOST, url.port or (80 if url.scheme == "http" else 443)
+
+
+def _can_connect(host: str, port: int, timeout: float) -> bool:
     try:
-        with socket.create_connection((host, 443), timeout=timeout):
+        with socket.create_connection((host, port), timeout=timeout):
             return True
     except OSError:
         return False
 
 
-@functools.lru_cache(maxsize=1)
+_REACHABLE: dict[str, tuple[float, bool]] = {}
+_REACHABLE_TTL = 30.0  # seconds an answer is reused (a notebook asks many times)
+
+
 def hub_reachable(timeout: float = 1.5) -> bool:
-    """Quick check whether the HF hub is reachable: one TCP connect, ``timeout`` seconds at most —
-    the name lookup included (a socket time-out does not cover DNS, which can hang far longer)."""
+    """Whether the Hub (:func:`hub_endpoint`) answers: one TCP connect, ``timeout`` seconds at most —
+    the name lookup included (a socket time-out does not cover DNS, which can hang far longer).
+    False at once when ``HF_HUB_OFFLINE`` is set. The answer is reused for 30 s."""
     from concurrent.futures import ThreadPoolExecutor, TimeoutError
     if hub_offline_flag():
         return False
+    endpoint = hub_endpoint()
+    when, answer = _REACHABLE.get(endpoint, (-1e9, False))
+    if time.monotonic() - when < _REACHABLE_TTL:
+        return answer
     pool = ThreadPoolExecutor(max_workers=1)
     try:
-        return pool.submit(_can_connect, HUB_HOST, timeout).result(timeout=timeout)
+        answer = pool.submit(_can_connect, *_host_port(endpoint), timeout).result(timeout=timeout)
     except TimeoutError:
-        return False
+        answer = False
     finally:
         pool.shutdown(wait=False)
+    _REACHABLE[endpoint] = (time.monotonic(), answer)
+    return answer
+
+
+hub_reachable.cache_clear = _REACHABLE.clear  # type: ignore[attr-defined]  # forget the answers (tests)

@@ -193,8 +193,8 @@ def test_stsb_falls_back_to_gz_when_csv_missing(isolated, gz_dir):
     assert data.load_stsb("test", isolated)[0].sentence1 == "From the csv."  # the csv wins
 
 
-def test_stsb_missing_everywhere_names_both_layouts(isolated):
-    with pytest.raises(DataNotFoundError, match=r"sts-dev\.csv(.|\n)*stsbenchmark\.tsv\.gz"):
+def test_stsb_missing_in_a_named_folder_names_the_file_and_the_archive(isolated):
+    with pytest.raises(DataNotFoundError, match=r"sts-dev\.csv(.|\n)*Stsbenchmark\.tar\.gz"):
         data.load_stsb("dev", isolated)
 
 
@@ -406,9 +406,9 @@ def test_download_missing_source_leaves_nothing(tmp_path):
 
 
 def test_locate_finds_existing_file_without_download(isolated, monkeypatch):
-    write(isolated, "AllNLI.tsv.gz", "x")
+    write(isolated, "senteval/TREC/TREC_10.label", "x")
     monkeypatch.setattr(data.files, "download", lambda *a, **k: pytest.fail("should not download"))
-    assert data.locate("AllNLI.tsv.gz", isolated) == isolated / "AllNLI.tsv.gz"
+    assert data.locate("senteval/TREC/TREC_10.label", isolated) == isolated / "senteval/TREC/TREC_10.label"
 
 
 def test_locate_downloads_into_first_candidate(isolated, monkeypatch):
@@ -419,8 +419,9 @@ def test_locate_downloads_into_first_candidate(isolated, monkeypatch):
         return write(dest.parent, dest.name, "x")
 
     monkeypatch.setattr(data.files, "download", fake)
-    assert data.locate("AllNLI.tsv.gz", isolated) == isolated / "AllNLI.tsv.gz"
-    assert calls == [(data.SOURCES["AllNLI.tsv.gz"], isolated / "AllNLI.tsv.gz")]
+    rel = "senteval/TREC/TREC_10.label"
+    assert data.locate(rel, isolated) == isolated / rel
+    assert calls == [(data.SOURCES[rel], isolated / rel)]
 
 
 def test_locate_download_failure_message(isolated, monkeypatch):
@@ -429,11 +430,11 @@ def test_locate_download_failure_message(isolated, monkeypatch):
 
     monkeypatch.setattr(data.files, "download", fail)
     with pytest.raises(DataNotFoundError) as err:
-        data.locate("stsbenchmark.tsv.gz", isolated)
+        data.locate("senteval/TREC/TREC_10.label", isolated)
     msg = str(err.value)
-    for needed in ("'stsbenchmark.tsv.gz'", str((isolated / "stsbenchmark.tsv.gz").absolute()),
+    for needed in ("'senteval/TREC/TREC_10.label'", str((isolated / "senteval/TREC/TREC_10.label").absolute()),
                    "SBERTLIB_DATA_DIR", "data_dir=",
-                   "https://sbert.net/datasets/stsbenchmark.tsv.gz", "timed out"):
+                   "https://cogcomp.seas.upenn.edu/Data/QA/QC/TREC_10.label", "timed out"):
         assert needed in msg
 
 

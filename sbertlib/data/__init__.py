@@ -18,6 +18,7 @@ Malformed input raises :class:`DataFormatError` naming the file and the 1-based 
 file raises :class:`DataNotFoundError` saying where it looked and how to provide the file.
 Sentences are returned with surrounding whitespace stripped and otherwise untouched.
 """
+from . import hub
 from .files import ARCHIVE_SOURCES, SOURCES, download, locate
 from .nli import load_allnli, load_sick_nli, load_snli, nli_triplets
 from .own import group_split, load_labelled_pairs, load_scored_pairs, load_sentences
@@ -26,7 +27,7 @@ from .records import (NLI_LABELS, ChecksumError, DataFormatError, DataNotFoundEr
 from .senteval import SENTEVAL_TASKS, TREC_LABELS, load_senteval
 from .sts import STS_DATASETS, STS_SUBSETS, load_sick, load_sts_dataset, load_sts_year, load_stsb
 
-__all__ = ["ARCHIVE_SOURCES", "SOURCES", "download", "locate", "load_allnli", "load_sick_nli", "load_snli",
+__all__ = ["hub", "ARCHIVE_SOURCES", "SOURCES", "download", "locate", "load_allnli", "load_sick_nli", "load_snli",
            "nli_triplets", "NLI_LABELS", "ChecksumError", "DataFormatError", "DataNotFoundError", "NLIPair",
            "SentEvalTask", "STSPair", "Triplet", "SENTEVAL_TASKS", "TREC_LABELS", "load_senteval",
            "STS_DATASETS", "STS_SUBSETS", "load_sick", "load_sts_dataset", "load_sts_year", "load_stsb",

@@ -9,7 +9,7 @@ import os
 import urllib.request
 import zlib
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from tqdm.auto import tqdm
 
@@ -17,21 +17,17 @@ from .. import config
 from ..util import atomic_write, sha256_file
 from .records import NLI_LABELS, ChecksumError, DataFormatError, DataNotFoundError
 
-# Files that can be fetched one by one (locate() downloads them when missing).
-_SIF = "https://raw.githubusercontent.com/PrincetonML/SIF/master/data"  # SST binary, as in SentEval
+T = TypeVar("T")
+
+# Files fetched from their publisher when no local folder holds them and the Hub has no verified copy
+# (every other data set comes from the Hub: data.hub.CATALOGUE).
 _TREC = "https://cogcomp.seas.upenn.edu/Data/QA/QC"  # SentEval's cogcomp.cs.illinois.edu moved here
-_FAIR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
-SOURCES: dict[str, str] = {
-    "stsbenchmark.tsv.gz": "https://sbert.net/datasets/stsbenchmark.tsv.gz",
-    "AllNLI.tsv.gz": "https://sbert.net/datasets/AllNLI.tsv.gz",
-    **{f"senteval/SST/binary/sentiment-{s}": f"{_SIF}/sentiment-{s}" for s in ("train", "dev", "test")},
-    **{f"senteval/TREC/{n}.label": f"{_TREC}/{n}.label" for n in ("train_5500", "TREC_10")},
-    **{f"senteval/MRPC/msr_paraphrase_{s}.txt": f"{_FAIR}/msr_paraphrase_{s}.txt" for s in ("train", "test")},
-}
+SOURCES: dict[str, str] = {f"senteval/TREC/{n}.label": f"{_TREC}/{n}.label" for n in ("train_5500", "TREC_10")}
 # Files published only inside archives (or needing conversion): named in the error, not auto-fetched.
 # Keys are a file or a folder prefix; URLs are the ones SentEval's get_transfer_data.bash uses.
 _STSWIKI = "http://ixa2.si.ehu.eus/stswiki/images"
 _SICK = "https://alt.qcri.org/semeval2014/task1/data/uploads"
+_FAIR = "https://dl.fbaipublicfiles.com/senteval/senteval_data"
 ARCHIVE_SOURCES: dict[str, str] = {
     "stsbenchmark/": f"{_STSWIKI}/4/48/Stsbenchmark.tar.gz",
     "sts/STS12/": f"{_STSWIKI}/4/40/STS2012-en-test.zip",
@@ -90,6 +86,22 @@ def _not_found(relpath: str, places: list[Path], url: str | None, reason: str) -
     elif archive:
         lines.append(f"It is published in {archive} (download and unpack so the file lands at {relpath!r}).")
     return DataNotFoundError("\n".join(lines))
+
+
+def local_or_hub(relpath: str, data_dir: str | os.PathLike | None, read_local: Callable[[Path], T],
+                 read_hub: Callable[[str], T]) -> T:
+    """``read_local(file)`` when a local data folder holds ``relpath``; else ``read_hub(hint)`` (the
+    Hub's copy, see :mod:`sbertlib.data.hub`) — unless the caller named the folder (``data_dir=``) or
+    ``$SBERTLIB_DATA_SOURCE=local`` forbids the Hub: then the error says what is missing where."""
+    from . import hub
+    found = _find(relpath, data_dir)
+    if found is not None:
+        return read_local(found)
+    if data_dir is not None or not hub.hub_allowed():
+        return read_local(locate(relpath, data_dir))
+    hint = (f"put the file at {relpath!r} under a data folder and set {config.DATA_DIR_ENV}=<that folder> "
+            "(the course's data folder has the layout data/README.md shows)")
+    return read_hub(hint)
 
 
 def locate(relpath: str, data_dir: str | os.PathLike | None = None,

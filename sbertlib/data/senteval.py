@@ -5,7 +5,8 @@ import os
 import re
 from pathlib import Path
 
-from .files import _bad, _fields, _lines, _rows, locate
+from . import hub
+from .files import _bad, _fields, _lines, _rows, local_or_hub, locate
 from .records import SentEvalTask
 
 SENTEVAL_TASKS: tuple[str, ...] = ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC")  # paper Table 5
@@ -28,11 +29,43 @@ def _concat(name: str, label_names: tuple[str, ...], parts: dict[str, tuple[list
     return SentEvalTask(name, texts, labels, label_names, splits)
 
 
+_HUB_BINARY = {"MR": "mr", "CR": "cr", "SUBJ": "subj"}  # MPQA: no Hub copy verified (see data.hub)
+
+
 def _binary_task(name: str, data_dir) -> SentEvalTask:
     """One sentence a line, latin-1 like SentEval; empty lines are kept (as SentEval does)."""
     folder, pos, neg, names = _BINARY[name]
-    texts = [[s.strip() for s in _lines(locate(f"senteval/{folder}/{f}", data_dir), "latin-1")] for f in (pos, neg)]
+
+    def local(_: Path) -> SentEvalTask:
+        texts = [[s.strip() for s in _lines(locate(f"senteval/{folder}/{f}", data_dir), "latin-1")] for f in (pos, neg)]
+        return SentEvalTask(name, texts[0] + texts[1], [1] * len(texts[0]) + [0] * len(texts[1]), names)
+    if name not in _HUB_BINARY:
+        return local(locate(f"senteval/{folder}/{pos}", data_dir))
+    return local_or_hub(f"senteval/{folder}/{pos}", data_dir, local,
+                        lambda hint: _binary_from_hub(name, names, hint))
+
+
+def _binary_from_hub(name: str, names: tuple[str, ...], hint: str) -> SentEvalTask:
+    """The Hub's copy of a binary task: label 1 (positive / objective) first, then label 0, as SentEval's files."""
+    ds = hub.dataset(_HUB_BINARY[name])
+    if set(ds.files) == {"pos", "neg"}:  # SentEval's own files
+        texts = [[s.strip() for s in _lines(hub.hub_file(ds.name, part, hint), "latin-1")] for part in ("pos", "neg")]
+    else:
+        texts = [[], []]
+        for split in ds.files:
+            path, rows = hub.rows(ds.name, split, hint)
+            for i, r in enumerate(rows, start=1):
+                texts[1 - _hub_binary_label(r, names, path, i)].append(r["text"].strip())
     return SentEvalTask(name, texts[0] + texts[1], [1] * len(texts[0]) + [0] * len(texts[1]), names)
+
+
+def _hub_binary_label(row: dict, names: tuple[str, ...], path: Path, i: int) -> int:
+    """1 or 0: from ``label_text`` where the row has it (its ids vary by repository), else ``label``."""
+    if "label_text" in row:
+        if row["label_text"] not in names:
+            raise _bad(path, i, f"label_text {row['label_text']!r} is not one of {names}")
+        return names.index(row["label_text"])
+    return _int_label(str(row["label"]), path, i, 2)
 
 
 def _int_label(text: str, path: Path, lineno: int, n: int) -> int:
@@ -46,9 +79,15 @@ def _int_label(text: str, path: Path, lineno: int, n: int) -> int:
 
 
 def _sst2_split(split: str, data_dir) -> tuple[list[str], list[int]]:
-    path = locate(f"senteval/SST/binary/sentiment-{split}", data_dir)
-    rows = [_fields(line, path, i, (2,)) for i, line in enumerate(_lines(path), start=1)]
-    return [t.strip() for t, _ in rows], [_int_label(y, path, i, 2) for i, (_, y) in enumerate(rows, start=1)]
+    def local(path: Path) -> tuple[list[str], list[int]]:
+        rows = [_fields(line, path, i, (2,)) for i, line in enumerate(_lines(path), start=1)]
+        return [t.strip() for t, _ in rows], [_int_label(y, path, i, 2) for i, (_, y) in enumerate(rows, start=1)]
+
+    def from_hub(hint: str) -> tuple[list[str], list[int]]:
+        path, rows = hub.rows("sst2", split, hint)
+        return [r["text"].strip() for r in rows], [_int_label(str(r["label"]), path, i, 2)
+                                                   for i, r in enumerate(rows, start=1)]
+    return local_or_hub(f"senteval/SST/binary/sentiment-{split}", data_dir, local, from_hub)
 
 
 def _trec_split(filename: str, data_dir) -> tuple[list[str], list[int]]:
@@ -65,10 +104,19 @@ def _trec_split(filename: str, data_dir) -> tuple[list[str], list[int]]:
 
 
 def _mrpc_split(split: str, data_dir) -> tuple[list[tuple[str, str]], list[int]]:
-    path = locate(f"senteval/MRPC/msr_paraphrase_{split}.txt", data_dir)
-    rows = list(_rows(path, ("Quality", "#1 String", "#2 String"), encoding="utf-8-sig"))
-    return ([(r["#1 String"].strip(), r["#2 String"].strip()) for _, r in rows],
-            [_int_label(r["Quality"], path, i, 2) for i, r in rows])
+    def local(path: Path) -> tuple[list[tuple[str, str]], list[int]]:
+        rows = list(_rows(path, ("Quality", "#1 String", "#2 String"), encoding="utf-8-sig"))
+        return ([(r["#1 String"].strip(), r["#2 String"].strip()) for _, r in rows],
+                [_int_label(r["Quality"], path, i, 2) for i, r in rows])
+
+    def from_hub(hint: str) -> tuple[list[tuple[str, str]], list[int]]:
+        texts, labels = [], []
+        for part in (("train", "validation") if split == "train" else ("test",)):  # SentEval's train = GLUE's two
+            path, rows = hub.rows("mrpc", part, hint)
+            texts += [(r["sentence1"].strip(), r["sentence2"].strip()) for r in rows]
+            labels += [_int_label(str(r["label"]), path, i, 2) for i, r in enumerate(rows, start=1)]
+        return texts, labels
+    return local_or_hub(f"senteval/MRPC/msr_paraphrase_{split}.txt", data_dir, local, from_hub)
 
 
 def load_senteval(task: str, data_dir: str | os.PathLike | None = None) -> SentEvalTask:

@@ -7,7 +7,8 @@ import warnings
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .files import _check_split, _fields, _find, _lines, _rows, _same_length, _score, locate
+from . import hub
+from .files import _check_split, _fields, _find, _lines, _rows, _same_length, _score, local_or_hub, locate
 from .records import DataNotFoundError, STSPair
 
 STS_DATASETS: tuple[str, ...] = ("sts12", "sts13", "sts14", "sts15", "sts16", "stsb-test", "sick-r")  # paper Table 1
@@ -56,14 +57,18 @@ def load_stsb(split: str = "test", data_dir: str | os.PathLike | None = None,
         is_tsv = bool(first) and first[0].startswith("split\t")
         return _read_stsb_tsv(path, split) if is_tsv else _read_stsb_csv(path)
     csv_rel = f"stsbenchmark/sts-{split}.csv"
-    found = _find(csv_rel, data_dir)
-    if found is not None:
-        return _read_stsb_csv(found)
-    try:
-        return _read_stsb_tsv(locate("stsbenchmark.tsv.gz", data_dir), split)
-    except DataNotFoundError as exc:
-        raise DataNotFoundError(f"neither {csv_rel!r} (original release) nor 'stsbenchmark.tsv.gz' "
-                                f"(sentence-transformers layout) is available.\n{exc}") from exc
+    found = _find(csv_rel, data_dir) or _find("stsbenchmark.tsv.gz", data_dir)
+    if found is not None and found.name == "stsbenchmark.tsv.gz":
+        return _read_stsb_tsv(found, split)
+    return local_or_hub(csv_rel, data_dir, _read_stsb_csv, lambda hint: _stsb_from_hub(split, hint))
+
+
+def _stsb_from_hub(split: str, hint: str) -> list[STSPair]:
+    """MTEB's STS benchmark: rows with sentence1, sentence2, score (0–5) and, where present, genre."""
+    path, rows = hub.rows("stsb", split, hint)
+    return [STSPair(r["sentence1"].strip(), r["sentence2"].strip(), _score(r["score"], path, i, 0, 5),
+                    source=f"stsb/{r['genre']}" if r.get("genre") else "stsb")
+            for i, r in enumerate(rows, start=1)]
 
 
 def _sts_year_key(year: int | str) -> str:
@@ -88,20 +93,35 @@ def _read_sts_subset(inp: Path, gold: Path, ncols: Sequence[int], source: str) -
 def load_sts_year(year: int | str, data_dir: str | os.PathLike | None = None) -> dict[str, list[STSPair]]:
     """SemEval STS test sets of one year (12..16) as ``{subset: scored pairs}``.
 
-    A licensed subset whose input file is absent (STS13 SMT) is skipped with a warning.
+    A licensed subset whose input file is absent (STS13 SMT) is skipped with a warning. From the
+    Hub (no local copy) the year comes as one pooled set, ``{"STS12": pairs}``: MTEB's copy keeps
+    no subset names.
     """
     key = _sts_year_key(year)
     prefix, ncols = ("STS2016", (2, 4)) if key == "STS16" else ("STS", (2,))
+    first_gold = f"sts/{key}/{prefix}.gs.{STS_SUBSETS[key][0]}.txt"
+    return local_or_hub(first_gold, data_dir, lambda _: _sts_year_local(key, prefix, ncols, data_dir),
+                        lambda hint: {key: _sts_year_from_hub(key, hint)})
+
+
+def _sts_year_local(key: str, prefix: str, ncols: tuple[int, ...], data_dir) -> dict[str, list[STSPair]]:
     out: dict[str, list[STSPair]] = {}
     for subset in STS_SUBSETS[key]:
         inp_rel = f"sts/{key}/{prefix}.input.{subset}.txt"
         if (key, subset) in _STS_LICENSED and _find(inp_rel, data_dir) is None:
             warnings.warn(f"{key} subset {subset!r} skipped: its input file {inp_rel} is licensed "
-                          "(distributed by the LDC only), just the gold scores are public", stacklevel=2)
+                          "(distributed by the LDC only), just the gold scores are public", stacklevel=3)
             continue
         gold = locate(f"sts/{key}/{prefix}.gs.{subset}.txt", data_dir)
         out[subset] = _read_sts_subset(locate(inp_rel, data_dir), gold, ncols, f"{key}/{subset}")
     return out
+
+
+def _sts_year_from_hub(key: str, hint: str) -> list[STSPair]:
+    """MTEB's copy of one year: every subset pooled (no subset names), score 0–5."""
+    path, rows = hub.rows(key.lower(), "test", hint)
+    return [STSPair(r["sentence1"].strip(), r["sentence2"].strip(), _score(r["score"], path, i, 0, 5), source=key)
+            for i, r in enumerate(rows, start=1)]
 
 
 # ----------------------------------------------------------------------------- SICK
@@ -110,17 +130,25 @@ _SICK_FILES = {"train": "SICK_train.txt", "dev": "SICK_trial.txt", "trial": "SIC
 _SICK_COLS = ("pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment")
 
 
-def _sick_rows(split: str, data_dir) -> tuple[Path, Iterator[tuple[int, dict[str, str]]]]:
-    path = locate(f"sick/{_SICK_FILES[_check_split(split, tuple(_SICK_FILES))]}", data_dir)
-    return path, _rows(path, _SICK_COLS)
+def _sick_records(split: str, data_dir, local, from_hub):
+    """``local(path, rows)`` of the SemEval file of ``split``, else ``from_hub(path, rows)`` of the Hub's."""
+    rel = f"sick/{_SICK_FILES[_check_split(split, tuple(_SICK_FILES))]}"
+    hub_split = "dev" if split == "trial" else split
+    return local_or_hub(rel, data_dir, lambda path: local(path, _rows(path, _SICK_COLS)),
+                        lambda hint: from_hub(*hub.rows("sick", hub_split, hint)))
 
 
 def load_sick(split: str = "test", data_dir: str | os.PathLike | None = None) -> list[STSPair]:
     """SICK relatedness pairs (score 1–5); split train, dev (= trial) or test."""
-    path, rows = _sick_rows(split, data_dir)
-    return [STSPair(r["sentence_A"].strip(), r["sentence_B"].strip(),
-                    _score(r["relatedness_score"], path, i, 1, 5), 1.0, 5.0, f"sick/{split}")
-            for i, r in rows]
+    def local(path, rows):
+        return [STSPair(r["sentence_A"].strip(), r["sentence_B"].strip(),
+                        _score(r["relatedness_score"], path, i, 1, 5), 1.0, 5.0, f"sick/{split}") for i, r in rows]
+
+    def from_hub(path, rows):
+        return [STSPair(r["sentence_A"].strip(), r["sentence_B"].strip(),
+                        _score(r["relatedness_score"], path, i, 1, 5), 1.0, 5.0, f"sick/{split}")
+                for i, r in enumerate(rows, start=1)]
+    return _sick_records(split, data_dir, local, from_hub)
 
 
 # ----------------------------------------------------------------------------- by name

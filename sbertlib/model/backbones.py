@@ -11,6 +11,9 @@ Names understood by :func:`load_backbone`:
   knows nothing, small enough to train from scratch in minutes on a CPU.
 * ``"random-bert-base"`` — bert-base's shape (12 layers, 768 wide) with random weights: it costs
   what bert-base-uncased costs, so it stands in for *timings* only.
+* ``"random-init:HUB_NAME"`` (e.g. ``"random-init:bert-base-uncased"``) — a hub model's exact
+  architecture from the config constants of :mod:`sbertlib.model.architectures`, random weights:
+  *timings* only (the dry runs of the ``laptop`` and ``paper`` profiles).
 * a local directory holding a Hugging Face model (``config.json`` + weights);
 * a hub name such as ``"bert-base-uncased"`` (the paper's), loaded from the local cache when it is
   there and downloaded otherwise. Offline and not cached: :class:`BackboneNotAvailable`, at once.
@@ -87,7 +90,7 @@ def cached_hub_models() -> list[str]:
     """Hub model names present in the local Hugging Face cache."""
     try:
         from huggingface_hub import scan_cache_dir
-        info = scan_cache_dir()
+        info = scan_cache_dir(config.hub_cache_dir())
     except Exception:
         return []
     return sorted(r.repo_id for r in info.repos if r.repo_type == "model")
@@ -174,7 +177,7 @@ def _load_dir_loud(path: Path, name: str, stand_in: bool) -> Backbone:
 def _load_hub(name: str) -> Backbone:
     try:
         from huggingface_hub import snapshot_download
-        path = Path(snapshot_download(name, local_files_only=True))
+        path = Path(snapshot_download(name, local_files_only=True, cache_dir=config.hub_cache_dir()))
         return _load_dir(path, name, stand_in=False)
     except Exception:
         pass  # not cached: try the network below
@@ -185,7 +188,7 @@ def _load_hub(name: str) -> Backbone:
             f"run `python -m sbertlib fetch --backbone {name}` once on a machine with internet, or "
             f"pass a local folder holding the model.")
     from huggingface_hub import snapshot_download
-    path = Path(snapshot_download(name))
+    path = Path(snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint()))
     return _load_dir(path, name, stand_in=False)
 
 
@@ -197,6 +200,10 @@ def load_backbone(name_or_path: str | os.PathLike) -> Backbone:
     if name == RANDOM_BASE:  # same cost as bert-base-uncased; meaningless embeddings
         return Backbone(tiny_random_bert(0, hidden=768, layers=12, heads=12), bert_uncased_tokenizer(),
                         name, 128, stand_in=True)
+    from . import architectures
+    if architectures.is_random_init(name):  # a hub model's architecture, random weights: timings only
+        return Backbone(architectures.random_model(name), architectures.tokenizer(), name,
+                        architectures.max_seq_length(name), stand_in=True)
     shape = _RANDOM_SHAPE.fullmatch(name)
     if shape:
         layers, hidden, seed = int(shape[1]), int(shape[2]), int(shape[3] or 0)
