@@ -10,7 +10,7 @@ import pytest
 from sbertlib import config, data
 from sbertlib.data import hub
 
-from hubdata import course_files
+from hubdata import course_files, serve_course
 from hubstub import HubStub
 
 pytest.importorskip("pyarrow")
@@ -201,3 +201,26 @@ def test_bad_rows_are_named(stub):
                                                            b'{"sentence1": "a", "score": 2}\n')})
     with pytest.raises(data.DataFormatError, match=r"row 2: lacks column\(s\) \['sentence2'\]"):
         data.load_sts_dataset("sts16")
+
+
+def test_fetch_profile_gets_every_data_set_and_says_from_where(stub, shared_data, course_hub_files,
+                                                               no_local_data, monkeypatch, capsys):
+    import shutil
+
+    from sbertlib.cli import fetch
+    serve_course(stub, shared_data)
+    trec_only = no_local_data / "trec-only"  # TREC has no Hub copy: a local folder holding just it
+    shutil.copytree(shared_data / "senteval" / "TREC", trec_only / "senteval" / "TREC")
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(trec_only))
+    assert fetch.main(["--profile", "smoke"]) == 0
+    out = capsys.readouterr().out
+    assert "[OK] data stsb: 3 file(s)" in out and "from the Hub, mteb/stsbenchmark-sts at b0fddb56ed78" in out
+    assert "[OK] data sick: 3 file(s)" in out and "RobZamp/sick at refs/convert/parquet (a branch, not pinned)" in out
+    assert f"[OK] data trec: from the local data folder ({trec_only})" in out
+    assert "[SKIP] data mpqa: no Hub copy" in out
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # everything is cached now: a second run asks nobody
+    asked = len(stub.requests)
+    assert fetch.main(["--datasets", "stsb,sts12"]) == 0 and len(stub.requests) == asked
+    with pytest.raises(SystemExit):
+        fetch.main(["--datasets", "nope"])
+    assert "unknown data set(s) ['nope']" in capsys.readouterr().err

