@@ -15,11 +15,23 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "
 pytest.importorskip("nbclient")
 
 
+@pytest.fixture(scope="module")
+def fresh_machine_hub(shared_data, tmp_path_factory):
+    """A machine as a student's: no data folder, an empty Hub cache, and a Hub — here a stand-in on
+    127.0.0.1 serving the course's data in the Hub's formats (tests/hubdata.py)."""
+    from hubdata import serve_course
+    from hubstub import HubStub
+    with HubStub() as stub:
+        serve_course(stub, shared_data)
+        yield {"HF_ENDPOINT": stub.url, "HF_HUB_CACHE": str(tmp_path_factory.mktemp("hub-cache")),
+               "SBERTLIB_DATA_DIR": None, "HF_HUB_OFFLINE": None, "TRANSFORMERS_OFFLINE": None}
+
+
 @pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
-def test_notebook_runs_on_smoke_profile(path, shared_data, tmp_path):
-    env = {"SBERTLIB_PROFILE": "smoke", "SBERTLIB_DATA_DIR": str(shared_data),
-           "SBERTLIB_OUTPUT_DIR": str(tmp_path / "runs"), "HF_HUB_OFFLINE": "1",
-           "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
+def test_notebook_runs_on_smoke_profile(path, fresh_machine_hub, tmp_path):
+    """Every notebook on a fresh machine: its data arrive from the (stand-in) Hub on first use."""
+    env = {"SBERTLIB_PROFILE": "smoke", **fresh_machine_hub,
+           "SBERTLIB_OUTPUT_DIR": str(tmp_path / "runs"), "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
     nb, result = notebooks.execute(path, timeout=180, env=env, cwd=path.parent)
     if result.error and result.error.startswith(notebooks.TIMEOUT_PREFIX):
         # A kernel that stops answering (seen intermittently: kernel idle, client waiting) is retried

@@ -85,11 +85,23 @@ def subsample(task: SentEvalTask, max_examples: int | None, seed: int = 0) -> Se
 
 
 def load_tasks(tasks: Iterable[str] = TASKS, data_dir: str | os.PathLike | None = None,
-               max_examples: int | None = None, seed: int = 0) -> dict[str, SentEvalTask]:
-    """Load (and subsample, see :func:`subsample`) SentEval tasks by name: ``{name: task}``."""
+               max_examples: int | None = None, seed: int = 0,
+               missing: dict[str, str] | None = None) -> dict[str, SentEvalTask]:
+    """Load (and subsample, see :func:`subsample`) SentEval tasks by name: ``{name: task}``.
+
+    A task whose files cannot be had raises :class:`~sbertlib.data.DataNotFoundError` — unless a dict
+    is passed as ``missing``: then the task is left out and ``missing[name]`` says why (MPQA has no
+    copy on the Hub, so a machine without the course's data folder has six tasks).
+    """
     out = {}
     for name in tasks:
-        task = data.load_senteval(name, data_dir)
+        try:
+            task = data.load_senteval(name, data_dir)
+        except data.DataNotFoundError as exc:
+            if missing is None:
+                raise
+            missing[name] = str(exc).splitlines()[0]
+            continue
         out[task.name] = subsample(task, max_examples, seed)
     return out
 

@@ -96,14 +96,20 @@ TIMEOUT_PREFIX = "no reply from the kernel:"  # a cell timed out or the kernel d
 
 
 def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path | None = None):
-    """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult)."""
+    """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult).
+
+    ``env`` is added to the kernel's environment; a value of None removes that variable."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     nb = nbformat.read(path, as_version=4)
     import sys
     old_env = dict(os.environ)
-    os.environ.update(env or {})
+    for key, value in (env or {}).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
     # the kernel starts in the notebook's folder: a relative data directory must not change meaning
     os.environ.update(config.absolute_data_dir_env())
     # the kernel must be this interpreter's (the project's venv), whatever PATH says
