@@ -106,3 +106,69 @@ def test_nb11_checks():
         nb11.check_cross_encoder_hours(lambda n, r: n * n / r / 3600)      # ordered pairs with self
     with pytest.raises(ExerciseError):
         nb11.check_cross_encoder_hours(lambda n, r: n * (n - 1) / 2 / r)   # seconds, not hours
+
+
+# ----------------------------------------------------------------------------- GPU synchronisation, memory
+@pytest.fixture
+def gpus(monkeypatch):
+    """Fake CUDA and mps: ``gpus(cuda=..., mps=...)``; returns the events list that runs and syncs append to."""
+    import torch
+    events: list[str] = []
+
+    def make(cuda: bool = False, mps: bool = False) -> list[str]:
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+        monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: events.append("cuda sync"))
+        monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+        monkeypatch.setattr(torch.mps, "synchronize", lambda: events.append("mps sync"))
+        return events
+    return make
+
+
+def test_timing_waits_for_the_mac_gpu_around_every_timed_run(gpus):
+    events = gpus(mps=True)
+    t = speed.measure("x", lambda: events.append("run"), n_sentences=1, repeats=2, warmup=1, device="mps")
+    assert events == ["run", "mps sync", "run", "mps sync", "mps sync", "run", "mps sync"]
+    assert len(t.seconds) == 2
+
+
+@pytest.mark.parametrize("cuda, mps, device, expected", [
+    (False, True, None, ["mps sync", "run", "mps sync"]),      # a Mac, no device named: its GPU is waited for
+    (True, False, "cuda", ["cuda sync", "run", "cuda sync"]),
+    (True, False, None, ["cuda sync", "run", "cuda sync"]),
+    (False, True, "cpu", ["run"]),                             # a CPU run has nothing to wait for
+    (True, True, "mps", ["mps sync", "run", "mps sync"]),     # only the device's own GPU
+    (False, False, None, ["run"]),
+])
+def test_timing_synchronises_the_gpu_it_runs_on(gpus, cuda, mps, device, expected):
+    events = gpus(cuda=cuda, mps=mps)
+    speed.measure("x", lambda: events.append("run"), n_sentences=1, repeats=1, warmup=0, device=device)
+    assert events == expected
+
+
+def test_bi_encoder_timing_synchronises_mps(gpus):
+    import types
+
+    import torch
+    events = gpus(mps=True)
+    on_mps = types.SimpleNamespace(device=torch.device("mps"),
+                                   encode=lambda s, **k: events.append("encode") or torch.eye(len(s)))
+    speed.bi_encoder_most_similar_pair(on_mps, ["a", "b", "c"])
+    assert events == ["mps sync", "encode", "mps sync"]
+
+
+def test_mps_memory_is_labelled_as_what_it_is(monkeypatch):
+    import torch
+    monkeypatch.setattr(torch.mps, "current_allocated_memory", lambda: 3 * 2 ** 20)
+    monkeypatch.setattr(torch.mps, "driver_allocated_memory", lambda: 5 * 2 ** 20)
+    used = speed.memory_used("mps")
+    assert used == {"mps_allocated_mib": 3.0, "mps_driver_mib": 5.0}  # no "peak": mps keeps no peak
+    note = speed.memory_note(used)
+    assert "3 MiB in tensors" in note and "5 MiB" in note and "not a peak" in note
+    assert speed.memory_used("cpu") == {} and speed.memory_note({}) == ""
+    assert speed.memory_note({"peak_memory_mib": 7.0}) == "peak 7 MiB"
+
+
+def test_environment_names_the_device_the_timing_ran_on(gpus):
+    gpus(cuda=False, mps=True)
+    assert speed.environment()["device_type"] == "mps" and "mps" in speed.environment()["device"]
+    assert speed.environment("cpu")["device"].startswith("CPU (")

@@ -9,7 +9,8 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from .. import data
+from .. import config, data
+from ..model.precision import mps_available
 
 
 @dataclass
@@ -37,24 +38,62 @@ class Timing:
                 "spread": self.spread}
 
 
-def _sync() -> None:
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
+def _sync(device: torch.device | str | None = None) -> None:
+    """Wait until the GPU has done what was queued: CUDA's or Apple's (mps); ``device``'s only where given
+    (a CPU has nothing to wait for)."""
+    kind = None if device is None else torch.device(device).type
+    if kind in (None, "cuda") and torch.cuda.is_available():
+        torch.cuda.synchronize(device if kind else None)
+    if kind in (None, "mps") and mps_available():
+        torch.mps.synchronize()
 
 
 def measure(label: str, run: Callable[[], object], n_sentences: int, repeats: int = 3,
-            warmup: int = 1) -> Timing:
-    """Time ``run()`` ``repeats`` times after ``warmup`` calls; GPU work is synchronised."""
+            warmup: int = 1, device: torch.device | str | None = None) -> Timing:
+    """Time ``run()`` ``repeats`` times after ``warmup`` calls; GPU work (CUDA, mps) is synchronised —
+    ``device``'s only where given, else every GPU's."""
     for _ in range(warmup):
         run()
     seconds = []
     for _ in range(repeats):
-        _sync()
+        _sync(device)
         start = time.perf_counter()
         run()
-        _sync()
+        _sync(device)
         seconds.append(time.perf_counter() - start)
     return Timing(label, n_sentences, seconds)
+
+
+def reset_memory(device: torch.device | str) -> None:
+    """Start a memory count for :func:`memory_used`: CUDA's peak reset; mps's cache emptied."""
+    kind = torch.device(device).type
+    if kind == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+    elif kind == "mps" and hasattr(torch.mps, "empty_cache"):
+        torch.mps.empty_cache()
+
+
+def memory_used(device: torch.device | str) -> dict[str, float]:
+    """GPU memory in MiB, each under the name of what it is: CUDA ``peak_memory_mib`` (the most tensors
+    held since :func:`reset_memory`); mps has no peak: ``mps_allocated_mib`` (tensors held now) and
+    ``mps_driver_mib`` (what Metal holds for this process now, the allocator's cache included). CPU: {}."""
+    kind, mib = torch.device(device).type, 2 ** 20
+    if kind == "cuda":
+        return {"peak_memory_mib": torch.cuda.max_memory_allocated(device) / mib}
+    names = {"mps_allocated_mib": "current_allocated_memory", "mps_driver_mib": "driver_allocated_memory"}
+    if kind != "mps":
+        return {}
+    return {key: getattr(torch.mps, fn)() / mib for key, fn in names.items() if hasattr(torch.mps, fn)}
+
+
+def memory_note(row: dict) -> str:
+    """The memory figures of a :func:`precision_comparison` row, in words ("" where there are none)."""
+    if "peak_memory_mib" in row:
+        return f"peak {row['peak_memory_mib']:.0f} MiB"
+    if "mps_driver_mib" in row:
+        tensors, held = row.get("mps_allocated_mib", float("nan")), row["mps_driver_mib"]
+        return f"mps after the runs: {tensors:.0f} MiB in tensors, Metal holds {held:.0f} MiB (not a peak)"
+    return ""
 
 
 def padding_share(encoder, sentences: Sequence[str], batch_size: int, smart_batching: bool,
@@ -98,14 +137,18 @@ def corpus(name: str, n: int | None = None, data_dir=None) -> list[str]:
     return texts[:n] if n else texts
 
 
-def environment() -> dict:
-    """What a timing depends on: device, threads, torch version."""
-    info = {"torch": torch.__version__, "threads": torch.get_num_threads()}
-    if torch.cuda.is_available():
-        info["device"] = torch.cuda.get_device_name(0)
+def environment(device: torch.device | str | None = None) -> dict:
+    """What a timing depends on: device (``device``, else the one :func:`config.pick_device` picks:
+    cuda > mps > cpu), threads, torch version."""
+    from ..model.precision import cpu_name
+    kind = config.pick_device(device).type
+    info = {"torch": torch.__version__, "threads": torch.get_num_threads(), "device_type": kind}
+    if kind == "cuda":
+        info["device"] = torch.cuda.get_device_name(config.pick_device(device))
+    elif kind == "mps":
+        info["device"] = f"Metal GPU (mps; CPU {cpu_name()})"
     else:
-        from ..model.precision import hardware
-        info["device"] = f"CPU ({hardware()['cpu']})"
+        info["device"] = f"CPU ({cpu_name()})"
     return info
 
 
@@ -133,19 +176,19 @@ def cross_encoder_pairs_per_s(encoder, sentences: Sequence[str], n_pairs: int = 
                                           truncation=True, max_length=2 * encoder.max_seq_length,
                                           return_tensors="pt").to(encoder.device)
                 encoder.backbone(**feats)
-    return measure("cross-encoder", run, n_pairs, repeats=repeats).sent_per_s
+    return measure("cross-encoder", run, n_pairs, repeats=repeats, device=encoder.device).sent_per_s
 
 
 def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: int = 64) -> tuple[float, tuple[int, int]]:
     """Seconds to embed ``sentences`` and find their most similar pair with one cosine matrix."""
     from ..model.similarity import cos_sim
-    _sync()
+    _sync(encoder.device)
     start = time.perf_counter()
     emb = encoder.encode(list(sentences), batch_size=batch_size, convert_to="torch")
     sims = cos_sim(emb, emb)
     sims.fill_diagonal_(-2.0)
     flat = int(torch.argmax(sims))
-    _sync()
+    _sync(encoder.device)
     return time.perf_counter() - start, divmod(flat, len(sentences))
 
 
@@ -171,21 +214,28 @@ def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repea
         smart, tokens = MODES[mode]
         tokens = budget if tokens == "auto" else tokens
         t = measure(mode, lambda: encoder.encode(sentences, batch_size, smart_batching=smart, max_tokens=tokens,
-                                                 show_progress_bar=False), len(sentences), repeats, warmup)
+                                                 show_progress_bar=False), len(sentences), repeats, warmup,
+                    encoder.device)
         rows.append({**t.as_dict(), "padding_share": padding_share(encoder, sentences, batch_size, smart, tokens),
                      "batch_size": batch_size, "max_tokens": tokens})
     return rows
 
 
 def available_precisions(device) -> tuple[str, ...]:
-    """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on CUDA, int8 on the CPU."""
-    return ("fp32", "bf16", "fp16") if torch.device(device).type == "cuda" else ("fp32", "bf16", "int8")
+    """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on a GPU (CUDA, mps), int8 on
+    the CPU; bf16 everywhere but on an mps that lacks it (before macOS 14)."""
+    from ..model.precision import mps_bf16_supported
+    kind = torch.device(device).type
+    if kind == "mps":
+        return ("fp32", "fp16", "bf16") if mps_bf16_supported() else ("fp32", "fp16")
+    return ("fp32", "bf16", "fp16") if kind == "cuda" else ("fp32", "bf16", "int8")
 
 
 def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, precisions: Sequence[str] = ("fp32", "bf16"),
                          batch_size: int = 32, repeats: int = 3, warmup: int = 1) -> list[dict]:
     """For each precision: sentences/s of ``encode`` on ``sentences``, STS Spearman ×100 on ``pairs``,
-    and how far the vectors move from fp32's (max |difference|, least cosine); on CUDA also peak memory.
+    and how far the vectors move from fp32's (max |difference|, least cosine); on a GPU also its memory
+    (:func:`memory_used`: CUDA's peak; on mps what is held after the runs, which is not a peak).
 
     Same sentences, batch size and threads for every row; ``spearman_diff`` is against the fp32 row
     (measured first whether asked for or not). The encoder's own precision is restored afterwards.
@@ -198,17 +248,15 @@ def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, pre
     try:
         for name in order:
             encoder.precision = name
-            if encoder.device.type == "cuda":
-                torch.cuda.reset_peak_memory_stats()
+            reset_memory(encoder.device)
             t = measure(name, lambda: encoder.encode(sentences, batch_size, show_progress_bar=False),
-                        len(sentences), repeats, warmup)
+                        len(sentences), repeats, warmup, encoder.device)
+            memory = memory_used(encoder.device)
             emb = encoder.encode(probe, batch_size, convert_to="torch")
             ref = emb if ref is None else ref
             cos = torch.nn.functional.cosine_similarity(emb, ref, dim=1)
             row = {**t.as_dict(), "precision": name, "batch_size": batch_size, "spearman": evaluator(encoder),
-                   "max_abs_diff": float((emb - ref).abs().max()), "min_cosine_to_fp32": float(cos.min())}
-            if encoder.device.type == "cuda":
-                row["peak_memory_mib"] = torch.cuda.max_memory_allocated() / 2**20
+                   "max_abs_diff": float((emb - ref).abs().max()), "min_cosine_to_fp32": float(cos.min()), **memory}
             rows.append(row)
     finally:
         encoder.precision = saved
@@ -231,7 +279,7 @@ def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (
                      repeats: int = 2) -> list[dict]:
     """Sentences/s of smart-batched encode for each batch size (the best is the throughput knee)."""
     return [{**measure(f"batch {b}", lambda b=b: encoder.encode(list(sentences), b, show_progress_bar=False),
-                       len(sentences), repeats).as_dict(), "batch_size": b} for b in sizes]
+                       len(sentences), repeats, device=encoder.device).as_dict(), "batch_size": b} for b in sizes]
 
 
 def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs: int = 64) -> dict:
