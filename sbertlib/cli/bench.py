@@ -85,7 +85,7 @@ def bench_encode(args) -> dict:
     ours = encoder.encode(sentences, args.batch_size)
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences),
               "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
-              **speed.environment(), "rows": rows}
+              **speed.environment(encoder.device), "rows": rows}
     ref, why = reference(args, "encode", {"sentences": sentences, "batch_size": args.batch_size,
                                           "repeats": args.repeats, "warmup": args.warmup,
                                           "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
@@ -111,7 +111,8 @@ def bench_precisions(args) -> dict:
     rows = speed.precision_comparison(encoder, sentences, data.load_stsb("test", args.data_dir), wanted,
                                       args.batch_size, args.repeats, args.warmup)
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
-              "hardware": precisions.describe_hardware(encoder.device), **speed.environment(), "precisions": {}}
+              "hardware": precisions.describe_hardware(encoder.device),
+              **speed.environment(encoder.device), "precisions": {}}
     for row in rows:
         name = row["precision"]
         entry = {"ours": row["sent_per_s"], "sentence_transformers": None, "spearman_diff": row["spearman_diff"],
@@ -169,9 +170,11 @@ def print_encode(result: dict) -> None:
 
 
 def bench_speedlab(args) -> dict:
-    """Everything the speed lab shows, in one run: modes on both corpora, cross vs bi, GPU sweeps."""
+    """Everything the speed lab shows, in one run: modes on both corpora, cross vs bi, and on a GPU
+    (CUDA, else Apple's mps: ``--device`` or what :func:`config.pick_device` picks) its precision and
+    batch-size sweeps; ``accelerator`` names the GPU they ran on (None: no GPU, no sweeps)."""
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
-    result = {"model": encoder.name, "stand_in": encoder.info.get("stand_in"), **speed.environment(),
+    result = {"model": encoder.name, "stand_in": encoder.info.get("stand_in"), **speed.environment(encoder.device),
               "corpora": {}}
     for name in ("stsb", "varied"):
         sentences = speed.corpus(name, args.n, args.data_dir)
@@ -179,13 +182,26 @@ def bench_speedlab(args) -> dict:
                                    "rows": speed.compare_modes(encoder, sentences, args.batch_size, args.repeats)}
     pool = speed.corpus("varied", None, args.data_dir)
     result["cross_vs_bi"] = speed.cross_vs_bi(encoder, pool, n=args.pairs_n)
-    if encoder.device.type == "cuda":
-        from .. import data
-        stsb = speed.corpus("stsb", None, args.data_dir)
-        result["precisions"] = speed.precision_comparison(encoder, stsb, data.load_stsb("test", args.data_dir),
-                                                          ("fp32", "fp16", "bf16"), batch_size=args.gpu_batch_size)
-        result["batch_sizes"] = speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))
+    result.update(gpu_sweeps(encoder, args))
     return result
+
+
+def gpu_precisions(device: torch.device) -> tuple[str, ...]:
+    """The precisions the GPU half sweeps on ``device``: fp32, fp16, and bf16 where it runs there."""
+    return tuple(p for p in ("fp32", "fp16", "bf16") if p in speed.available_precisions(device))
+
+
+def gpu_sweeps(encoder, args) -> dict:
+    """The speed lab's GPU half on the encoder's device (CUDA or mps): precisions and batch sizes on all
+    STSb test sentences, and ``accelerator`` naming the device; on a CPU only ``accelerator: None``."""
+    if encoder.device.type not in ("cuda", "mps"):
+        return {"accelerator": None}
+    from .. import data
+    stsb = speed.corpus("stsb", None, args.data_dir)
+    return {"accelerator": str(encoder.device),
+            "precisions": speed.precision_comparison(encoder, stsb, data.load_stsb("test", args.data_dir),
+                                                     gpu_precisions(encoder.device), batch_size=args.gpu_batch_size),
+            "batch_sizes": speed.batch_size_sweep(encoder, stsb, sizes=(32, 64, 128, 256, 512))}
 
 
 def bench_train(args) -> dict:
@@ -203,7 +219,7 @@ def bench_train(args) -> dict:
     pairs = pairs[: min(args.steps, len(pairs) // args.batch_size) * args.batch_size]
     warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
     result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
-              "max_seq_length": args.max_seq_length, **speed.environment(), "rows": []}
+              "max_seq_length": args.max_seq_length, **speed.environment(device), "rows": []}
     amps = _names(args.precision)
     for amp, grouping in ((a, g) for a in amps for g in (False, True)):
         encoder = SentenceEncoder.from_pretrained(args.model, max_seq_length=args.max_seq_length, device=device)
@@ -257,10 +273,13 @@ def print_speedlab(result: dict) -> None:
         for r in block["rows"]:
             print(f"  {r['label']:16s} {r['sent_per_s']:9.1f} sent/s  x{r['sent_per_s'] / base:4.2f}  "
                   f"padding {100 * r['padding_share']:5.1f}%  spread {100 * r['spread']:4.1f}%")
+    print(f"\nGPU sweeps on {result['accelerator']}: {result['device']}" if result.get("accelerator")
+          else f"\nGPU sweeps: not run (they need a CUDA or mps device; this run used {result['device_type']})")
     for block in ("precisions", "batch_sizes"):
         for r in result.get(block, []):
-            mem = f"  peak {r['peak_memory_mib']:.0f} MiB" if "peak_memory_mib" in r else ""
-            print(f"  {block[:-1]} {r['label']:10s} batch {r['batch_size']:4d}: {r['sent_per_s']:10.1f} sent/s{mem}")
+            mem = speed.memory_note(r)
+            print(f"  {block[:-1]} {r['label']:10s} batch {r['batch_size']:4d}: {r['sent_per_s']:10.1f} sent/s"
+                  + (f"  {mem}" if mem else ""))
     cb = result["cross_vs_bi"]
     print(f"\nmost similar pair among {cb['n']:,} sentences: cross-encoder {cb['cross_pairs_per_s']:.0f} pairs/s "
           f"-> {cb['cross_hours_extrapolated']:.1f} h (extrapolated); bi-encoder {cb['bi_seconds_measured']:.1f} s "
@@ -291,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--json", nargs="?", const="-", default=None,
                      help="--json alone: print one JSON object (with --precision: {precision: {ours, "
                           "sentence_transformers, spearman_diff, ...}}); --json FILE: write all figures to FILE")
-    lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU sweeps")
+    lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU (CUDA, mps) sweeps")
     lab.add_argument("--model", default="minilm", help="e.g. minilm, or random-bert-base for bert-base cost")
     lab.add_argument("--n", type=int, default=2000, help="sentences per corpus for the mode comparison")
     lab.add_argument("--pairs-n", type=int, default=10_000, help="n for the most-similar-pair comparison")
@@ -349,6 +368,8 @@ def _check_settings(ap: argparse.ArgumentParser, args) -> None:
         ap.error(f"--device {args.device!r}: {err}")
     if device.type == "cuda" and not torch.cuda.is_available():
         ap.error(f"--device {args.device!r}: this machine has no CUDA GPU; use --device cpu")
+    if device.type == "mps" and not precisions.mps_available():
+        ap.error(f"--device {args.device!r}: this machine has no Apple GPU (mps); use --device cpu")
     spec = getattr(args, "precision", None)
     if spec is None:
         return
