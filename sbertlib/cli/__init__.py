@@ -6,10 +6,12 @@ command        does
 ``evaluate``   Spearman ×100 of any encoder on Table 1's STS sets
 ``train``      train a profile's lesson; STSb test before and after
 ``bench``      encode / train throughput, ours beside sentence-transformers
+``estimate``   time one step and one encode batch of a profile's architecture: its lesson's cost here
 ``fetch``      download what a profile needs, once, on a machine with internet
 ``envcheck``   [OK]/[FAIL] for packages, device, data and profile
 ``build``      execute every notebook into ``build/`` (``make workbook``)
 ``student``    student copies of the notebooks, solutions removed
+``colab``      point the notebooks' "Open in Colab" badges at a repository
 =============  =============================================================
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-COMMANDS = ("evaluate", "train", "bench", "fetch", "envcheck", "build", "student")
+COMMANDS = ("evaluate", "train", "bench", "estimate", "fetch", "envcheck", "build", "student", "colab")
 
 
 def main(argv: list[str] | None = None) -> int:

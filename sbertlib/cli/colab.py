@@ -1,0 +1,35 @@
+"""Point every notebook's "Open in Colab" badge and set-up cell (and the README's badge) at a GitHub
+repository — once, when you publish the workbook or a fork of it.
+
+    python -m sbertlib colab --repo OWNER/NAME [--branch main]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from ..workbook import colab, notebooks
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sbertlib colab", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repo", default=colab.REPOSITORY, help=f"GitHub OWNER/NAME (default {colab.REPOSITORY})")
+    ap.add_argument("--branch", default=colab.BRANCH, help="branch Colab opens (default main)")
+    ap.add_argument("--notebooks", default=str(notebooks.NOTEBOOK_DIR), help="the notebooks' folder")
+    args = ap.parse_args(argv)
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo):
+        ap.error(f"--repo {args.repo!r}: expected GitHub's OWNER/NAME, e.g. {colab.REPOSITORY}")
+    readme = Path(args.notebooks).resolve().parent / "README.md"
+    changed = colab.apply(Path(args.notebooks), readme if readme.is_file() else None, args.repo, args.branch)
+    print(f"{len(changed)} file(s) now point at github.com/{args.repo} ({args.branch})")
+    for path in changed:
+        print(f"  {path}")
+    if args.repo != colab.REPOSITORY:
+        print(f"Set REPOSITORY = {args.repo!r} in sbertlib/workbook/colab.py too, so the tests agree.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""A notebook opened outside the checkout (Colab's "open from GitHub", a downloaded ``.ipynb``).
+
+Every notebook carries, written by :func:`apply`:
+
+* an "Open in Colab" badge in its first cell, pointing at the notebook in :data:`REPOSITORY`;
+* a set-up cell (tagged ``setup``) that does nothing where ``sbertlib`` can be imported — the
+  checkout, a venv made by ``make`` — and elsewhere installs it with pip from the repository
+  (``$SBERTLIB_INSTALL`` overrides what is installed: a wheel, a fork, a branch). The data sets then
+  arrive from the Hugging Face Hub on first use (:mod:`sbertlib.data.hub`).
+
+Publishing a fork: ``python -m sbertlib colab --repo OWNER/NAME`` rewrites both in every notebook
+and the README's badge; ``tests/test_colab.py`` checks that they agree.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+REPOSITORY = "sbert-workbook/sbert-workbook"  # GitHub owner/name the workbook is published at
+BRANCH = "main"
+INSTALL_ENV = "SBERTLIB_INSTALL"
+_BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
+_BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
+
+
+def colab_url(notebook: str, repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """Colab's address of ``notebooks/<notebook>`` in ``repo`` on GitHub."""
+    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{notebook}"
+
+
+def badge(notebook: str, repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """The Markdown of an "Open in Colab" badge for ``notebook``."""
+    return f"[![Open In Colab]({_BADGE_IMAGE})]({colab_url(notebook, repo, branch)})"
+
+
+def install_spec(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """What pip installs outside a checkout: the package with every extra the notebooks use."""
+    return f"sbertlib[workbook,search,offline] @ git+https://github.com/{repo}@{branch}"
+
+
+def setup_source(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """The set-up cell: kept short and free of sbertlib imports (it runs before sbertlib exists)."""
+    return (
+        "# Opened alone (Colab, a downloaded notebook)? This installs sbertlib; the data sets then arrive from the\n"
+        "# Hugging Face Hub on first use. Where sbertlib is installed already (the checkout, `make lab`) it does nothing.\n"
+        "import importlib.util, os, subprocess, sys\n"
+        "if importlib.util.find_spec(\"sbertlib\") is None:\n"
+        f"    spec = os.environ.get(\"{INSTALL_ENV}\", \"{install_spec(repo, branch)}\")\n"
+        "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"--quiet\", spec], check=True)")
+
+
+def _with_badge(text: str, notebook: str, repo: str, branch: str) -> str:
+    """``text`` (a notebook's first cell, or the README) with its badge made current, after the title."""
+    text = _BADGE.sub("", text)
+    title, _, rest = text.partition("\n")
+    return f"{title}\n\n{badge(notebook, repo, branch)}\n{rest.lstrip(chr(10)) and chr(10) + rest.lstrip(chr(10))}"
+
+
+def apply_to_notebook(nb, name: str, repo: str = REPOSITORY, branch: str = BRANCH):
+    """``nb`` with its badge and set-up cell current (added where missing)."""
+    nb.cells[0].source = _with_badge(nb.cells[0].source, name, repo, branch)
+    setup = [c for c in nb.cells if "setup" in c.metadata.get("tags", [])]
+    if setup:
+        setup[0].source = setup_source(repo, branch)
+    else:
+        nb.cells.insert(1, nbformat.v4.new_code_cell(setup_source(repo, branch), metadata={"tags": ["setup"]}))
+    return nb
+
+
+def apply(folder: Path, readme: Path | None = None, repo: str = REPOSITORY, branch: str = BRANCH) -> list[Path]:
+    """Make every notebook in ``folder`` (and the README's first badge) point at ``repo``; the
+    files changed."""
+    changed = []
+    for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        before = nbformat.writes(nb)
+        after = nbformat.writes(apply_to_notebook(nb, path.name, repo, branch))
+        if after != before:
+            path.write_text(after + ("" if after.endswith("\n") else "\n"), encoding="utf-8")
+            changed.append(path)
+    if readme is not None:
+        text = Path(readme).read_text(encoding="utf-8")
+        new = _with_badge(text, "00_setup_and_tour.ipynb", repo, branch)
+        if new != text:
+            Path(readme).write_text(new, encoding="utf-8")
+            changed.append(Path(readme))
+    return changed
