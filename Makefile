@@ -19,6 +19,7 @@ endif
 .PHONY: install test test-all workbook lab student bench envcheck clean
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 10) else f"sbert-workbook needs Python 3.10 or newer; $(PYTHON) is {v[0]}.{v[1]}. Install a newer one (macOS: brew install python@3.12) and run: make PYTHON=python3.12 $(MAKECMDGOALS)")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "$(TORCH_SPEC)"

@@ -85,7 +85,7 @@ def test_a_notebook_alone_in_an_empty_folder_installs_sbertlib_and_runs(wheel, s
     assert result.returncode == 0, result.stderr[-3000:]
     executed = nbformat.read(alone / "executed.ipynb", as_version=4)
     text = "\n".join(o.get("text", "") for c in executed.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "[OK] STS benchmark found" in text and "smoke profile" in text
+    assert "[OK] STS benchmark: from the Hub (mteb/stsbenchmark-sts, cached)" in text and "smoke profile" in text
     installed = subprocess.run([python, "-c", "import sbertlib; print(sbertlib.__file__)"], capture_output=True,
                                text=True, env=env, cwd=tmp_path)
     assert str(venv) in installed.stdout, "sbertlib came from the wheel the set-up cell installed"

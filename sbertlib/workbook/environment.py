@@ -41,20 +41,26 @@ def check_packages() -> list[tuple[bool, str]]:
 
 
 def check_data(data_dir=None) -> list[tuple[bool, str]]:
+    """Can each kind of data be had, and from where: the local data folder or the Hub (its cache)."""
     from .. import config, data
+    from ..data import hub
     rows = []
     checks = [("STS benchmark", lambda: data.load_stsb("dev", data_dir)),
               ("STS12-16", lambda: data.load_sts_year(16, data_dir)),
               ("SICK", lambda: data.load_sick("dev", data_dir)),
-              ("SNLI (SentEval format)", lambda: data.load_snli("dev", data_dir))]
+              ("SNLI", lambda: data.load_snli("dev", data_dir))]
     for name, load in checks:
+        hub.SERVED.clear()
         try:
             load()
-            rows.append((True, f"{name} found"))
+            where = (f"from the Hub ({hub.SERVED[0][0].repo_id}, cached)" if hub.SERVED
+                     else "in the local data folder")
+            rows.append((True, f"{name}: {where}"))
         except Exception as exc:  # noqa: BLE001
             first = str(exc).splitlines()[0]
             rows.append((False, f"{name}: {first}"))
-    rows.append((True, f"data dir: {config.data_dir(data_dir).resolve()}"))
+    folder = config.data_dir(data_dir).resolve()
+    rows.append((True, f"local data folder: {folder}" + ("" if folder.is_dir() else " (absent: the Hub serves every set)")))
     return rows
 
 

@@ -19,6 +19,13 @@ classification objective cannot teach a random encoder much from 24k pairs, so t
 lesson uses in-batch negatives (MNRL) and notebook 03 runs the classification objective beside it.
 ``get_profile()`` picks one (``$SBERTLIB_PROFILE`` overrides) and says why in ``profile.reason``;
 ``describe(profile)`` is the sentence every notebook prints, naming stand-ins as such.
+
+**Dry run** (``$SBERTLIB_DRY_RUN=1``, ``get_profile(..., dry_run=True)``, ``--dry-run`` on the command
+line): the profile's code paths at full size with what can be had offline, to *time* them. Hub
+backbones become their real architectures with random weights (``random-init:NAME``, built from
+:mod:`sbertlib.model.architectures`), and AllNLI train becomes the offline NLI pairs (real SNLI dev+test
+and SICK train sentences) shuffled and cycled to the profile's size; everything else is the real data.
+Every score is then meaningless, and ``describe`` and the labels say so.
 """
 from __future__ import annotations
 
@@ -30,9 +37,13 @@ from pathlib import Path
 import torch
 
 from .. import config
-from ..model import backbones
+from ..model import architectures, backbones
 
 PROFILE_ENV = "SBERTLIB_PROFILE"
+DRY_RUN_ENV = "SBERTLIB_DRY_RUN"
+DRY_RUN_BANNER = ("DRY RUN: random weights (the real architectures, built from their configs) and stand-in NLI "
+                  "data - timings only, every score is meaningless")
+ALLNLI_TRAIN_PAIRS = 942_069  # AllNLI.tsv.gz train: SNLI train 550,152 - 785 without a gold label + MultiNLI 392,702
 PAPER_BERT = backbones.PAPER_BACKBONE  # "bert-base-uncased"
 SMALL_BERT = "google/bert_uncased_L-4_H-256_A-4"
 NLI_SOURCES = ("allnli", "offline-nli")
@@ -68,6 +79,7 @@ class Profile:
     precision: str = "fp32"  # how the workbook's encoders encode: "fp32", or "auto" = bf16 where the hardware
                              # multiplies bf16 natively (AMX/AVX512-BF16 CPU, recent GPU), else fp32
     reason: str = ""  # why get_profile() chose this profile
+    dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
 
 
 PROFILES: dict[str, Profile] = {
@@ -104,30 +116,50 @@ PROFILES: dict[str, Profile] = {
 
 
 # ----------------------------------------------------------------------------- choosing
-def get_profile(name: str | None = None) -> Profile:
+def get_profile(name: str | None = None, dry_run: bool | None = None) -> Profile:
     """The profile to run: ``name`` > ``$SBERTLIB_PROFILE`` > an automatic choice.
 
-    Automatic: a CUDA GPU → ``paper`` if bert-base-uncased and AllNLI can be had (hub reachable,
-    or both already local), else ``offline``; no GPU → ``laptop`` if the hub is reachable, else
-    ``offline``. The returned profile's ``reason`` says why ("chosen because ...").
+    Automatic: ``laptop`` where the Hub is reachable (or its small BERT is cached) — on the GPU
+    where there is one (CUDA, MPS), else the CPU — and ``offline`` without the Hub. ``paper`` (hours
+    on one GPU) and ``smoke`` run only when named. The profile's ``reason`` says why ("chosen because ...").
+    ``dry_run`` (default: ``$SBERTLIB_DRY_RUN``): the profile's dry run (:func:`as_dry_run`).
     """
+    profile = _choose(name)
+    return as_dry_run(profile) if (dry_run_requested() if dry_run is None else dry_run) else profile
+
+
+def dry_run_requested() -> bool:
+    """True when ``$SBERTLIB_DRY_RUN`` asks for dry runs (1, true, yes, on)."""
+    return os.environ.get(DRY_RUN_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def as_dry_run(profile: Profile) -> Profile:
+    """``profile`` with its hub backbones swapped for their architectures with random weights
+    (``random-init:NAME``) and ``dry_run=True`` (AllNLI train replaced in :func:`load_nli_train`)."""
+    def swap(name: str | None) -> str | None:
+        return architectures.random_init_name(name) if name in architectures.HUB_CONFIGS else name
+    return replace(profile, dry_run=True, backbone=swap(profile.backbone),
+                   baseline_backbone=swap(profile.baseline_backbone),
+                   reason=f"{profile.reason}; {DRY_RUN_BANNER}" if not profile.dry_run else profile.reason)
+
+
+def _choose(name: str | None) -> Profile:
+    """:func:`get_profile`'s choice, before any dry run."""
     if name is None and os.environ.get(PROFILE_ENV):
         name = os.environ[PROFILE_ENV].strip()
         return _resolve(name, f"chosen because ${PROFILE_ENV}={name}")
     if name is not None and name != "auto":
         return _resolve(name, f"chosen by name ({name!r})")
-    cuda = torch.cuda.is_available()
-    hub = config.hub_reachable()
-    if cuda and (hub or _paper_is_local()):
-        why = "the hub is reachable" if hub else "bert-base-uncased and AllNLI are already local"
-        return _resolve("paper", f"chosen because a CUDA GPU is available and {why}")
-    if cuda:
-        return _resolve("offline", "chosen because the hub is not reachable and bert-base-uncased/AllNLI "
-                                   "are not local (a CUDA GPU is available: run `python -m sbertlib fetch "
-                                   "--profile paper` online once to get the paper profile)")
-    if hub:
-        return _resolve("laptop", "chosen because there is no CUDA GPU and the hub is reachable")
-    return _resolve("offline", "chosen because there is no CUDA GPU and the hub is not reachable (offline)")
+    device = config.pick_device().type
+    where = {"cuda": "a CUDA GPU", "mps": "Apple's GPU (MPS)"}.get(device, "the CPU")
+    if config.hub_reachable():
+        return _resolve("laptop", f"chosen because the Hugging Face Hub is reachable (its model and data arrive "
+                                  f"on first use); it runs on {where}. `paper` (bert-base-uncased on all of "
+                                  "AllNLI: hours on one GPU) runs only when named: SBERTLIB_PROFILE=paper")
+    if SMALL_BERT in backbones.cached_hub_models():
+        return _resolve("laptop", f"chosen because {SMALL_BERT} is in the local Hugging Face cache; "
+                                  f"it runs on {where}")
+    return _resolve("offline", f"chosen because the Hugging Face Hub is not reachable (offline); it runs on {where}")
 
 
 def _resolve(name: str, reason: str) -> Profile:
@@ -153,11 +185,6 @@ def _offline_backbone(profile: Profile) -> Profile:
     return profile
 
 
-def _paper_is_local() -> bool:
-    has_allnli = any((d / "AllNLI.tsv.gz").is_file() for d in config.data_dir_candidates())
-    return has_allnli and PAPER_BERT in backbones.cached_hub_models()
-
-
 # ----------------------------------------------------------------------------- describing
 _PRETTY = {backbones.MINILM: "all-MiniLM-L6-v2 (packaged)",
            backbones.RANDOM_SMALL: "random-bert-2x128 (2 layers, random weights)",
@@ -166,17 +193,20 @@ _PRETTY = {backbones.MINILM: "all-MiniLM-L6-v2 (packaged)",
 
 
 def backbone_label(name: str) -> str:
+    """How tables name a backbone; a dry run's random-weight copy says so."""
+    if architectures.is_random_init(name):
+        return f"{architectures.hub_name(name)} architecture, RANDOM weights (dry run: timings only)"
     return _PRETTY.get(name, name)
 
 
 def describe(profile: Profile) -> str:
     """One paragraph for the notebook's set-up cell, naming stand-ins as such (why the profile was
     chosen is ``profile.reason``, printed separately)."""
-    label = backbone_label(profile.backbone)
+    label, real = backbone_label(profile.backbone), architectures.hub_name(profile.backbone)
     if profile.stand_in:
         head = (f"{profile.name} profile: {label} stand-in — not the paper's {PAPER_BERT}; "
                 f"numbers are not a reproduction of the paper.")
-    elif profile.backbone != PAPER_BERT:
+    elif real != PAPER_BERT:
         head = (f"{profile.name} profile: {label}, a smaller plain BERT than the paper's {PAPER_BERT}; "
                 f"expect lower numbers than the paper's.")
     else:
@@ -193,6 +223,10 @@ def describe(profile: Profile) -> str:
     if profile.reference_backbone:
         body += (f" Reference for a fully trained sentence encoder (never fine-tuned here): "
                  f"{backbone_label(profile.reference_backbone)}.")
+    if profile.dry_run:
+        head = f"*** {DRY_RUN_BANNER} *** {head}"
+        body += (f" Dry run: NLI training data = the offline NLI pairs cycled to the size above (AllNLI train has "
+                 f"{ALLNLI_TRAIN_PAIRS:,} pairs).")
     return head + body + " " + describe_precision(profile)
 
 
@@ -221,17 +255,51 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
     of labelled pairs — what MNRL and the triplet objective train on.
     """
     from .. import data
+    if profile.nli_source == "allnli" and profile.dry_run:
+        return _dry_run_allnli(profile, data_dir, seed, triplets)
     if profile.nli_source == "allnli":
         pairs = data.load_allnli("train", data_dir)
     elif profile.nli_source == "offline-nli":
-        pairs = (data.load_snli("dev", data_dir) + data.load_snli("test", data_dir)
-                 + data.load_sick_nli("train", data_dir))
+        pairs = _offline_nli(data_dir)
     else:
         raise ValueError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
     if triplets:
         pairs = data.nli_triplets(pairs)
     random.Random(seed).shuffle(pairs)
     return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
+
+
+def _offline_nli(data_dir) -> list:
+    """SNLI dev + test and SICK train: the NLI pairs the offline data holds."""
+    from .. import data
+    return data.load_snli("dev", data_dir) + data.load_snli("test", data_dir) + data.load_sick_nli("train", data_dir)
+
+
+def _dry_run_allnli(profile: Profile, data_dir, seed: int, triplets: bool) -> list:
+    """A dry run's AllNLI train: the offline NLI pairs (or their triplets) shuffled with ``seed`` and
+    cycled to ``max_train_pairs``, or to all of AllNLI: its pairs, or as many triplets as the offline
+    data's triplets per pair give from them."""
+    from .. import data
+    pairs = _offline_nli(data_dir)
+    items = data.nli_triplets(pairs) if triplets else pairs
+    full = round(ALLNLI_TRAIN_PAIRS * len(items) / len(pairs))
+    random.Random(seed).shuffle(items)
+    return [items[i % len(items)] for i in range(min(profile.max_train_pairs or full, full))]
+
+
+def triplet_pools(profile: Profile, data_dir: str | os.PathLike | None = None) -> tuple[list, list, str]:
+    """``(training triplets, held-out triplets, name of the held-out source)`` of the triplet lesson
+    (notebook 06). Offline: SNLI dev + SICK train, SNLI test held out. AllNLI: the profile's NLI
+    triplets (made from *all* its pairs, then cut to ``max_train_pairs``), AllNLI test held out (SNLI
+    test in a dry run)."""
+    from .. import data
+    if profile.nli_source == "offline-nli":
+        return (data.nli_triplets(data.load_snli("dev", data_dir) + data.load_sick_nli("train", data_dir)),
+                data.nli_triplets(data.load_snli("test", data_dir)), "SNLI test")
+    train = load_nli_train(profile, data_dir, triplets=True)
+    if profile.dry_run:
+        return train, data.nli_triplets(data.load_snli("test", data_dir)), "SNLI test (dry run: for AllNLI test)"
+    return train, data.nli_triplets(data.load_allnli("test", data_dir)), "AllNLI test"
 
 
 def inference_precision(profile: Profile, device=None, pooling: str = "mean") -> str:
@@ -272,4 +340,4 @@ def hub_models(profile: Profile) -> list[str]:
     """The profile's backbones that come from the Hugging Face hub (what ``fetch`` downloads)."""
     names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone, profile.reference_backbone) if n)
     return [n for n in names if n not in backbones.MINILM_NAMES and not n.startswith(("tiny-random-bert", "random-bert"))
-            and not Path(n).is_dir()]
+            and not architectures.is_random_init(n) and not Path(n).is_dir()]
