@@ -5,6 +5,7 @@
     python -m sbertlib train --profile paper --objective nli        # the paper's SBERT-NLI (a GPU)
     python -m sbertlib train --profile offline --mixed-precision bf16   # under bf16 autocast
     torchrun --nproc_per_node 4 -m sbertlib.train --profile paper   # 4 GPUs, one process each (DDP)
+    python -m sbertlib train --profile laptop --dry-run             # random weights: the time it takes, offline
 
 Objectives: ``nli`` (the paper's classification objective on NLI pairs), ``mnrl`` (in-batch
 negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (the profile's NLI
@@ -36,11 +37,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mixed-precision", choices=("bf16", "fp16"), default=None,
                     help="train under autocast: bf16 (GPU or CPU) or fp16 (GPU); saved in its own folder")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="random weights, stand-in NLI data (models under runs/dry-run): time only, scores meaningless")
     args = ap.parse_args(argv)
     if args.output_dir:
         os.environ["SBERTLIB_OUTPUT_DIR"] = args.output_dir
     from .. import data, evaluation
     from ..workbook import profiles, runs
+    if args.dry_run:  # the environment, so that every part (runs.output_dir included) sees it
+        os.environ[profiles.DRY_RUN_ENV] = "1"
     profile = profiles.get_profile(args.profile)
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
@@ -54,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                                             mixed_precision=args.mixed_precision)
         seconds[stage] = round(history.seconds, 1)
     after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
-    result = {"profile": profile.name, "backbone": profile.backbone, "objective": args.objective or objective,
+    result = {"profile": profile.name, "dry_run": profile.dry_run, "backbone": profile.backbone,
+              "objective": args.objective or objective,
               "mixed_precision": args.mixed_precision, "encode_precision": model.resolved_precision(),
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
@@ -63,9 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     from ..training import distributed
     if distributed.rank() > 0:  # under torchrun: rank 0 reports
         return 0
+    if profile.dry_run:
+        result["note"] = profiles.DRY_RUN_BANNER
     if args.json:
         print(json.dumps(result))
     else:
+        if profile.dry_run:
+            print(f"*** {profiles.DRY_RUN_BANNER} ***")
         print(f"{profile.name} profile, {profiles.backbone_label(profile.backbone)}, objective {result['objective']}: "
               f"STSb test ({len(test):,} pairs) {before:.2f} → {after:.2f} ({after - before:+.2f}) "
               f"in {result['seconds']:.0f} s; model in {result['model']}")

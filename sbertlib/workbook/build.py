@@ -51,11 +51,19 @@ def machine_line() -> str:
             f"{datetime.now():%Y-%m-%d %H:%M}")
 
 
-def write_index(results: list[notebooks.RunResult], profile: str, out: Path, machine: str) -> Path:
-    """``out/index.json`` (runtime, status, headlines per notebook) and ``out/index.html``, which opens
-    the course site's landing page."""
+def profile_label(profile) -> str:
+    """The profile's name as the index and the site show it; a dry run says so."""
+    from .profiles import DRY_RUN_BANNER
+    return f"{profile.name} [{DRY_RUN_BANNER}]" if profile.dry_run else profile.name
+
+
+def write_index(results: list[notebooks.RunResult], profile: str, out: Path, machine: str,
+                dry_run: bool = False) -> Path:
+    """``out/index.json`` (runtime, status, headlines per notebook; ``dry_run``) and ``out/index.html``,
+    which opens the course site's landing page."""
     (out / "index.json").write_text(json.dumps(
-        {"profile": profile, "machine": machine, "total_seconds": round(sum(r.seconds for r in results), 1),
+        {"profile": profile, "dry_run": dry_run, "machine": machine,
+         "total_seconds": round(sum(r.seconds for r in results), 1),
          "notebooks": [{"notebook": r.path.name, "seconds": round(r.seconds, 1), "error": r.error,
                         "headlines": r.headlines} for r in results]}, indent=2))
     index = out / "index.html"
@@ -87,17 +95,20 @@ def build(out: Path, profile, only: set[str] | None = None, timeout: int = 1800)
     ``index.html`` opening it. Returns one result per notebook."""
     from .site import build_site
     out.mkdir(parents=True, exist_ok=True)
+    from .profiles import DRY_RUN_ENV
     env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs"),
-           "TQDM_DISABLE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+           DRY_RUN_ENV: "1" if profile.dry_run else "", "TQDM_DISABLE": "1",
+           "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    label = profile_label(profile)
     paths = [p for p in notebooks.notebook_paths() if not only or p.name[:2] in only]
     results = []
     for path in paths:
-        print(f"running {path.name} on profile {profile.name} ...", flush=True)
+        print(f"running {path.name} on profile {label} ...", flush=True)
         nb, res = notebooks.execute(path, timeout=timeout, env=env)
         nbformat.write(nb, out / path.name)
         print(f"  {res.seconds:.0f} s {'ok' if res.error is None else 'FAILED: ' + res.error}", flush=True)
         results.append(res)
     machine = machine_line()
-    site = build_site([out / p.name for p in paths], results, out, profile.name, machine)
-    print(f"course site: {site}\nindex: {write_index(results, profile.name, out, machine)}")
+    site = build_site([out / p.name for p in paths], results, out, label, machine)
+    print(f"course site: {site}\nindex: {write_index(results, label, out, machine, profile.dry_run)}")
     return results

@@ -23,8 +23,11 @@ OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage")
 
 
 def output_dir(*parts: str) -> Path:
-    """``$SBERTLIB_OUTPUT_DIR`` (default ``runs/`` at the repository root), joined with ``parts``."""
-    base = os.environ.get(OUTPUT_DIR_ENV) or str(Path(__file__).resolve().parents[2] / "runs")
+    """``$SBERTLIB_OUTPUT_DIR`` (default ``runs/`` at the repository root, ``runs/dry-run/`` in a dry run,
+    so random-weight models never mix with trained ones), joined with ``parts``."""
+    from .profiles import dry_run_requested
+    default = Path(__file__).resolve().parents[2] / "runs" / ("dry-run" if dry_run_requested() else "")
+    base = os.environ.get(OUTPUT_DIR_ENV) or str(default)
     path = Path(base).joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -1,0 +1,110 @@
+"""Command line: measure one training step and one encode batch of a profile's real architecture (random
+weights) here, and print what its lesson costs on this device, formula and inputs beside every figure.
+
+    python -m sbertlib estimate --profile paper                    # bert-base-uncased, batch 16, 128 tokens
+    python -m sbertlib estimate --profile paper --device cuda --sentences synthetic --json
+    python -m sbertlib estimate --profile laptop
+
+The step is the paper's classification objective (SoftmaxLoss over ``[u, v, |u-v|]``), one of ``fit``'s
+steps on the profile's batch size and ``max_seq_length``; the encode batch is the STSb dev evaluator's
+(64 sentences, the profile's encode precision). ``--sentences data``: offline NLI pairs and STSb dev
+sentences (real lengths; needs the data); ``synthetic``: sentences drawn to their measured lengths.
+What is summed is :mod:`sbertlib.workbook.costs`; the weights are random, so only the times mean anything.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+
+
+def measure(profile, device, sentences: str, repeats: int, warmup: int, mixed_precision: str | None,
+            data_dir=None) -> dict:
+    """Seconds of one training step and one encode batch of ``profile``'s architecture on ``device``."""
+    import numpy as np
+
+    from .. import losses
+    from ..evaluation import speed, workload
+    from ..model.encoder import SentenceEncoder
+    from ..workbook import profiles
+    dry = profiles.as_dry_run(profile)
+    encoder = profiles.with_precision(SentenceEncoder.from_pretrained(
+        dry.backbone, max_seq_length=profile.max_seq_length, device=device), profile)
+    pairs, texts = _inputs(dry, sentences, profile.batch_size * (repeats + warmup), data_dir)
+    step = workload.train_step_timing(losses.SoftmaxLoss(encoder, num_labels=3), pairs, profile.batch_size,
+                                      repeats, warmup, mixed_precision)
+    batch = workload.encode_batch_timing(encoder, texts, 64, repeats, warmup)
+    lengths = speed.token_lengths(encoder, [s for p in pairs for s in (p.premise, p.hypothesis)])
+    return {"profile": profile.name, "architecture": dry.backbone, "weights": "random (timings only)",
+            **speed.environment(), "sentences": sentences, "batch_size": profile.batch_size,
+            "max_seq_length": profile.max_seq_length, "mixed_precision": mixed_precision,
+            "encode_precision": encoder.resolved_precision(), "mean_tokens_trained": float(np.mean(lengths)),
+            "step_seconds": step.median_s, "step_seconds_all": step.seconds,
+            "encode_batch_seconds": batch.median_s, "encode_batch_seconds_all": batch.seconds}
+
+
+def _inputs(dry, sentences: str, n_pairs: int, data_dir) -> tuple[list, list[str]]:
+    """NLI pairs to train on and STSb-like sentences to encode: the offline data's, or synthetic."""
+    from ..evaluation import workload
+    if sentences == "synthetic":
+        return workload.synthetic_nli_pairs(n_pairs), workload.synthetic_sentences("stsb", 64)
+    from .. import data
+    from ..workbook import profiles
+    pairs = profiles.load_nli_train(dry, data_dir)[:n_pairs]  # the dry run's AllNLI: offline pairs, shuffled
+    dev = data.load_stsb("dev", data_dir)
+    texts = list(dict.fromkeys([p.sentence1 for p in dev] + [p.sentence2 for p in dev]))
+    random.Random(0).shuffle(texts)
+    return pairs, texts
+
+
+def report(result: dict, terms) -> str:
+    """The measured figures and the estimate, in words."""
+    from ..workbook import costs
+    return "\n".join([
+        f"{result['profile']} profile, measured with {result['architecture']} "
+        f"({result['weights']}) on {result['device']}, {result['threads']} threads, torch {result['torch']}",
+        f"one training step (SoftmaxLoss, batch {result['batch_size']}, max_seq_length {result['max_seq_length']}, "
+        f"{result['sentences']} sentences, {result['mean_tokens_trained']:.1f} tokens each on average, "
+        f"autocast {result['mixed_precision'] or 'off'}): {result['step_seconds']:.3f} s "
+        f"{_spread(result['step_seconds_all'])}",
+        f"one encode batch (64 sentences, {result['encode_precision']}): {result['encode_batch_seconds']:.3f} s "
+        f"{_spread(result['encode_batch_seconds_all'])}",
+        f"estimate for the {result['profile']} lesson on this device "
+        f"(python -m sbertlib train --profile {result['profile']} --objective two-stage):",
+        costs.format_terms(terms)])
+
+
+def _spread(seconds: list[float]) -> str:
+    """``(median of 5: 1.20-1.31 s)``."""
+    return f"(median of {len(seconds)}: {min(seconds):.3f}-{max(seconds):.3f} s)"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m sbertlib estimate", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="paper", choices=("paper", "laptop"))
+    ap.add_argument("--device", default=None, help="default: cuda > mps > cpu")
+    ap.add_argument("--sentences", default="data", choices=("data", "synthetic"))
+    ap.add_argument("--repeats", type=int, default=3, help="timed steps and timed encode batches")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed steps and batches first")
+    ap.add_argument("--mixed-precision", choices=("bf16", "fp16"), default=None,
+                    help="train under autocast (the profiles train in fp32)")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    if args.repeats < 1 or args.warmup < 0:
+        ap.error("--repeats must be >= 1 and --warmup >= 0")
+    from ..workbook import costs, profiles
+    profile = profiles.get_profile(args.profile, dry_run=False)
+    result = measure(profile, args.device, args.sentences, args.repeats, args.warmup, args.mixed_precision,
+                     args.data_dir)
+    terms = costs.lesson_terms(profile, result["step_seconds"], result["encode_batch_seconds"])
+    result["estimate"] = [{**t.__dict__, "seconds": t.seconds} for t in terms]
+    result["estimate_total_seconds"] = sum(t.seconds for t in terms)
+    print(json.dumps(result) if args.json else report(result, terms))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""What a profile's lesson costs: step and batch counts from its settings, seconds from measured ones.
+
+The lesson is what ``python -m sbertlib train --profile P --objective two-stage`` runs (and notebooks
+03-05 reuse): STSb test before, the NLI classification objective with STSb dev evaluations, the
+STSb regression with its own, STSb test after. Counted as ``fit`` counts them::
+
+    NLI steps          = epochs × ceil(NLI pairs / batch_size)
+    evaluations        = ceil(steps / evaluation_steps)        (every evaluation_steps steps and at the end)
+    encode batches     = evaluations × ceil(STSb dev sentences / 64)
+    STSb steps         = stsb_epochs × ceil(STSb train pairs / stsb_batch_size)
+
+Seconds = count × the measured seconds of one step or one encode batch (``python -m sbertlib
+estimate``). A regression step is costed as an NLI step: both run the encoder on two sentences per
+example, and the heads cost nothing beside it. The notebooks' other runs (04's full evaluation,
+06's triplet runs, 07's grid, 12's cross-encoder) come on top: the dry-run build times them all.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .profiles import ALLNLI_TRAIN_PAIRS, Profile
+
+STSB_TRAIN_PAIRS = 5_749
+STSB_DEV_PAIRS = 1_500
+STSB_DEV_SENTENCES = 2_910  # distinct sentences of STSb dev: what an evaluation encodes
+STSB_TEST_SENTENCES = 2_552
+EVAL_BATCH = 64  # stsb_dev_evaluator's batch size
+
+
+@dataclass(frozen=True)
+class Term:
+    """One part of the estimate: ``count`` units (steps or encode batches) of ``unit_seconds`` each."""
+    name: str
+    formula: str
+    count: int
+    unit: str  # "steps" or "batches"
+    unit_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return self.count * self.unit_seconds
+
+
+def evaluations(steps: int, evaluation_steps: int) -> int:
+    """How often ``fit`` evaluates in ``steps`` steps: every ``evaluation_steps`` and at the end."""
+    return math.ceil(steps / evaluation_steps) if evaluation_steps else 1
+
+
+def nli_pairs(profile: Profile) -> int:
+    """The NLI training pairs of an AllNLI profile: ``max_train_pairs``, else all of AllNLI train."""
+    if profile.nli_source != "allnli":
+        raise ValueError(f"{profile.name}: the estimate covers the AllNLI profiles (laptop, paper)")
+    return min(profile.max_train_pairs or ALLNLI_TRAIN_PAIRS, ALLNLI_TRAIN_PAIRS)
+
+
+def lesson_terms(profile: Profile, step_s: float, batch_s: float) -> list[Term]:
+    """The lesson's parts for ``profile``, given seconds per training step and per encode batch."""
+    pairs, bs, es = nli_pairs(profile), profile.batch_size, profile.evaluation_steps
+    steps = profile.epochs * math.ceil(pairs / bs)
+    dev = STSB_DEV_SENTENCES if profile.dev_pairs_during_training is None else round(
+        STSB_DEV_SENTENCES * min(1.0, profile.dev_pairs_during_training / STSB_DEV_PAIRS))
+    per_eval = math.ceil(dev / EVAL_BATCH)
+    stsb = profile.stsb_train_pairs or STSB_TRAIN_PAIRS
+    stsb_steps = profile.stsb_epochs * math.ceil(stsb / profile.stsb_batch_size)
+    test = 2 * math.ceil(STSB_TEST_SENTENCES / EVAL_BATCH)
+    return [
+        Term("NLI training", f"{profile.epochs} epoch x ceil({pairs:,} pairs / {bs})", steps, "steps", step_s),
+        Term("STSb dev during NLI", f"ceil({steps:,} / {es}) evaluations x ceil({dev:,} sentences / {EVAL_BATCH})",
+             evaluations(steps, es) * per_eval, "batches", batch_s),
+        Term("STSb regression", f"{profile.stsb_epochs} epochs x ceil({stsb:,} pairs / {profile.stsb_batch_size})",
+             stsb_steps, "steps", step_s),
+        Term("STSb dev during regression", f"ceil({stsb_steps:,} / {es}) evaluations x {per_eval} batches",
+             evaluations(stsb_steps, es) * per_eval, "batches", batch_s),
+        Term("STSb test before and after", f"2 x ceil({STSB_TEST_SENTENCES:,} sentences / {EVAL_BATCH})",
+             test, "batches", batch_s),
+    ]
+
+
+def hours(seconds: float) -> str:
+    """``1 h 23 min`` (or ``45 s``)."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    h, m = divmod(round(seconds / 60), 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min"
+
+
+def format_terms(terms: list[Term]) -> str:
+    """The estimate as a table: each part's formula, count, unit time and seconds; then the total."""
+    lines = [f"  {'part':30s} {'formula':62s} {'count':>8s} {'x s/unit':>9s} {'= seconds':>10s}"]
+    for t in terms:
+        lines.append(f"  {t.name:30s} {t.formula:62s} {t.count:>8,} {t.unit_seconds:9.4f} {t.seconds:10.0f}"
+                     f"  ({t.unit})")
+    total = sum(t.seconds for t in terms)
+    lines.append(f"  {'total':30s} {'':62s} {'':>8s} {'':>9s} {total:10.0f}  = {hours(total)}")
+    return "\n".join(lines)
