@@ -278,3 +278,30 @@ def rows(name: str, split: str, local_hint: str = "use a local data folder") -> 
             raise DataFormatError(f"{path} ({_where(dataset(name), dataset(name).filename(split))}), row {i}: "
                                   f"lacks column(s) {missing}; found {sorted(row)}")
     return path, out
+
+
+def catalogue_markdown() -> str:
+    """The Markdown table of :data:`CATALOGUE` that ``data/README.md`` holds verbatim (a test keeps the
+    two equal): each data set's repository, revision (a branch is marked as not pinned), files by split,
+    the rows the loaders read from each file, licence and how the copy differs from the paper-era file."""
+    rows = {  # per file, in the order of ``files``; the loaders' counts (SNLI: label -1 dropped)
+        "stsb": (5749, 1500, 1379), "sts12": (3108,), "sts13": (1500,), "sts14": (3750,), "sts15": (3000,),
+        "sts16": (1186,), "sick": (4439, 495, 4906), "snli": (549367, 9842, 9824),
+        "allnli": (942069, 19657, 19656), "mr": (8530, 1066, 1066), "cr": (2407, 1368), "subj": (8000, 2000),
+        "sst2": (6920, 872, 1821), "mrpc": (3668, 408, 1725)}
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| data set | Hub repository | revision | files (split: file) | rows | licence | "
+             "how it differs from the paper-era file |", "|---|---|---|---|---|---|---|"]
+    for ds in CATALOGUE.values():
+        counts = rows.get(ds.name, ())
+        if len(counts) != len(ds.files):
+            raise ValueError(f"catalogue_markdown: no row counts for the {len(ds.files)} file(s) of {ds.name!r}")
+        revision = f"`{ds.revision}`" if is_pinned(ds) else f"`{ds.revision}` (a branch, not pinned)"
+        files = "<br>".join(f"{split}: `{name}`" for split, name in ds.files.items())
+        lines.append(f"| `{ds.name}` | [{ds.repo_id}](https://huggingface.co/datasets/{ds.repo_id}) | {revision} | "
+                     f"{files} | {'<br>'.join(f'{n:,}' for n in counts)} | {cell(ds.licence)} | "
+                     f"{cell(ds.differs) or '—'} |")
+    return "\n".join(lines) + "\n"
