@@ -1,5 +1,5 @@
 # sbert-workbook — every target does its own set-up on a fresh clone.
-#   make workbook   execute all notebooks headlessly into build/ (HTML + index)
+#   make workbook   execute all notebooks headlessly into build/ (HTML + index); BUILD_ARGS="--only 00,04" etc.
 #   make test       run the test suite (notebooks included, smoke profile)
 #   make lab        open JupyterLab on notebooks/
 #   make student    write student copies (solutions removed) into student/
@@ -38,7 +38,7 @@ test-all: $(STAMP)
 	$(PY) -m pytest -m ""
 
 workbook: $(STAMP)
-	$(PY) -m sbertlib build --out build
+	$(PY) -m sbertlib build --out build $(BUILD_ARGS)
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/
