@@ -76,6 +76,11 @@ def _senteval_files(course: Path) -> dict[str, dict[str, bytes]]:
     out["sst2"] = {hub.dataset("sst2").files[s]: _jsonl(
         [{"text": t, "label": y, "label_text": sst.label_names[y]} for t, y in zip(*sst.split(s))], gz=False)
         for s in ("train", "dev", "test")}
+    trec = data.load_senteval("TREC", course)
+    trec_cols = {"text": "str", "coarse_label": "int", "fine_label": "int"}
+    out["trec"] = {hub.dataset("trec").files[s]: _parquet(
+        [{"text": t, "coarse_label": hub.TREC_HUB_LABELS.index(trec.label_names[y]), "fine_label": 0}
+         for t, y in zip(*trec.split(s))], trec_cols) for s in ("train", "test")}
     mrpc = data.load_senteval("MRPC", course)
     pair_cols = {"sentence1": "str", "sentence2": "str", "label": "int", "idx": "int"}
 

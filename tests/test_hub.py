@@ -80,8 +80,8 @@ def test_senteval_tasks_from_the_hub_equal_the_course_files(task, stub, shared_d
     for ds_name, files in course_hub_files.items():
         stub.add(hub.dataset(ds_name).repo_id, hub.dataset(ds_name).revision, files)
     course = data.load_senteval(task, shared_data)
-    if task in ("MPQA", "TREC"):  # no Hub copy: the error names the archive/publisher and the folder
-        with pytest.raises(data.DataNotFoundError, match=r"senteval/(MPQA|TREC)"):
+    if task == "MPQA":  # no Hub copy: the error names the file and the archive it ships in
+        with pytest.raises(data.DataNotFoundError, match=r"senteval/MPQA(.|\n)*datasmall_NB_ACL12.zip"):
             data.load_senteval(task)
         return
     got = data.load_senteval(task)
@@ -209,7 +209,7 @@ def test_fetch_profile_gets_every_data_set_and_says_from_where(stub, shared_data
 
     from sbertlib.cli import fetch
     serve_course(stub, shared_data)
-    trec_only = no_local_data / "trec-only"  # TREC has no Hub copy: a local folder holding just it
+    trec_only = no_local_data / "trec-only"  # a local folder holding just TREC: it wins, the rest is the Hub's
     shutil.copytree(shared_data / "senteval" / "TREC", trec_only / "senteval" / "TREC")
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(trec_only))
     assert fetch.main(["--profile", "smoke"]) == 0

@@ -91,16 +91,24 @@ CATALOGUE: dict[str, HubDataset] = {d.name: d for d in (
                differs="the same 10,000 sentences split 8,000 / 2,000 (SentEval scores SUBJ by 10-fold CV)"),
     HubDataset("sst2", "SetFit/sst2", "main", {"train": "train.jsonl", "dev": "dev.jsonl", "test": "test.jsonl"},
                "unspecified (Socher et al. 2013)", columns=("text", "label"),
-               differs="sentence-level binary SST, 6,920 / 872 / 1,821 as in SentEval; revision: main "
+               differs="binary SST with sentence-level train (6,920 sentences): SentEval's sentiment-train also "
+                       "holds the phrases (67,349 lines); dev 872 and test 1,821 as in SentEval; revision: main "
                        "(only a short commit hash could be found offline)"),
+    HubDataset("trec", "CogComp/trec", "refs/convert/parquet",
+               {"train": "default/train/0000.parquet", "test": "default/test/0000.parquet"},
+               "unspecified (Li & Roth 2002, research use)", columns=("text", "coarse_label"),
+               differs="the same 5,452 / 500 questions; coarse label ids in the Hub's order (ABBR, ENTY, DESC, "
+                       "HUM, LOC, NUM); revision: the Hub's Parquet conversion branch (no commit hash could be "
+                       "verified offline)"),
     HubDataset("mrpc", "nyu-mll/glue", "a3f3ab759b9d7018046ce361f115ef38276d2e1e",
                {s: f"mrpc/{s}-00000-of-00001.parquet" for s in ("train", "validation", "test")},
                "Microsoft Research Paraphrase Corpus terms", columns=("sentence1", "sentence2", "label"),
                differs="GLUE's copy: SentEval's train file is GLUE's train + validation (4,076 pairs, "
                        "in another order); the test set is the same 1,725 pairs"),
 )}
-# No Hub copy could be verified offline for MPQA and TREC: TREC downloads from its publisher
-# (data.files.SOURCES); MPQA only ships inside SentEval's archive (data.files.ARCHIVE_SOURCES).
+# No Hub copy could be verified offline for MPQA: it ships only inside SentEval's archive
+# (data.files.ARCHIVE_SOURCES), and notebook 08 runs without it.
+TREC_HUB_LABELS = ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")  # CogComp/trec's coarse_label ids
 
 
 def nli_label(value, path: Path, row: int) -> str:
@@ -288,7 +296,7 @@ def catalogue_markdown() -> str:
         "stsb": (5749, 1500, 1379), "sts12": (3108,), "sts13": (1500,), "sts14": (3750,), "sts15": (3000,),
         "sts16": (1186,), "sick": (4439, 495, 4906), "snli": (549367, 9842, 9824),
         "allnli": (942069, 19657, 19656), "mr": (8530, 1066, 1066), "cr": (2407, 1368), "subj": (8000, 2000),
-        "sst2": (6920, 872, 1821), "mrpc": (3668, 408, 1725)}
+        "sst2": (6920, 872, 1821), "trec": (5452, 500), "mrpc": (3668, 408, 1725)}
 
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")

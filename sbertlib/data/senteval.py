@@ -91,16 +91,22 @@ def _sst2_split(split: str, data_dir) -> tuple[list[str], list[int]]:
 
 
 def _trec_split(filename: str, data_dir) -> tuple[list[str], list[int]]:
-    """Lines like ``NUM:dist How far is it from Denver to Aspen ?`` (coarse label kept)."""
-    path = locate(f"senteval/TREC/{filename}", data_dir)
-    texts, labels = [], []
-    for i, line in enumerate(_lines(path, "latin-1"), start=1):
-        m = re.fullmatch(r"([A-Z]+):\S+ (.+)", line.strip())
-        if m is None or m.group(1) not in TREC_LABELS:
-            raise _bad(path, i, f"expected 'COARSE:fine question' with COARSE in {TREC_LABELS}, got {line!r}")
-        texts.append(m.group(2).strip())
-        labels.append(TREC_LABELS.index(m.group(1)))
-    return texts, labels
+    """Lines like ``NUM:dist How far is it from Denver to Aspen ?`` (coarse label kept); else the Hub's copy."""
+    def local(path: Path) -> tuple[list[str], list[int]]:
+        texts, labels = [], []
+        for i, line in enumerate(_lines(path, "latin-1"), start=1):
+            m = re.fullmatch(r"([A-Z]+):\S+ (.+)", line.strip())
+            if m is None or m.group(1) not in TREC_LABELS:
+                raise _bad(path, i, f"expected 'COARSE:fine question' with COARSE in {TREC_LABELS}, got {line!r}")
+            texts.append(m.group(2).strip())
+            labels.append(TREC_LABELS.index(m.group(1)))
+        return texts, labels
+
+    def from_hub(hint: str) -> tuple[list[str], list[int]]:
+        path, rows = hub.rows("trec", "train" if filename.startswith("train") else "test", hint)
+        ids = [_int_label(str(r["coarse_label"]), path, i, len(hub.TREC_HUB_LABELS)) for i, r in enumerate(rows, 1)]
+        return [r["text"].strip() for r in rows], [TREC_LABELS.index(hub.TREC_HUB_LABELS[k]) for k in ids]
+    return local_or_hub(f"senteval/TREC/{filename}", data_dir, local, from_hub)
 
 
 def _mrpc_split(split: str, data_dir) -> tuple[list[tuple[str, str]], list[int]]:
