@@ -211,3 +211,11 @@ def test_inference_precision_is_bf16_only_where_the_hardware_has_it():
     assert profiles.inference_precision(offline, "cpu", pooling="cls") == "fp32"
     said = profiles.describe(offline)
     assert f"Encoding in {profiles.inference_precision(offline)}" in said and "CPU" in said
+
+
+def test_expected_time_is_a_measured_build_or_says_how_to_estimate():
+    from sbertlib.workbook import costs
+    offline = costs.expected_time(get_profile("offline"))
+    assert offline.startswith("offline: all 14 notebooks took 11 min on a 2-core AMD EPYC")
+    paper = costs.expected_time(get_profile("paper"))
+    assert "no whole build measured" in paper and "python -m sbertlib estimate --profile paper" in paper

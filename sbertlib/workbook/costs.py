@@ -94,3 +94,23 @@ def format_terms(terms: list[Term]) -> str:
     total = sum(t.seconds for t in terms)
     lines.append(f"  {'total':30s} {'':62s} {'':>8s} {'':>9s} {total:10.0f}  = {hours(total)}")
     return "\n".join(lines)
+
+
+# Whole builds (`make workbook`: every notebook, one after another), measured. Seconds, and the machine.
+MEASURED_BUILDS: dict[str, tuple[float, str]] = {
+    "offline": (660.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25; 490 s on a 2-core Intel Xeon "
+                       "with AMX, 2026-11-24"),
+}
+
+
+def expected_time(profile: Profile) -> str:
+    """What the whole workbook costs on ``profile``: a measured build where there is one, else how to
+    estimate it — the sentence notebook 00 prints before anything long starts."""
+    if profile.name == "smoke":
+        return "smoke: seconds per notebook (the tests' profile); nothing here is long"
+    if profile.name in MEASURED_BUILDS:
+        seconds, machine = MEASURED_BUILDS[profile.name]
+        return (f"{profile.name}: all 14 notebooks took {hours(seconds)} on {machine}; notebooks 03 and 05 "
+                "train for the longest, and each notebook's first cell gives its own cost")
+    return (f"{profile.name}: no whole build measured; `python -m sbertlib estimate --profile {profile.name}` "
+            "times one training step here and prints what the training lessons cost on this machine")
