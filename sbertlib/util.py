@@ -90,3 +90,12 @@ def optional_import(module: str, extra: str):
     except ImportError as exc:
         raise ImportError(f"this needs {module}, part of sbertlib's {extra!r} extra: "
                           f"pip install 'sbertlib[{extra}]'") from exc
+
+
+_NOT_ON_WINDOWS = str.maketrans({c: "_" for c in '<>:"\\|?*'})
+
+
+def safe_name(text: str) -> str:
+    """``text`` as one folder name that every OS accepts: ``/`` becomes ``__`` (so older folders keep
+    their names), the characters Windows refuses (``<>:"\\|?*``) become ``_``, and no trailing dot or space."""
+    return text.replace("/", "__").translate(_NOT_ON_WINDOWS).rstrip(". ") or "_"

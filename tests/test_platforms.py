@@ -288,3 +288,13 @@ def test_every_tracked_file_name_is_valid_on_windows():
         pytest.skip("not a git checkout")
     paths = [p for p in out.split("\0") if p]
     assert paths and windows_problems(paths) == []
+
+
+def test_run_folders_are_valid_windows_names_and_old_ones_keep_theirs():
+    from sbertlib.util import safe_name
+    from sbertlib.workbook import profiles, runs
+    assert safe_name("google/bert_uncased_L-4_H-256_A-4") == "google__bert_uncased_L-4_H-256_A-4"  # as before
+    assert safe_name("random-init:bert-base-uncased") == "random-init_bert-base-uncased"
+    assert safe_name(r"C:\models\x.") == "C__models_x"
+    folder = runs.model_dir(profiles.as_dry_run(profiles.get_profile("laptop")), "nli").name
+    assert not set(folder) & set('<>:"\\|?*') and not folder.endswith((".", " "))

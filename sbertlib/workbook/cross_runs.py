@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..util import safe_name
 from . import runs
 
 PAIR_LENGTH_FACTOR = 2  # a cross-encoder reads two sentences at once: twice the profile's max_seq_length
@@ -20,7 +21,7 @@ PAIR_LENGTH_FACTOR = 2  # a cross-encoder reads two sentences at once: twice the
 
 def cross_encoder_dir(profile, seed: int = 42) -> Path:
     """Where the profile's cross-encoder lives (under ``runs.output_dir``)."""
-    return runs.output_dir(profile.name, f"cross-encoder-stsb-{profile.backbone.replace('/', '__')}-seed{seed}")
+    return runs.output_dir(profile.name, f"cross-encoder-stsb-{safe_name(profile.backbone)}-seed{seed}")
 
 
 def fit_settings(profile, seed: int = 42) -> dict:

@@ -18,6 +18,8 @@ import os
 import random
 from pathlib import Path
 
+from ..util import safe_name
+
 OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage")
 
@@ -43,7 +45,7 @@ def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
     """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
-    safe_backbone = profile.backbone.replace("/", "__")
+    safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
     return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}")
 
