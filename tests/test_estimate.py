@@ -91,3 +91,11 @@ def test_estimate_command_prints_the_formula_beside_the_figures(shared_data, cap
     assert result["step_seconds"] > 0 and result["encode_batch_seconds"] > 0 and result["batch_size"] == 16
     assert result["estimate_total_seconds"] == pytest.approx(sum(t["seconds"] for t in result["estimate"]))
     assert np.isclose(result["estimate"][0]["seconds"], 1250 * result["step_seconds"])
+
+
+def test_gpu_scale_is_this_devices_encode_speed_over_the_papers_v100():
+    from sbertlib.workbook import costs
+    factor, formula = costs.gpu_scale(2.0, batch=64)  # 32 sentences/s here
+    assert abs(factor - 32 / 2042) < 1e-12 and "32.0 sentences/s here / 2,042 on the paper's V100" in formula
+    terms = [costs.Term("x", "f", 10, "steps", 3.0)]
+    assert costs.gpu_terms(terms, 0.5)[0].seconds == 15.0

@@ -72,7 +72,18 @@ def report(result: dict, terms) -> str:
         f"{_spread(result['encode_batch_seconds_all'])}",
         f"estimate for the {result['profile']} lesson on this device "
         f"(python -m sbertlib train --profile {result['profile']} --objective two-stage):",
-        costs.format_terms(terms)])
+        costs.format_terms(terms)] + _gpu_report(result, terms))
+
+
+def _gpu_report(result: dict, terms) -> list[str]:
+    """Measured on a CPU: the same lesson on the paper's V100, scaled by encoding speed (a rough guide)."""
+    from ..workbook import costs
+    if result.get("device_type", "cpu") != "cpu":
+        return []
+    factor, formula = costs.gpu_scale(result["encode_batch_seconds"])
+    return [f"rough estimate on a V100 (every unit time x {factor:.4f} = {formula}; training speeds up "
+            "differently from encoding, so read it as a guide, not a measurement):",
+            costs.format_terms(costs.gpu_terms(terms, factor))]
 
 
 def _spread(seconds: list[float]) -> str:
@@ -102,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     terms = costs.lesson_terms(profile, result["step_seconds"], result["encode_batch_seconds"])
     result["estimate"] = [{**t.__dict__, "seconds": t.seconds} for t in terms]
     result["estimate_total_seconds"] = sum(t.seconds for t in terms)
+    if result.get("device_type", "cpu") == "cpu":
+        factor, formula = costs.gpu_scale(result["encode_batch_seconds"])
+        result["v100_rough"] = {"factor": factor, "formula": formula,
+                                "total_seconds": sum(t.seconds for t in costs.gpu_terms(terms, factor))}
     print(json.dumps(result) if args.json else report(result, terms))
     return 0
 

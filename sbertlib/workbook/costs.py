@@ -100,6 +100,9 @@ def format_terms(terms: list[Term]) -> str:
 MEASURED_BUILDS: dict[str, tuple[float, str]] = {
     "offline": (660.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25; 490 s on a 2-core Intel Xeon "
                        "with AMX, 2026-11-24"),
+    "laptop": (2262.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25, in a dry run: the real architecture "
+                       "with random weights and full-size data (the time does not depend on the weights); a GPU "
+                       "takes minutes"),
 }
 
 
@@ -114,3 +117,21 @@ def expected_time(profile: Profile) -> str:
                 "train for the longest, and each notebook's first cell gives its own cost")
     return (f"{profile.name}: no whole build measured; `python -m sbertlib estimate --profile {profile.name}` "
             "times one training step here and prints what the training lessons cost on this machine")
+
+
+def gpu_scale(encode_batch_seconds: float, batch: int = EVAL_BATCH) -> tuple[float, str]:
+    """How much faster the paper's V100 encoded than this device did: ``(factor, formula)``.
+
+    Table 7: SBERT-base with smart batching, 2,042 sentences/s on a V100. The factor turns a step time
+    measured here into a rough V100 step time — rough, because training (a backward pass, Adam) does
+    not speed up exactly as encoding does.
+    """
+    from .. import paper
+    v100 = paper.TABLE7["SBERT-base - smart batching"][1]
+    here = batch / encode_batch_seconds
+    return here / v100, f"{here:.1f} sentences/s here / {v100:,} on the paper's V100 (Table 7)"
+
+
+def gpu_terms(terms: list[Term], factor: float) -> list[Term]:
+    """``terms`` with every unit time multiplied by ``factor`` (see :func:`gpu_scale`)."""
+    return [Term(t.name, t.formula, t.count, t.unit, t.unit_seconds * factor) for t in terms]
