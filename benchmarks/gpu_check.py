@@ -36,8 +36,8 @@ from sbertlib.model.encoder import SentenceEncoder
 from sbertlib.workbook import costs, profiles
 
 MODELS = ("bert-base-uncased", "sentence-transformers/all-MiniLM-L6-v2")
-FULL = dict(n=10_000, pairs=1_000, batch_size=128, repeats=3, warmup=1)
-QUICK = dict(n=48, pairs=24, batch_size=16, repeats=1, warmup=0)
+FULL = dict(n=10_000, pairs=1_000, batch_size=128, repeats=3, warmup=1, step_repeats=20, step_warmup=3)
+QUICK = dict(n=48, pairs=24, batch_size=16, repeats=1, warmup=0, step_repeats=1, step_warmup=0)
 
 
 def versions(device: torch.device) -> dict:
@@ -96,7 +96,7 @@ def print_lab(lab: dict) -> None:
 def profile_step(name: str, device: torch.device, sizes: dict, amp: str | None) -> dict:
     """One training step and encode batch of profile NAME here, and its lesson's estimate from them."""
     profile = profiles.get_profile(name, dry_run=False)
-    result = estimate.measure(profile, str(device), "synthetic", sizes["repeats"], sizes["warmup"], amp)
+    result = estimate.measure(profile, str(device), "synthetic", sizes["step_repeats"], sizes["step_warmup"], amp)
     terms = costs.lesson_terms(profile, result["step_seconds"], result["encode_batch_seconds"])
     print("\n" + estimate.report(result, terms))
     return {**result, "estimate_total_seconds": sum(t.seconds for t in terms)}
