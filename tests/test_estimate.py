@@ -85,6 +85,7 @@ def test_estimate_command_prints_the_formula_beside_the_figures(shared_data, cap
     out = capsys.readouterr().out
     assert "random-init:google/bert_uncased_L-4_H-256_A-4" in out and "random (timings only)" in out
     assert "1 epoch x ceil(20,000 pairs / 16)" in out and "1,250" in out and "total" in out
+    assert "V100" not in out  # Table 7's V100 figure is bert-base's: no scale for the 4-layer BERT
     assert estimate.main(["--profile", "laptop", "--device", "cpu", "--sentences", "synthetic", "--repeats", "1",
                           "--warmup", "0", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -99,3 +100,10 @@ def test_gpu_scale_is_this_devices_encode_speed_over_the_papers_v100():
     assert abs(factor - 32 / 2042) < 1e-12 and "32.0 sentences/s here / 2,042 on the paper's V100" in formula
     terms = [costs.Term("x", "f", 10, "steps", 3.0)]
     assert costs.gpu_terms(terms, 0.5)[0].seconds == 15.0
+
+
+def test_the_v100_guide_is_for_bert_base_measured_on_a_cpu():
+    base = {"architecture": "random-init:bert-base-uncased", "device_type": "cpu"}
+    assert estimate._v100_comparable(base)
+    assert not estimate._v100_comparable({**base, "device_type": "cuda"})
+    assert not estimate._v100_comparable({**base, "architecture": "random-init:google/bert_uncased_L-4_H-256_A-4"})

@@ -78,12 +78,19 @@ def report(result: dict, terms) -> str:
 def _gpu_report(result: dict, terms) -> list[str]:
     """Measured on a CPU: the same lesson on the paper's V100, scaled by encoding speed (a rough guide)."""
     from ..workbook import costs
-    if result.get("device_type", "cpu") != "cpu":
+    if not _v100_comparable(result):
         return []
     factor, formula = costs.gpu_scale(result["encode_batch_seconds"])
     return [f"rough estimate on a V100 (every unit time x {factor:.4f} = {formula}; training speeds up "
             "differently from encoding, so read it as a guide, not a measurement):",
             costs.format_terms(costs.gpu_terms(terms, factor))]
+
+
+def _v100_comparable(result: dict) -> bool:
+    """Measured on a CPU with bert-base's architecture: the one Table 7's V100 figure is for."""
+    from ..model import architectures
+    return (result.get("device_type", "cpu") == "cpu"
+            and architectures.hub_name(result["architecture"]) == "bert-base-uncased")
 
 
 def _spread(seconds: list[float]) -> str:
@@ -113,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     terms = costs.lesson_terms(profile, result["step_seconds"], result["encode_batch_seconds"])
     result["estimate"] = [{**t.__dict__, "seconds": t.seconds} for t in terms]
     result["estimate_total_seconds"] = sum(t.seconds for t in terms)
-    if result.get("device_type", "cpu") == "cpu":
+    if _v100_comparable(result):
         factor, formula = costs.gpu_scale(result["encode_batch_seconds"])
         result["v100_rough"] = {"factor": factor, "formula": formula,
                                 "total_seconds": sum(t.seconds for t in costs.gpu_terms(terms, factor))}
