@@ -28,7 +28,8 @@ def test_gpu_check_quick_runs_from_the_checkout_without_data(tmp_path):
     for word in ('"torch"', '"transformers"', '"sentence_transformers"', '"cuda"', '"gpu"', "input order", "smart",
                  "one training step", "one encode batch", "total"):
         assert word in out, word
-    assert "tokenizer of" in proc.stderr  # the packaged vocabulary is absent: the word tokenizer stood in
+    if not (ROOT / "benchmarks" / "vocab.txt").is_file():  # that file, where present, is the real vocabulary
+        assert "tokenizer of" in proc.stderr  # the packaged vocabulary is absent: the word tokenizer stood in
     saved = json.loads(out_json.read_text())
     assert saved["quick"] is True and [r["precision"] for r in saved["speed_lab"][0]["rows"]] == ["fp32", "bf16"]
     row = saved["speed_lab"][0]["rows"][0]

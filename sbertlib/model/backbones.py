@@ -77,7 +77,7 @@ def bert_uncased_tokenizer():
         vocab = Path(os.environ[VOCAB_ENV]).expanduser()
         if not vocab.is_file():
             raise BackboneNotAvailable(f"${VOCAB_ENV}={vocab}: no such file (a bert-base-uncased vocab.txt)")
-        return BertTokenizerFast(vocab=str(vocab), do_lower_case=True)
+        return BertTokenizerFast(str(vocab), do_lower_case=True)  # positional: vocab_file (4.x), vocab (5.x)
     with quiet_transformers():
         return AutoTokenizer.from_pretrained(str(minilm_path()))
 
