@@ -92,6 +92,14 @@ def hub_cache_dir() -> str | None:
     return None
 
 
+def sync_hub_offline() -> None:
+    """huggingface_hub reads ``HF_HUB_OFFLINE`` once, when it is imported; sbertlib decides from the
+    environment as it is at each call (a notebook or a test may set or clear it later), so it tells
+    the library the same just before asking the Hub."""
+    from huggingface_hub import constants
+    constants.HF_HUB_OFFLINE = hub_offline_flag()
+
+
 def _host_port(endpoint: str) -> tuple[str, int]:
     url = urllib.parse.urlsplit(endpoint)
     return url.hostname or HUB_HOST, url.port or (80 if url.scheme == "http" else 443)

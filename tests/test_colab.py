@@ -92,3 +92,9 @@ def test_a_notebook_alone_in_an_empty_folder_installs_sbertlib_and_runs(wheel, s
                                text=True, env=env, cwd=tmp_path)
     assert str(venv) in installed.stdout, "sbertlib came from the wheel the set-up cell installed"
     assert any("mteb/stsbenchmark-sts" in r[1] for r in hub.requests), "the data came from the (stand-in) Hub"
+
+
+def test_the_site_gets_a_plain_link_not_the_remote_badge_image():
+    text = f"# 04 · Title\n\n{colab.badge('04_sts_evaluation.ipynb')}\n\nBody"
+    plain = colab.plain_link(text)
+    assert "colab-badge.svg" not in plain and f"[Open in Colab ↗]({colab.colab_url('04_sts_evaluation.ipynb')})" in plain

@@ -71,6 +71,7 @@ def fetch_model(name: str) -> str:
     if not config.hub_reachable():
         raise ConnectionError(f"cannot download {name!r}: the Hugging Face Hub ({config.hub_endpoint()}) is not "
                               "reachable from here (offline, or HF_HUB_OFFLINE is set)")
+    config.sync_hub_offline()
     return snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint())
 
 

@@ -216,6 +216,7 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
         raise _missing(ds, filename, "HF_HUB_OFFLINE is set", local_hint)
     if not config.hub_reachable():
         raise _missing(ds, filename, f"nothing answers at {config.hub_endpoint()} (offline?)", local_hint)
+    config.sync_hub_offline()
     try:
         path = hf_hub_download(ds.repo_id, filename, repo_type="dataset", revision=ds.revision,
                                cache_dir=cache, endpoint=config.hub_endpoint())

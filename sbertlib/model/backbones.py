@@ -198,6 +198,7 @@ def _load_hub(name: str) -> Backbone:
             f"run `python -m sbertlib fetch --backbone {name}` once on a machine with internet, or "
             f"pass a local folder holding the model.")
     from huggingface_hub import snapshot_download
+    config.sync_hub_offline()
     path = Path(snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint()))
     return _load_dir(path, name, stand_in=False)
 

@@ -35,6 +35,12 @@ def badge(notebook: str, repo: str = REPOSITORY, branch: str = BRANCH) -> str:
     return f"[![Open In Colab]({_BADGE_IMAGE})]({colab_url(notebook, repo, branch)})"
 
 
+def plain_link(text: str) -> str:
+    """``text`` with its badge as a plain "Open in Colab" link: the course site loads nothing from
+    outside localhost, and the badge's image lives on Colab's server."""
+    return re.sub(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)", r"[Open in Colab ↗](\1)", text)
+
+
 def install_spec(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
     """What pip installs outside a checkout: the package with every extra the notebooks use."""
     return f"sbertlib[workbook,search,offline] @ git+https://github.com/{repo}@{branch}"

@@ -26,7 +26,7 @@ from typing import Sequence
 
 import nbformat
 
-from . import notebooks
+from . import colab, notebooks
 from .build import SITE_DIR, static_copy
 
 FAVICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' "
@@ -133,6 +133,7 @@ def build_site(executed: Sequence[Path], results: Sequence[notebooks.RunResult],
     chapters = []
     for path in executed:
         nb = static_copy(nbformat.read(path, as_version=4))
+        nb.cells[0].source = colab.plain_link(nb.cells[0].source)  # a link each chapter heads, no remote image
         nbformat.write(nb, src / path.name)
         chapters.append((path.stem, _title(nb)))
     shutil.copytree(mathjax_dir(), src / "assets" / "mathjax",
