@@ -98,3 +98,30 @@ def test_the_site_gets_a_plain_link_not_the_remote_badge_image():
     text = f"# 04 · Title\n\n{colab.badge('04_sts_evaluation.ipynb')}\n\nBody"
     plain = colab.plain_link(text)
     assert "colab-badge.svg" not in plain and f"[Open in Colab ↗]({colab.colab_url('04_sts_evaluation.ipynb')})" in plain
+
+
+def test_example_file_is_the_local_copy_else_downloaded_from_the_repository(tmp_path, monkeypatch):
+    """Notebook 13 opened alone (Colab) fetches its example from the repository; a local server stands in."""
+    import functools
+    import http.server
+    import threading
+    repo = tmp_path / "repo"
+    (repo / "notebooks" / "examples").mkdir(parents=True)
+    shutil.copy(ROOT / "notebooks" / "examples" / "course_questions.tsv", repo / "notebooks" / "examples")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(repo))
+    handler.log_message = lambda *a: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv(colab.RAW_ENV, f"http://127.0.0.1:{server.server_address[1]}")
+        alone = tmp_path / "alone"
+        alone.mkdir()
+        got = colab.example_file("examples/course_questions.tsv", alone)
+        assert got == alone / "examples" / "course_questions.tsv"
+        assert got.read_bytes() == (ROOT / "notebooks" / "examples" / "course_questions.tsv").read_bytes()
+        assert colab.example_file("examples/course_questions.tsv", ROOT / "notebooks").parent.parent == ROOT / "notebooks"
+        with pytest.raises(FileNotFoundError, match=r"examples/nope.tsv is not beside this notebook(.|\n)*clone"):
+            colab.example_file("examples/nope.tsv", alone)
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -13,6 +13,7 @@ and the README's badge; ``tests/test_colab.py`` checks that they agree.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -21,6 +22,7 @@ import nbformat
 REPOSITORY = "sbert-workbook/sbert-workbook"  # GitHub owner/name the workbook is published at
 BRANCH = "main"
 INSTALL_ENV = "SBERTLIB_INSTALL"
+RAW_ENV = "SBERTLIB_RAW_BASE"  # where a notebook opened alone fetches the repository's files (tests: a local server)
 _BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 _BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
@@ -93,3 +95,24 @@ def apply(folder: Path, readme: Path | None = None, repo: str = REPOSITORY, bran
             Path(readme).write_text(new, encoding="utf-8")
             changed.append(Path(readme))
     return changed
+
+
+def raw_base(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """Where the repository's files can be read one by one: ``$SBERTLIB_RAW_BASE``, else GitHub's raw host."""
+    return (os.environ.get(RAW_ENV) or f"https://raw.githubusercontent.com/{repo}/{branch}").rstrip("/")
+
+
+def example_file(relpath: str, here: str | os.PathLike = ".") -> Path:
+    """A file of the workbook's ``notebooks/`` folder (e.g. ``examples/course_questions.tsv``): the copy
+    beside the notebook where there is one (a clone, student copies), else downloaded next to it from
+    the repository — a notebook opened alone, on Colab — once."""
+    local = Path(here) / relpath
+    if local.is_file():
+        return local
+    from ..data import files
+    url = f"{raw_base()}/notebooks/{relpath}"
+    try:
+        return files.download(url, local)
+    except (OSError, ValueError) as exc:
+        raise FileNotFoundError(f"{relpath} is not beside this notebook and could not be downloaded from {url} "
+                                f"({exc}); clone the repository, or upload the file next to the notebook") from None
