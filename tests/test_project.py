@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -87,3 +88,25 @@ def test_student_copies_come_with_the_example_data(tmp_path):
     assert student.main([str(ROOT / "notebooks"), str(tmp_path / "student")]) == 0
     assert (tmp_path / "student" / "13_your_own_data.ipynb").is_file()
     assert (tmp_path / "student" / "examples" / "course_questions.tsv").is_file()
+
+
+def test_student_never_writes_over_the_lecturers_notebooks(tmp_path, capsys):
+    """`student notebooks` (one argument) once wrote the copies over the originals, solutions lost."""
+    from sbertlib.cli import envcheck, student
+    src = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", src)
+    before = {p.name: p.read_bytes() for p in src.glob("*.ipynb")}
+    for argv in ([str(src)], [str(src), str(src)], [str(src), str(src / "student")]):
+        with pytest.raises(SystemExit) as exit_:
+            student.main(argv)
+        assert exit_.value.code == 2
+    assert "would overwrite or sit inside" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in src.glob("*.ipynb")} == before and not (src / "student").exists()
+    with pytest.raises(SystemExit) as exit_:
+        student.main(["--help"])
+    assert exit_.value.code == 0 and "usage: python -m sbertlib student" in capsys.readouterr().out
+    assert not (Path.cwd() / "--help").exists()
+    with pytest.raises(SystemExit) as exit_:
+        envcheck.main(["--help"])
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0 and "usage: python -m sbertlib envcheck" in out and "[OK] torch" not in out

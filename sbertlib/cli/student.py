@@ -5,6 +5,7 @@ data they read (``notebooks/examples/``).
 """
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 from pathlib import Path
@@ -15,8 +16,16 @@ from ..workbook.notebooks import notebook_paths, student_copy
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    src, dest = (Path(a) for a in (argv + ["notebooks", "student"])[:2])
+    ap = argparse.ArgumentParser(prog="python -m sbertlib student", description=__doc__.split("\n\n")[0])
+    ap.add_argument("source", type=Path, help="the lecturer's notebooks (with solutions), e.g. notebooks")
+    ap.add_argument("dest", type=Path, help="where the student copies go, e.g. student (not inside source)")
+    args = ap.parse_args(argv)
+    src, dest = args.source, args.dest
+    if not notebook_paths(src):
+        ap.error(f"{src} holds no numbered notebooks (NN_name.ipynb)")
+    if dest.resolve() == src.resolve() or src.resolve() in dest.resolve().parents:
+        ap.error(f"the copies would overwrite or sit inside the lecturer's notebooks ({src}): give another "
+                 f"destination, e.g. `python -m sbertlib student {src} student`")
     dest.mkdir(parents=True, exist_ok=True)
     for path in notebook_paths(src):
         nbformat.write(student_copy(nbformat.read(path, as_version=4)), dest / path.name)
