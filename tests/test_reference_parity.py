@@ -108,3 +108,21 @@ def test_saved_for_sentence_transformers_loads_there_with_the_same_embeddings(tm
     with pytest.raises(ValueError, match="format must be"):
         enc.save(tmp_path / "other", format="onnx")
     shutil.rmtree(folder)
+
+
+def test_a_folder_saved_by_the_installed_sentence_transformers_loads_with_the_same_embeddings(reference, tmp_path):
+    """Today's sentence-transformers writes ``{"pooling_mode": "mean", "include_prompt": true}``; it was
+    refused ("pooling ['include_prompt'] is not one of mean, max or cls alone")."""
+    import json
+    reference.save(str(tmp_path / "st"))
+    cfg = json.loads((tmp_path / "st" / "1_Pooling" / "config.json").read_text())
+    sentences = ["A man is playing a guitar.", "Two dogs run through the snow.", "Nothing here."]
+    loaded = SentenceEncoder.from_pretrained(tmp_path / "st")
+    assert loaded.pooling == "mean"
+    ours = np.asarray(loaded.encode(sentences, precision="fp32"))
+    theirs = reference.encode(sentences, convert_to_numpy=True)
+    assert np.abs(ours - theirs).max() < 1e-5, cfg
+    for bad in ({"pooling_mode": "lasttoken"}, {"pooling_mode_mean_sqrt_len_tokens": True}):
+        (tmp_path / "st" / "1_Pooling" / "config.json").write_text(json.dumps({"embedding_dimension": 384, **bad}))
+        with pytest.raises(backbones.BackboneNotAvailable, match="is not one of mean, max or cls alone"):
+            SentenceEncoder.from_pretrained(tmp_path / "st")

@@ -134,6 +134,20 @@ _ST_POOLING = {"pooling_mode_mean_tokens": "mean", "pooling_mode_max_tokens": "m
                "pooling_mode_cls_token": "cls"}
 
 
+def _st_pooling_mode(cfg: dict, where: Path) -> str:
+    """mean, max or cls from a Pooling ``config.json``: the current ``"pooling_mode": "mean"`` or the
+    older ``pooling_mode_*_tokens`` flags; any other pooling is refused by name."""
+    if "pooling_mode" in cfg:
+        modes = [cfg["pooling_mode"]] if isinstance(cfg["pooling_mode"], str) else list(cfg["pooling_mode"])
+    else:
+        modes = [key for key in cfg if key.startswith("pooling_mode_") and cfg[key] is True]
+    modes = [_ST_POOLING.get(m, _ST_POOLING.get(f"pooling_mode_{m}", m)) for m in modes]
+    if len(modes) != 1 or modes[0] not in ("mean", "max", "cls"):
+        raise BackboneNotAvailable(f"{where}: pooling {modes} is not one of mean, max or cls alone "
+                                   "(sbertlib implements those three)")
+    return modes[0]
+
+
 def sentence_transformers_settings(path: Path) -> tuple[str | None, bool]:
     """``(pooling, normalize)`` of a sentence-transformers model folder (``modules.json`` naming a
     ``Pooling`` and maybe a ``Normalize`` module); ``(None, False)`` for a plain transformer folder."""
@@ -146,12 +160,7 @@ def sentence_transformers_settings(path: Path) -> tuple[str | None, bool]:
     for m in modules:
         pool_cfg = path / m.get("path", "") / "config.json"
         if m.get("type", "").endswith(".Pooling") and pool_cfg.is_file():
-            cfg = json.loads(pool_cfg.read_text())
-            modes = [mode for key, mode in _ST_POOLING.items() if cfg.get(key)]
-            if len(modes) != 1:
-                raise BackboneNotAvailable(f"{pool_cfg}: pooling {sorted(k for k in cfg if cfg[k] is True)} "
-                                           f"is not one of mean, max or cls alone")
-            pooling = modes[0]
+            pooling = _st_pooling_mode(json.loads(pool_cfg.read_text()), pool_cfg)
     return pooling, normalize
 
 
