@@ -255,6 +255,7 @@ class CrossEncoderLoss(SBERTLoss):
     """
 
     label_kind = "score"
+    score_range = (0.0, 1.0)  # checked for every item before the first step (training.prepare_examples)
     OBJECTIVES = ("bce", "mse")
 
     def __init__(self, model: nn.Module, objective: str = "bce"):
@@ -277,12 +278,13 @@ class CrossEncoderLoss(SBERTLoss):
 
     def loss_from_logits(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """``(B,)`` logits and ``(B,)`` gold scores in 0–1 → the loss, a scalar."""
-        gold = labels.view(-1).to(logits.dtype)
+        gold = labels.view(-1).float()  # fp32 always: under bf16 autocast the gold scores are not rounded
         if bool(((gold < 0) | (gold > 1)).any()):
             raise ValueError("cross-encoder gold scores must lie in 0–1 (STSPair.label is score / 5)")
+        logits = logits.view(-1).float()
         if self.objective == "bce":
-            return F.binary_cross_entropy_with_logits(logits.view(-1), gold)
-        return F.mse_loss(torch.sigmoid(logits.view(-1)), gold)
+            return F.binary_cross_entropy_with_logits(logits, gold)
+        return F.mse_loss(torch.sigmoid(logits), gold)
 
     def loss_from_embeddings(self, embeddings, labels):
         raise NotImplementedError("a cross-encoder produces no sentence embeddings: call loss(batch)")

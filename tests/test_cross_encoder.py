@@ -146,3 +146,20 @@ def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
     np.testing.assert_allclose(again.predict(PAIRS), model.predict(PAIRS), atol=1e-6)
     assert history2.losses == history.losses
     assert len(runs.stsb_train_pairs(profile)) == profile.stsb_train_pairs == 64
+
+
+def test_a_label_outside_0_1_is_refused_before_the_first_step(ce):
+    """The up-front check accepted [-1, 1] (a cosine's range); the loss needs [0, 1]."""
+    loss = losses.CrossEncoderLoss(ce)
+    with pytest.raises(ValueError, match=r"item 1: gold score -0.5 is outside \[0, 1\], the range CrossEncoderLoss"):
+        prepare_examples([STSPair(*PAIRS[0], 2.5, 0.0, 5.0), (*PAIRS[1], -0.5)], loss)
+
+
+def test_gold_scores_stay_fp32_under_bf16_logits(ce):
+    """bf16 has 8 bits of mantissa: 0.123456 would become 0.123535 if the targets followed the logits."""
+    loss = losses.CrossEncoderLoss(ce, objective="mse")
+    logits = torch.zeros(2, dtype=torch.bfloat16)
+    gold = torch.tensor([0.123456, 0.987654])
+    want = torch.mean((0.5 - gold) ** 2)
+    got = loss.loss_from_logits(logits, gold)
+    assert got.dtype == torch.float32 and float(got) == pytest.approx(float(want), abs=1e-7)

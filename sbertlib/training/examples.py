@@ -68,9 +68,10 @@ def _check_label(label, kind: str | None, index: int, loss: SBERTLoss):
         value = float(label)
     except (TypeError, ValueError):
         raise ValueError(f"item {index}: {name} needs a numeric gold score, got {label!r}") from None
-    if not (math.isfinite(value) and -1.0 <= value <= 1.0):
-        raise ValueError(f"item {index}: gold score {value} is outside [-1, 1], the range of a cosine; "
-                         "scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
+    lo, hi = getattr(loss, "score_range", (-1.0, 1.0))  # a cosine's range, unless the loss says otherwise
+    if not (math.isfinite(value) and lo <= value <= hi):
+        raise ValueError(f"item {index}: gold score {value} is outside [{lo:g}, {hi:g}], the range "
+                         f"{type(loss).__name__} takes; scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
     return value
 
 
