@@ -94,8 +94,9 @@ def _senteval_files(course: Path) -> dict[str, dict[str, bytes]]:
     return out
 
 
-def serve_course(stub, course: Path) -> None:
-    """Put the course folder's data on ``stub`` under each catalogue entry's repository and revision."""
-    for name, files in course_files(course).items():
+def serve_course(stub, course: Path | dict[str, dict[str, bytes]]) -> None:
+    """Put the course folder's data (or files :func:`course_files` made of it) on ``stub`` under each
+    catalogue entry's repository and revision."""
+    for name, files in (course if isinstance(course, dict) else course_files(course)).items():
         ds = hub.dataset(name)
         stub.add(ds.repo_id, ds.revision, files)

@@ -54,11 +54,11 @@ def fetch_dataset(name: str, data_dir: str | None = None) -> str:
     loaders[name](data_dir)
     if not hub.SERVED:
         return f"{name}: from the local data folder ({config.data_dir(data_dir)})"
-    files = {(ds.repo_id, ds.revision, f): p for ds, f, p in hub.SERVED}
+    files = {f: p for _, f, p in hub.SERVED}
     size = sum(p.stat().st_size for p in files.values())
-    repo, rev = next(iter(files))[:2]
-    pin = rev[:12] if hub.is_pinned(hub.dataset(hub.SERVED[0][0].name)) else f"{rev} (a branch, not pinned)"
-    return f"{name}: {len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {repo} at {pin}"
+    ds = hub.SERVED[0][0]
+    pin = ds.revision[:12] if hub.is_pinned(ds) else f"{ds.revision} (a branch, not pinned)"
+    return f"{name}: {len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {ds.repo_id} at {pin}"
 
 
 def fetch_model(name: str) -> str:

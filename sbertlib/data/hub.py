@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import config
+from ..util import sha256_file
 from .records import ChecksumError, DataFormatError, DataNotFoundError
 
 SOURCE_ENV = "SBERTLIB_DATA_SOURCE"  # "auto" (local folder, then the Hub), "local" (never the Hub)
@@ -158,14 +159,6 @@ def _git_blob_sha1(path: Path) -> str:
     return h.hexdigest()
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 _VERIFIED: dict[tuple[str, int, int], bool] = {}
 SERVED: list[tuple[HubDataset, str, Path]] = []  # every (data set, file, cached path) hub_file handed out
 
@@ -181,7 +174,7 @@ def verify(path: Path, ds: HubDataset, filename: str) -> Path:
         return Path(path)
     expected = blob.name.lower()
     if len(expected) == 64 and all(c in "0123456789abcdef" for c in expected):
-        got = _sha256(blob)
+        got = sha256_file(blob)
     elif len(expected) == 40 and all(c in "0123456789abcdef" for c in expected):
         got = _git_blob_sha1(blob)
     else:  # a cache without symlinks (some Windows set-ups) keeps no hash to check against

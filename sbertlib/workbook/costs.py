@@ -101,8 +101,8 @@ MEASURED_BUILDS: dict[str, tuple[float, str]] = {
     "offline": (660.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25; 490 s on a 2-core Intel Xeon "
                        "with AMX, 2026-11-24"),
     "laptop": (2262.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25, in a dry run: the real architecture "
-                       "with random weights and full-size data (the time does not depend on the weights); a GPU "
-                       "takes minutes"),
+                       "with random weights and full-size data (the time does not depend on the weights); not "
+                       "measured on a GPU"),
 }
 
 
