@@ -103,3 +103,43 @@ def test_group_split_shares_no_sentence_and_is_seeded():
         data.group_split(chained, 0.3)
     with pytest.raises(ValueError, match="test_share"):
         data.group_split(pairs, 1.5)
+
+
+def faq_pairs(paraphrases: int, small_groups: int) -> list[tuple[str, str, float]]:
+    """One FAQ question paraphrased ``paraphrases`` times (one group of that many pairs), then
+    ``small_groups`` groups of two pairs (a sentence with two partners), interleaved."""
+    big = [("How do I reset my password?", f"password reset, wording {i}", 4.0) for i in range(paraphrases)]
+    small = [(f"question {g}", f"question {g}, {kind}", 1.0) for g in range(small_groups) for kind in "ab"]
+    return [pair for two in zip(big, small) for pair in two] + big[len(small):] + small[len(big):]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_group_split_keeps_a_group_larger_than_the_share_out_of_test(seed, recwarn):
+    """30 of 100 pairs paraphrase one question: adding whole groups until the share was reached put them
+    all in test whenever that group came up before test was full (seed 0: 30 % for 20 % asked; over
+    seeds 0-39, 6 splits held 30-46 %)."""
+    pairs = faq_pairs(30, 35)
+    train, test = data.group_split(pairs, 0.2, seed)
+    assert len(test) == 20 and len(train) == 80
+    assert all(p[0] != "How do I reset my password?" for p in test)
+    assert not {s for p in train for s in p[:2]} & {s for p in test for s in p[:2]}
+    assert not recwarn.list  # within the tolerance: no warning
+
+
+def test_group_split_balances_and_varies_with_the_seed():
+    pairs = faq_pairs(12, 44)   # 100 pairs: a group of 12 can go to test when the rest still fits
+    tests = [{p[:2] for p in data.group_split(pairs, 0.3, seed)[1]} for seed in range(8)]
+    assert all(len(t) == 30 for t in tests) and len({frozenset(t) for t in tests}) == 8
+    assert any(("How do I reset my password?", "password reset, wording 0") in t for t in tests)
+
+
+def test_group_split_warns_naming_the_group_it_cannot_balance():
+    pairs = faq_pairs(90, 5)    # one group holds 90 of 100 pairs: test gets at most the other 10
+    with pytest.warns(UserWarning, match=r"holds 10 of 100 pairs \(10%\), not the 20% asked: one group .* "
+                                         r"holds 90 pairs \(90%\) — joined through 'How do I reset my password\?', "
+                                         r"in 90 of them"):
+        train, test = data.group_split(pairs, 0.2)
+    assert len(test) == 10 and all(p[0].startswith("question") for p in test)
+    two = [("a", "b", 1.0), ("b", "c", 1.0), ("x", "y", 1.0), ("y", "z", 1.0)]   # two groups of two
+    with pytest.warns(UserWarning, match="holds 2 of 4 pairs"):
+        assert len(data.group_split(two, 0.2)[1]) == 2           # never an empty test part

@@ -21,6 +21,7 @@ import io
 import math
 import os
 import random
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -182,18 +183,43 @@ def load_sentences(path: str | os.PathLike, column: str = "sentence", delimiter:
     return [_text(row, column, path, lineno) for lineno, row in read_table(path, (column,), delimiter)]
 
 
-def group_split(pairs: Sequence, test_share: float = 0.2, seed: int = 0) -> tuple[list, list]:
+def group_split(pairs: Sequence, test_share: float = 0.2, seed: int = 0,
+                tolerance: float = 0.05) -> tuple[list, list]:
     """Split pairs into train and test so that no sentence is on both sides.
 
-    Pairs that share a sentence are joined into groups (connected components); whole groups, in a
-    seeded random order, go to test until it holds about ``test_share`` of the pairs. A random split
-    of *pairs* would let a test sentence be trained on in another pair — the score would then
-    measure memory, not generalisation. Works on :class:`STSPair` records and on tuples whose first
-    two items are the sentences.
+    Pairs that share a sentence — in either column, through any chain — are joined into groups
+    (connected components), and each group goes whole to one side. A random split of *pairs* would
+    let a test sentence be trained on in another pair — the score would then measure memory, not
+    generalisation. Works on :class:`STSPair` records and on tuples whose first two items are the sentences.
+
+    The test part is balanced to ``test_share`` of the pairs: the groups, in an order shuffled with
+    ``seed`` (another seed, another split), go to test while they fit under the share; then the one
+    group left out that brings test nearest the share, if it does. A group larger than the share (a
+    FAQ question paraphrased many times) therefore stays in train instead of swelling test past it.
+    When the groups cannot make a test part within ``tolerance`` of all pairs (and one pair) of the
+    share — a single group holds most of the pairs — the split is still made, with no shared sentence,
+    and a ``UserWarning`` names the largest group (by its most frequent sentence) and its size.
+    ``ValueError`` when the pairs form a single group.
     """
     if not 0 < test_share < 1:
         raise ValueError(f"test_share must lie between 0 and 1, got {test_share}")
     sides = [(p.sentence1, p.sentence2) if isinstance(p, STSPair) else (p[0], p[1]) for p in pairs]
+    groups = _connected_groups(sides)
+    if len(groups) < 2:
+        raise ValueError(f"cannot split {len(sides)} pairs into two parts without sharing a sentence: "
+                         f"they form {len(groups)} group(s) of connected pairs")
+    order = sorted(groups)
+    random.Random(seed).shuffle(order)
+    test_ids = _fill_to_share(order, test_share * len(sides), len(sides))
+    if abs(len(test_ids) - test_share * len(sides)) > max(tolerance * len(sides), 1):
+        _warn_off_share(sides, groups, len(test_ids), test_share)
+    train = [p for i, p in enumerate(pairs) if i not in test_ids]
+    test = [p for i, p in enumerate(pairs) if i in test_ids]
+    return train, test
+
+
+def _connected_groups(sides: list[tuple[str, str]]) -> list[list[int]]:
+    """The pair indices of each group of pairs joined by a shared sentence (union–find over sentences)."""
     parent: dict[str, str] = {}
 
     def root(s: str) -> str:
@@ -208,16 +234,37 @@ def group_split(pairs: Sequence, test_share: float = 0.2, seed: int = 0) -> tupl
     groups: dict[str, list[int]] = {}
     for i, (a, _) in enumerate(sides):
         groups.setdefault(root(a), []).append(i)
-    order = sorted(groups.values())
-    random.Random(seed).shuffle(order)
+    return list(groups.values())
+
+
+def _fill_to_share(order: list[list[int]], target: float, total: int) -> set[int]:
+    """The pair indices for test: groups in ``order`` while they fit under ``target`` pairs, then the
+    group left out that lands nearest it (on a tie, the larger part) if it is at least as near and
+    leaves train a pair; at least one group (the smallest) so that test is never empty."""
     test_ids: set[int] = set()
     for group in order:
-        if len(test_ids) >= test_share * len(sides):
-            break
-        test_ids.update(group)
-    train = [p for i, p in enumerate(pairs) if i not in test_ids]
-    test = [p for i, p in enumerate(pairs) if i in test_ids]
-    if not train or not test:
-        raise ValueError(f"cannot split {len(sides)} pairs into two parts without sharing a sentence: "
-                         f"they form {len(groups)} group(s) of connected pairs")
-    return train, test
+        if len(test_ids) + len(group) <= target:
+            test_ids.update(group)
+    left = [g for g in order if g[0] not in test_ids]
+    closest = min(left, key=lambda g: abs(len(test_ids) + len(g) - target))
+    if abs(len(test_ids) + len(closest) - target) <= target - len(test_ids) and len(test_ids) + len(closest) < total:
+        test_ids.update(closest)
+    elif not test_ids:
+        test_ids.update(min(left, key=len))
+    return test_ids
+
+
+def _warn_off_share(sides: list[tuple[str, str]], groups: list[list[int]], n_test: int, share: float) -> None:
+    """Warn that the test part is off ``share``, naming the largest group and its size."""
+    big = max(groups, key=len)
+    counts: dict[str, int] = {}
+    for i in big:
+        for s in set(sides[i]):
+            counts[s] = counts.get(s, 0) + 1
+    hub = max(counts, key=lambda s: (counts[s], s))
+    n = len(sides)
+    warnings.warn(f"group_split: the test part holds {n_test} of {n} pairs ({n_test / n:.0%}), not the "
+                  f"{share:.0%} asked: one group of pairs that share sentences holds {len(big)} pairs "
+                  f"({len(big) / n:.0%}) — joined through {hub!r}, in {counts[hub]} of them — and a group "
+                  "goes whole to one side. Split it by hand (drop some of its pairs, or keep it for training) "
+                  "or ask for another test_share.", UserWarning, stacklevel=3)
