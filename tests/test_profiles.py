@@ -181,11 +181,15 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
     smoke = get_profile("smoke")
     model = profiles.load_encoder(smoke)
-    loss, train, kw = runs.training_setup(smoke, "mnrl", model)
+    loss, train, _ = runs.training_setup(smoke, "mnrl", model)
     assert isinstance(loss, losses.MultipleNegativesRankingLoss) and len(train) == 64
-    assert all(len(t.__dict__) == 3 for t in train) and kw["lr"] == smoke.lr
-    loss, train, kw = runs.training_setup(smoke, "two-stage", model)
-    assert isinstance(loss, losses.CosineSimilarityLoss) and kw["batch_size"] == smoke.stsb_batch_size
+    assert all(len(t.__dict__) == 3 for t in train) and smoke.training_arguments("mnrl").lr == smoke.lr
+    loss, train, _ = runs.training_setup(smoke, "two-stage", model)
+    assert isinstance(loss, losses.CosineSimilarityLoss)
+    args = smoke.training_arguments("two-stage", seed=3, epochs=2)
+    assert (args.batch_size, args.lr, args.seed, args.epochs) == (smoke.stsb_batch_size, smoke.stsb_lr, 3, 2)
+    assert smoke.training_arguments("nli").save_head and not smoke.training_arguments("mnrl").save_head
+    assert runs.model_dir(smoke, "stsb", overrides={"lr": 0.01, "epochs": 2}).name.endswith("seed42-epochs2-lr0.01")
     with pytest.raises(ValueError, match="unknown objective 'nli\\+stsb'"):
         runs.model_dir(smoke, "nli+stsb")
     assert not runs.is_trained(smoke, "mnrl")

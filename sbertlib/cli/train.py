@@ -12,6 +12,9 @@ negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (t
 lesson, then STSb). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
 laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR`` or
 ``runs/``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
+The training arguments (``--epochs``, ``--batch-size``, ``--lr``, ...; one flag per field of
+``sbertlib.training.TrainingArguments``) change the profile's for every stage trained; such a run
+is saved in its own folder.
 """
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ import json
 import os
 import sys
 import time
+
+from ..training.arguments import add_arguments, from_namespace
 
 OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage"}
 
@@ -30,16 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=None, help="paper, laptop, offline, smoke (default: $SBERTLIB_PROFILE or auto)")
     ap.add_argument("--objective", choices=tuple(OBJECTIVES), default=None,
                     help="default: the profile's NLI lesson")
-    ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR or runs/)")
     ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR)")
     ap.add_argument("--reuse", action="store_true", help="load stages trained before instead of training again")
-    ap.add_argument("--mixed-precision", choices=("bf16", "fp16"), default=None,
-                    help="train under autocast: bf16 (GPU or CPU) or fp16 (GPU); saved in its own folder")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--dry-run", action="store_true",
                     help="random weights, stand-in NLI data (models under runs/dry-run): time only, scores meaningless")
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    given = from_namespace(args)
+    seed, mixed_precision = given.pop("seed", 42), given.pop("mixed_precision", None)
     if args.output_dir:
         os.environ["SBERTLIB_OUTPUT_DIR"] = args.output_dir
     from .. import data, evaluation
@@ -48,24 +53,30 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[profiles.DRY_RUN_ENV] = "1"
     profile = profiles.get_profile(args.profile)
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
+    try:  # the arguments of the last stage, checked before anything is loaded
+        training_args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **given)
+    except ValueError as err:
+        ap.error(str(err))
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
     before = evaluation.evaluate_sts(profiles.load_encoder(profile), test, measures=("cosine",)).main
     started = time.perf_counter()
     stages = [profile.nli_objective, "two-stage"] if objective == "two-stage" else [objective]
     seconds = {}
     for stage in stages:
-        model, history = runs.trained_model(profile, stage, seed=args.seed, retrain=not args.reuse,
+        model, history = runs.trained_model(profile, stage, seed=seed, retrain=not args.reuse,
                                             data_dir=args.data_dir, show_progress_bar=not args.json,
-                                            mixed_precision=args.mixed_precision)
+                                            mixed_precision=mixed_precision, overrides=given)
         seconds[stage] = round(history.seconds, 1)
     after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
     result = {"profile": profile.name, "dry_run": profile.dry_run, "backbone": profile.backbone,
               "objective": args.objective or objective,
-              "mixed_precision": args.mixed_precision, "encode_precision": model.resolved_precision(),
+              "training_arguments": training_args.to_dict(),
+              "mixed_precision": mixed_precision, "encode_precision": model.resolved_precision(),
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
-              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], args.seed, mixed_precision=args.mixed_precision) / "final")}
+              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], seed, mixed_precision=mixed_precision,
+                                             overrides=given) / "final")}
     from ..training import distributed
     if distributed.rank() > 0:  # under torchrun: rank 0 reports
         return 0

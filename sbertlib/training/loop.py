@@ -1,9 +1,10 @@
 """Fine-tuning a SentenceEncoder: ``fit(model, loss, train_data) -> History``.
 
-The defaults are the paper's recipe (Section 4): batch size 16, Adam with learning rate 2e-5
-(AdamW with weight decay 0.01 on all but biases and LayerNorm weights, as sentence-transformers),
-a linear learning-rate warm-up over the first 10% of the steps followed by a linear decay to 0,
-one epoch, gradient clipping at norm 1.
+How it trains is one :class:`~sbertlib.training.TrainingArguments`; its defaults are the paper's
+recipe (§3.1): batch size 16, Adam with learning rate 2e-5, a linear learning-rate warm-up over
+the first 10% of the steps, one epoch. As sentence-transformers: AdamW with weight decay 0.01 on
+all but biases and LayerNorm weights, a linear decay to 0 after the warm-up, gradient clipping at
+norm 1 (the paper states none of these three).
 
 What ``fit`` does, step by step::
 
@@ -36,9 +37,10 @@ from tqdm.auto import tqdm
 from ..losses import Batch, SBERTLoss
 from ..model import precision as precisions
 from . import distributed
+from .arguments import TrainingArguments
 from .examples import batch_stream, collate, prepare_examples
 from .history import History
-from .state import (checkpoint_path, fingerprint, load_checkpoint, rng_state, save_checkpoint,
+from .state import (CHECKPOINT_DIR, checkpoint_path, fingerprint, load_checkpoint, rng_state, save_checkpoint,
                     seed_everything)
 
 BEST_DIR, FINAL_DIR = "best", "final"
@@ -77,8 +79,6 @@ def save_model(loss: SBERTLoss, path: Path, save_head: bool, history: History) -
 # ----------------------------------------------------------------------------- one step
 def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype | None:
     """The autocast dtype: bf16 on a GPU or a CPU, fp16 on a GPU only; the weights stay float32."""
-    if mixed_precision not in (None, "bf16", "fp16"):
-        raise ValueError(f"mixed_precision must be None, 'bf16' or 'fp16', not {mixed_precision!r}")
     if mixed_precision is None or device.type == "cuda":
         return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[mixed_precision]
     if mixed_precision == "fp16":
@@ -133,35 +133,35 @@ def train_step(loss: SBERTLoss, batch: Batch, optimizer, scheduler, scaler, amp_
 
 
 # ----------------------------------------------------------------------------- fit
-def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_size: int = 16,
-        lr: float = 2e-5, weight_decay: float = 0.01, warmup_ratio: float = 0.1,
-        max_grad_norm: float | None = 1.0, seed: int = 42, max_steps: int | None = None,
-        shuffle: bool = True, length_grouping: bool = False,
-        evaluator: Callable[[object], float] | None = None, evaluation_steps: int = 0,
-        output_dir: str | os.PathLike | None = None, checkpoint_steps: int = 0, resume: bool = False,
-        save_head: bool = False, mixed_precision: str | None = None, profile: str | None = None,
-        show_progress_bar: bool = True, callback: Callable[[int, History], None] | None = None) -> History:
+def fit(model, loss: SBERTLoss, train_data: Sequence, args: TrainingArguments | None = None, *,
+        evaluator: Callable[[object], float] | None = None, output_dir: str | os.PathLike | None = None,
+        resume: bool = False, profile: str | None = None, show_progress_bar: bool = True,
+        callback: Callable[[int, History], None] | None = None, **overrides) -> History:
     """Train ``model`` (a SentenceEncoder) with ``loss`` on ``train_data``; returns a :class:`History`.
+
+    How it trains is ``args`` (a :class:`TrainingArguments`, the paper's recipe by default); keyword
+    ``overrides`` change its fields (``fit(model, loss, data, epochs=4, lr=1e-3)``). What it trains
+    on, where it writes and who watches are the other arguments:
 
     * ``train_data``: NLIPair / STSPair / Triplet records or ``(text_a, text_b, label)`` tuples
       (see :func:`as_example`). Every item is checked first: an unknown label raises ValueError
-      naming the item; an empty list raises ValueError.
-    * ``batch_size`` larger than the data raises ValueError (lower it). The last batch of an epoch
-      may be smaller. Steps per epoch = ``ceil(len(train_data) / batch_size)``.
-    * Schedule: ``epochs`` passes, or ``max_steps`` if that is smaller — the warm-up
-      (``warmup_ratio`` of the steps, rounded up) and the decay are planned for that length.
-    * ``seed`` seeds python/numpy/torch at the start (dropout) and fixes the data order
-      (a ``torch.Generator`` per epoch). ``shuffle=False`` keeps the data in order;
-      ``length_grouping=True`` batches items of similar length in characters (less padding, faster;
-      the batch order stays random).
+      naming the item; an empty list raises ValueError. A ``batch_size`` larger than the data
+      raises ValueError. Steps: :meth:`TrainingArguments.total_steps`; the warm-up and the decay
+      are planned for that length.
+    * ``seed`` seeds python/numpy/torch at the start (dropout) and fixes the data order (a
+      ``torch.Generator`` per epoch); ``length_grouping`` batches items of similar length in
+      characters (less padding, faster; the batch order stays random).
     * ``evaluator(model) -> float`` (higher is better, e.g. :func:`stsb_dev_evaluator`) runs every
       ``evaluation_steps`` steps and at the end; with ``output_dir`` the best model is saved to
-      ``output_dir/best``. With ``output_dir`` the final model is saved to ``output_dir/final``.
-      ``save_head=True`` also writes the loss's classifier (``classifier.pt``) into those folders.
+      ``output_dir/best`` and the final one to ``output_dir/final`` (``save_head`` adds the loss's
+      classifier, ``classifier.pt``).
     * ``checkpoint_steps``: every so many steps (and at the end) write ``output_dir/checkpoint/state.pt``
-      atomically: weights, loss head, optimizer, scheduler, all RNG states, data position, history.
-      ``resume=True`` continues from it (a warning and a fresh start if there is none); the data
-      and settings must be the same. The result is bit-identical to an uninterrupted run.
+      atomically: weights, loss head, optimizer, scheduler, all RNG states, data position, history,
+      and a fingerprint of the run (the data, every training argument, the number of processes,
+      the loss and the architecture). ``resume=True`` continues from it (a warning and a fresh start
+      if there is none) and ends bit-identical to an uninterrupted run; a checkpoint of another run
+      is refused naming each difference. Without ``resume``, an ``output_dir`` that already holds a
+      checkpoint or a final model is refused: pass ``resume=True`` or another folder.
     * ``mixed_precision``: ``"bf16"`` autocast on a CUDA GPU or a CPU (on a CPU without AMX or
       AVX512-BF16 it warns: emulated bf16 is slower), ``"fp16"`` (with a GradScaler) on CUDA only.
     * Several processes: under ``torchrun`` every rank trains on its shard of each global batch of
@@ -171,29 +171,25 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
       stays valid). A NaN/inf loss raises FloatingPointError naming the step.
     * ``callback(step, history)`` runs after every step (after evaluation and checkpointing).
     """
+    args = (args or TrainingArguments()).replace(**overrides)
     if getattr(loss, "model", None) is not model:
         raise ValueError("the loss was built for a different model: pass the same encoder to the loss and to fit()")
     examples = prepare_examples(train_data, loss)
-    _check_settings(len(examples), batch_size, epochs, max_steps, output_dir, checkpoint_steps, resume)
-    total = epochs * math.ceil(len(examples) / batch_size)
-    total = min(total, max_steps or total)
+    _check_setting(len(examples), args, output_dir, resume)
+    total = args.total_steps(len(examples))
     device = next(model.parameters()).device
-    amp_dtype = _amp_dtype(mixed_precision, device)
+    amp_dtype = _amp_dtype(args.mixed_precision, device)
     rank, world = distributed.setup(device)
     if world > 1:
-        _check_world(len(examples), batch_size, world)
-    optimizer = make_optimizer(loss, lr, weight_decay)
-    scheduler = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
+        _check_world(len(examples), args.batch_size, world)
+    optimizer = make_optimizer(loss, args.lr, args.weight_decay)
+    scheduler = linear_warmup(optimizer, math.ceil(args.warmup_ratio * total), total)
     scaler = torch.amp.GradScaler("cuda") if amp_dtype == torch.float16 else None
-    settings = dict(epochs=epochs, batch_size=batch_size, lr=lr, weight_decay=weight_decay,
-                    warmup_ratio=warmup_ratio, max_grad_norm=max_grad_norm, seed=seed, total_steps=total,
-                    shuffle=shuffle, length_grouping=length_grouping, mixed_precision=mixed_precision)
-    if world > 1:  # a checkpoint resumes only with as many processes
-        settings["world_size"] = world
+    settings = {**args.to_dict(), "total_steps": total, "world_size": world}
     history = History(profile=profile, backbone=str(getattr(model, "info", {}).get("backbone", "")),
                       loss=type(loss).__name__, total_steps=total, settings=settings)
     ckpt = checkpoint_path(output_dir) if output_dir is not None else None
-    run_print = fingerprint(examples, loss, **settings) if (checkpoint_steps or resume) else {}
+    run_print = fingerprint(examples, loss, **settings) if (args.checkpoint_steps or resume) else {}
     if resume and ckpt.is_file():
         step, history = load_checkpoint(ckpt, loss, optimizer, scheduler, scaler, run_print, rank)
         history.interrupted = False
@@ -201,12 +197,12 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
         if resume:
             warnings.warn(f"resume=True but there is no checkpoint at {ckpt}: starting from scratch", stacklevel=2)
         step = 0
-        seed_everything(seed + rank)  # other dropout masks on every rank; the data order depends on seed only
+        seed_everything(args.seed + rank)  # other dropout masks on every rank; the data order depends on seed only
     forward = loss if world == 1 else torch.nn.parallel.DistributedDataParallel(
         loss, device_ids=[device.index] if device.type == "cuda" else None, find_unused_parameters=True)
     main = rank == 0
-    lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
-    stream = batch_stream(len(examples), batch_size, seed, step, total, shuffle, lengths)
+    lengths = [sum(len(t) for t in ex.texts) for ex in examples] if args.length_grouping else None
+    stream = batch_stream(len(examples), args.batch_size, args.seed, step, total, args.shuffle, lengths)
     was_training, started = model.training, time.perf_counter() - history.seconds
     bar = tqdm(total=total, initial=step, desc="fit", unit="step", disable=not (show_progress_bar and main))
     try:
@@ -214,14 +210,14 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
             mine = distributed.shard(ids, rank, world)
             batch = collate([examples[i] for i in mine], model)
             lr_now = scheduler.get_last_lr()[0]
-            value = train_step(loss, batch, optimizer, scheduler, scaler, amp_dtype, max_grad_norm, step + 1,
+            value = train_step(loss, batch, optimizer, scheduler, scaler, amp_dtype, args.max_grad_norm, step + 1,
                                forward, len(mine) / len(ids), world)
             step += 1
             history.records.append({"step": step, "epoch": epoch, "loss": value, "lr": lr_now})
             history.seconds = time.perf_counter() - started
-            if main and evaluator is not None and (step == total or (evaluation_steps and step % evaluation_steps == 0)):
-                _evaluate(model, loss, evaluator, history, output_dir, save_head)
-            if ckpt is not None and checkpoint_steps and (step % checkpoint_steps == 0 or step == total):
+            if main and evaluator is not None and _due(step, total, args.evaluation_steps):
+                _evaluate(model, loss, evaluator, history, output_dir, args.save_head)
+            if ckpt is not None and args.checkpoint_steps and _due(step, total, args.checkpoint_steps):
                 rngs = distributed.gather_to_main(rng_state(), world)  # every rank's, into the one file
                 if main:
                     save_checkpoint(ckpt, step, loss, optimizer, scheduler, scaler, history, run_print, rngs)
@@ -231,7 +227,7 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
             if callback is not None:
                 callback(step, history)
         if output_dir is not None and main:
-            save_model(loss, Path(output_dir) / FINAL_DIR, save_head, history)
+            save_model(loss, Path(output_dir) / FINAL_DIR, args.save_head, history)
         distributed.barrier(world)
     except KeyboardInterrupt:
         history.interrupted = True
@@ -243,6 +239,11 @@ def fit(model, loss: SBERTLoss, train_data: Sequence, *, epochs: int = 1, batch_
     return history
 
 
+def _due(step: int, total: int, every: int) -> bool:
+    """True at the last step and, when ``every`` > 0, at every ``every``-th step."""
+    return step == total or bool(every and step % every == 0)
+
+
 def _check_world(n: int, batch_size: int, world: int) -> None:
     """Every global batch, the last one included, must give each of the ``world`` ranks an example."""
     last = n % batch_size or batch_size
@@ -252,16 +253,18 @@ def _check_world(n: int, batch_size: int, world: int) -> None:
                          f"or choose a batch size that divides {n})")
 
 
-def _check_settings(n: int, batch_size: int, epochs: int, max_steps, output_dir, checkpoint_steps, resume) -> None:
-    if batch_size < 1 or epochs < 1:
-        raise ValueError(f"batch_size and epochs must be >= 1, got batch_size={batch_size}, epochs={epochs}")
-    if batch_size > n:
-        raise ValueError(f"batch_size={batch_size} is larger than the {n} training examples; "
+def _check_setting(n: int, args: TrainingArguments, output_dir, resume: bool) -> None:
+    """What the arguments alone cannot know: the data's size and what ``output_dir`` already holds."""
+    if args.batch_size > n:
+        raise ValueError(f"batch_size={args.batch_size} is larger than the {n} training examples; "
                          f"use batch_size <= {n} or more data")
-    if max_steps is not None and max_steps < 1:
-        raise ValueError(f"max_steps must be >= 1 (or None), got {max_steps}")
-    if (checkpoint_steps or resume) and output_dir is None:
+    if (args.checkpoint_steps or resume) and output_dir is None:
         raise ValueError("checkpoint_steps and resume need output_dir (where the checkpoint lives)")
+    if output_dir is not None and not resume:
+        left = [d for d in (CHECKPOINT_DIR, FINAL_DIR, BEST_DIR) if (Path(output_dir) / d).exists()]
+        if left:
+            raise FileExistsError(f"{output_dir} already holds {', '.join(left)} from an earlier run: pass "
+                                  "resume=True to continue it, or choose another output_dir (or delete it)")
 
 
 def _evaluate(model, loss: SBERTLoss, evaluator, history: History, output_dir, save_head: bool) -> None:

@@ -95,9 +95,12 @@ def load_checkpoint(path: Path, loss: SBERTLoss, optimizer, scheduler, scaler,
     """
     state = torch.load(path, map_location="cpu", weights_only=True)
     saved = state["fingerprint"]
-    changed = {k: (saved.get(k), v) for k, v in fingerprint.items() if saved.get(k) != v}
+    missing = object()  # a key one side lacks differs (a run of 2 processes vs one that never said)
+    changed = {k: (saved.get(k, missing), fingerprint.get(k, missing)) for k in {**saved, **fingerprint}
+               if saved.get(k, missing) != fingerprint.get(k, missing)}
     if changed:
-        desc = "; ".join(f"{k}: checkpoint {old!r}, now {new!r}" for k, (old, new) in changed.items())
+        shown = lambda v: "(not recorded)" if v is missing else repr(v)  # noqa: E731
+        desc = "; ".join(f"{k}: checkpoint {shown(old)}, now {shown(new)}" for k, (old, new) in sorted(changed.items()))
         raise ValueError(f"cannot resume from {path}: it was written for other settings ({desc}). "
                          "Use the same data and settings, or resume=False to start over.")
     loss.model.load_state_dict(state["model"])

@@ -33,6 +33,7 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -47,6 +48,10 @@ ALLNLI_TRAIN_PAIRS = 942_069  # AllNLI.tsv.gz train: SNLI train 550,152 - 785 wi
 PAPER_BERT = backbones.PAPER_BACKBONE  # "bert-base-uncased"
 SMALL_BERT = "google/bert_uncased_L-4_H-256_A-4"
 NLI_SOURCES = ("allnli", "offline-nli")
+
+
+if TYPE_CHECKING:
+    from ..training import TrainingArguments
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,20 @@ class Profile:
                              # multiplies bf16 natively (AMX/AVX512-BF16 CPU, recent GPU), else fp32
     reason: str = ""  # why get_profile() chose this profile
     dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
+
+    def training_arguments(self, objective: str, seed: int = 42, **overrides) -> "TrainingArguments":
+        """How this profile trains ``objective`` ("nli", "mnrl", "stsb", "two-stage"; the last is its
+        STSb stage): the :class:`~sbertlib.training.TrainingArguments` ``fit`` reads, ``overrides``
+        applied."""
+        from ..training import TrainingArguments
+        common = dict(seed=seed, evaluation_steps=self.evaluation_steps, length_grouping=self.length_grouping)
+        if objective in ("nli", "mnrl"):
+            args = TrainingArguments(epochs=self.epochs, lr=self.lr, batch_size=self.batch_size,
+                                     save_head=objective == "nli", **common)
+        else:
+            args = TrainingArguments(epochs=self.stsb_epochs, lr=self.stsb_lr, batch_size=self.stsb_batch_size,
+                                     **common)
+        return args.replace(**overrides)
 
 
 PROFILES: dict[str, Profile] = {

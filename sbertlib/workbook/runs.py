@@ -41,40 +41,45 @@ def eval_limit(profile) -> int | None:
 
 
 def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
-              mixed_precision: str | None = None) -> Path:
-    """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``)."""
+              mixed_precision: str | None = None, overrides: dict | None = None) -> Path:
+    """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``), and
+    so has a run with changed training arguments (``...-epochs2-lr0.001``)."""
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
-    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}")
+    changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
+    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}")
 
 
 def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str = "mean",
                   retrain: bool = False, data_dir=None, show_progress_bar: bool = True,
-                  mixed_precision: str | None = None):
+                  mixed_precision: str | None = None, overrides: dict | None = None):
     """(encoder, history) for ``objective`` on ``profile``: loaded if trained before, else trained now.
 
     Reproducible: the same profile, objective and seed give the same weights whatever ran before
     (everything is seeded before the classifier head is built). The NLI classifier head is saved
     beside the encoder (``classifier.pt``), so a notebook can reload it. ``mixed_precision``
-    (``"bf16"``/``"fp16"``) trains under autocast (see :func:`sbertlib.training.fit`).
+    (``"bf16"``/``"fp16"``) trains under autocast (see :func:`sbertlib.training.fit`); ``overrides``
+    change the profile's training arguments (:meth:`Profile.training_arguments`) of every stage
+    trained, each such run in its own folder. ``retrain=True`` replaces an earlier run's folder.
     """
     from ..model.encoder import SentenceEncoder
     from ..training import History
-    folder = model_dir(profile, objective, seed, pooling, mixed_precision)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
     final, hist_file = folder / "final", folder / "history.json"
-    if not retrain and is_trained(profile, objective, seed, pooling, mixed_precision):
+    if not retrain and is_trained(profile, objective, seed, pooling, mixed_precision, overrides):
         from .profiles import with_precision
         return with_precision(SentenceEncoder.load(final), profile), History.load(hist_file)
     if objective == "two-stage":
         start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar,
-                                 mixed_precision)
+                                 mixed_precision, overrides)
     else:
         from .profiles import load_encoder
         start = load_encoder(profile)
         start.pooling = pooling
-    history = _train(profile, objective, start, folder, seed, data_dir, show_progress_bar, mixed_precision)
+    args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
+    history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar)
     from ..training import distributed
     if distributed.rank() == 0:  # under torchrun every rank trains; one writes
         history.save(hist_file)
@@ -89,9 +94,9 @@ def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
 
 
 def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
-               mixed_precision: str | None = None) -> bool:
+               mixed_precision: str | None = None, overrides: dict | None = None) -> bool:
     """True when ``trained_model(profile, objective)`` would load rather than train."""
-    folder = model_dir(profile, objective, seed, pooling, mixed_precision)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
     return (folder / "final").is_dir() and (folder / "history.json").is_file()
 
 
@@ -132,9 +137,9 @@ def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
 
 
 def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None):
-    """``(loss, train_data, fit keyword arguments)`` of ``objective`` on ``profile`` — what
-    :func:`trained_model` runs, for a notebook that runs it in the open. Seeds everything first,
-    so the classifier head starts from the same weights every time."""
+    """``(loss, train_data, evaluator)`` of ``objective`` on ``profile`` — what :func:`trained_model`
+    runs with ``profile.training_arguments(objective, seed)``, for a notebook that runs it in the
+    open. Seeds everything first, so the classifier head starts from the same weights every time."""
     from .. import data, losses
     from ..evaluation import stsb_dev_evaluator
     from ..training import seed_everything
@@ -143,24 +148,22 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
         raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     seed_everything(seed)
     evaluator = stsb_dev_evaluator(data_dir, max_pairs=profile.dev_pairs_during_training)
-    kwargs = dict(batch_size=profile.batch_size, seed=seed, evaluator=evaluator,
-                  evaluation_steps=profile.evaluation_steps, length_grouping=profile.length_grouping,
-                  profile=profile.name)
     if objective == "nli":
-        train = load_nli_train(profile, data_dir)
         loss = losses.SoftmaxLoss(model, num_labels=len(data.NLI_LABELS))
-        return loss, train, {**kwargs, "epochs": profile.epochs, "lr": profile.lr, "save_head": True}
+        return loss, load_nli_train(profile, data_dir), evaluator
     if objective == "mnrl":
-        train = load_nli_train(profile, data_dir, triplets=True)
-        loss = losses.MultipleNegativesRankingLoss(model)
-        return loss, train, {**kwargs, "epochs": profile.epochs, "lr": profile.lr}
-    return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), {**kwargs, "epochs": profile.stsb_epochs, "lr": profile.stsb_lr,
-                                                       "batch_size": profile.stsb_batch_size}
+        return losses.MultipleNegativesRankingLoss(model), load_nli_train(profile, data_dir, triplets=True), evaluator
+    return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), evaluator
 
 
-def _train(profile, objective: str, model, folder: Path, seed: int, data_dir, show_progress_bar: bool,
-           mixed_precision: str | None = None):
-    from ..training import fit
-    loss, train, kwargs = training_setup(profile, objective, model, seed, data_dir)
-    return fit(model, loss, train, output_dir=folder, show_progress_bar=show_progress_bar,
-               mixed_precision=mixed_precision, **kwargs)
+def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool):
+    """Train into ``folder``, replacing what an earlier (or interrupted) run left there."""
+    import shutil
+
+    from ..training import distributed, fit
+    if distributed.rank() == 0 and folder.exists():
+        shutil.rmtree(folder)
+    distributed.barrier(distributed.world_size())
+    loss, train, evaluator = training_setup(profile, objective, model, args.seed, data_dir)
+    return fit(model, loss, train, args, evaluator=evaluator, output_dir=folder, profile=profile.name,
+               show_progress_bar=show_progress_bar)
