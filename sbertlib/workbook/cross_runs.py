@@ -48,7 +48,8 @@ def trained_cross_encoder(profile, seed: int = 42, retrain: bool = False, data_d
         return CrossEncoder.load(final), History.load(hist_file)
     length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
     model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
-    history = fit(model, CrossEncoderLoss(model), runs.stsb_train_pairs(profile, seed, data_dir), output_dir=folder,
+    train = runs.stsb_train_pairs(profile, seed, data_dir)
+    history = fit(model, CrossEncoderLoss(model), train, output_dir=runs.fresh_folder(folder),
                   show_progress_bar=show_progress_bar, **fit_settings(profile, seed))
     if history.interrupted:
         raise KeyboardInterrupt("cross-encoder training interrupted; nothing was saved as final")

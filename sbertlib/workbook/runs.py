@@ -156,14 +156,22 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
     return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), evaluator
 
 
-def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool):
-    """Train into ``folder``, replacing what an earlier (or interrupted) run left there."""
+def fresh_folder(folder: Path) -> Path:
+    """Empty a run's own folder (under the output directory) before training into it again: ``fit``
+    refuses a folder that holds an earlier run. Under several processes rank 0 deletes."""
     import shutil
 
-    from ..training import distributed, fit
+    from ..training import distributed
     if distributed.rank() == 0 and folder.exists():
         shutil.rmtree(folder)
     distributed.barrier(distributed.world_size())
+    return folder
+
+
+def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool):
+    """Train into ``folder``, replacing what an earlier (or interrupted) run left there."""
+    from ..training import fit
+    fresh_folder(folder)
     loss, train, evaluator = training_setup(profile, objective, model, args.seed, data_dir)
     return fit(model, loss, train, args, evaluator=evaluator, output_dir=folder, profile=profile.name,
                show_progress_bar=show_progress_bar)
