@@ -6,8 +6,8 @@ the STS12–16 conventions, a whole suite of Table 1's data sets, the notebooks 
 
 For STS12–16 two conventions exist, and we report both, labelled:
 
-* ``all`` — one Spearman over every pair of the year pooled (the paper's Table 1, and MTEB's; the
-  paper does not say how it pooled, this is the sentence-transformers/MTEB convention);
+* ``all`` — one Spearman over every pair of the year pooled: the sentence-transformers/MTEB
+  convention, and our choice for our Table 1 rows (the paper does not say how it pooled STS12–16);
 * ``wmean`` — the mean of the per-subset Spearmans weighted by subset size (SentEval's).
 
 Sampling (:func:`sample_pairs`, :func:`sample_subsets`) takes a seeded, order-preserving subset for
@@ -155,7 +155,8 @@ def sample_subsets(subsets: Mapping[str, Sequence], max_pairs: int | None,
 def evaluate_sts_subsets(encoder, subsets: Mapping[str, Sequence[STSPair]], batch_size: int = 64) -> dict:
     """``{"all", "wmean", "subsets", "n", "pairs", "predictions"}`` for the subsets of one STS year.
 
-    ``all``: one Spearman ×100 of cosine over every pair pooled (the paper's Table 1);
+    ``all``: one Spearman ×100 of cosine over every pair pooled (our Table 1 convention, sentence-transformers'
+    and MTEB's; the paper does not say which it used);
     ``wmean``: the per-subset Spearmans weighted by subset size (SentEval's convention).
     """
     pooled = [p for ps in subsets.values() for p in ps]
@@ -181,7 +182,7 @@ def evaluate_sts_year(encoder: Encoder, year: int | str, data_dir=None, batch_si
 class SuiteResult:
     """One encoder on several STS datasets (Spearman ×100 of cosine)."""
 
-    scores: dict[str, float] = field(default_factory=dict)  # Table 1 convention ('all' for STS12–16)
+    scores: dict[str, float] = field(default_factory=dict)  # our Table 1 convention ('all' for STS12–16)
     wmean: dict[str, float] = field(default_factory=dict)  # STS12–16 only: weighted mean of subsets
     n: dict[str, int] = field(default_factory=dict)  # pairs evaluated
     pairs: dict[str, list[STSPair]] = field(default_factory=dict, repr=False)
