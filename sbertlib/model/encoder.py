@@ -5,9 +5,7 @@ step turns the token vectors into one fixed-size vector, and sentences are compa
 """
 from __future__ import annotations
 
-import contextlib
 import json
-import logging
 import os
 import warnings
 from pathlib import Path
@@ -19,45 +17,10 @@ from tqdm.auto import tqdm
 
 from .. import config
 from ..util import atomic_write_dir
-from . import backbones, precision as precisions, st_format
+from . import backbones, precision as precisions, st_format, tokenising
 from .pooling import POOLING_MODES, pool
 
 META_FILE = "sbertlib.json"
-
-
-def _check_texts(sentences: Sequence[str]) -> None:
-    for i, s in enumerate(sentences):
-        if not isinstance(s, str):
-            raise TypeError(f"encode() needs strings; item {i} is {type(s).__name__}: {s!r}")
-
-
-def _group(order: np.ndarray, lengths: list[int], batch_size: int, max_tokens: int | None):
-    """Cut ``order`` into batches: ``batch_size`` rows each, or by a token budget (sorted input)."""
-    if not max_tokens:
-        for start in range(0, len(order), batch_size):
-            yield order[start:start + batch_size]
-        return
-    batch: list[int] = []
-    for i in order:
-        width = max([lengths[j] for j in batch[:1]] + [lengths[i]])  # sorted: first is longest
-        if batch and (len(batch) + 1) * width > max_tokens:
-            yield np.asarray(batch)
-            batch = []
-        batch.append(int(i))
-    if batch:
-        yield np.asarray(batch)
-
-
-@contextlib.contextmanager
-def _quiet_logger(name: str):
-    """Raise one logger's level to ERROR for the duration, then put it back."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _interactive() -> bool:
@@ -153,11 +116,9 @@ class SentenceEncoder(torch.nn.Module):
 
     # ----------------------------------------------------------------- the network
     def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
-        """Tokenize and pad a batch to its longest member; tensors on the encoder's device."""
-        _check_texts(texts)
-        feats = self.tokenizer(list(texts), padding=True, truncation=True,
-                               max_length=self.max_seq_length, return_tensors="pt")
-        return {k: v.to(self.device) for k, v in feats.items()}
+        """Token ids of a batch, cut to ``max_seq_length`` and padded on the right to the batch's longest
+        (:mod:`sbertlib.model.tokenising`, as :meth:`encode`); tensors on the encoder's device."""
+        return tokenising.pad(self.tokenizer, self.token_ids(texts), self.device)
 
     def forward(self, features: dict[str, torch.Tensor], backbone: torch.nn.Module | None = None) -> torch.Tensor:
         """Sentence embeddings ``(batch, dim)`` for tokenized ``features`` (keeps gradients).
@@ -169,50 +130,17 @@ class SentenceEncoder(torch.nn.Module):
         return torch.nn.functional.normalize(emb, p=2, dim=1) if self.normalize else emb
 
     # ----------------------------------------------------------------- inference
-    def _token_ids(self, sentences: list[str]) -> list[list[int]]:
-        """Token ids of every sentence, truncated to ``max_seq_length`` (one warning if any was)."""
-        with _quiet_logger("transformers.tokenization_utils_base"):  # "sequence longer than ..." is ours to say
-            ids = self.tokenizer(sentences, add_special_tokens=True, truncation=False)["input_ids"]
-        too_long = [i for i, x in enumerate(ids) if len(x) > self.max_seq_length]
-        if too_long:
-            warnings.warn(f"{len(too_long)} of {len(sentences)} texts are longer than max_seq_length="
-                          f"{self.max_seq_length} tokens and were truncated (first: item {too_long[0]})",
-                          stacklevel=4)
-            cut = self.tokenizer([sentences[i] for i in too_long], truncation=True,
-                                 max_length=self.max_seq_length)["input_ids"]
-            for i, c in zip(too_long, cut):
-                ids[i] = c
-        return ids
-
-    def _pad(self, batch: list[list[int]]) -> dict[str, torch.Tensor]:
-        """Pad a batch of id lists to the batch's own longest member."""
-        width = max(len(x) for x in batch)
-        pad_id = self.tokenizer.pad_token_id or 0
-        input_ids = np.full((len(batch), width), pad_id, dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, ids in enumerate(batch):
-            input_ids[row, :len(ids)] = ids
-            mask[row, :len(ids)] = 1
-        feats = {"input_ids": torch.from_numpy(input_ids), "attention_mask": torch.from_numpy(mask)}
-        if "token_type_ids" in self.tokenizer.model_input_names:
-            feats["token_type_ids"] = torch.zeros_like(feats["input_ids"])
-        return {k: v.to(self.device, non_blocking=True) for k, v in feats.items()}
+    def token_ids(self, sentences: Sequence[str], warn: bool = False) -> list[dict[str, list[int]]]:
+        """Each sentence's token ids, cut to ``max_seq_length`` (``warn``: one warning if any was)."""
+        return tokenising.text_ids(self.tokenizer, sentences, self.max_seq_length, warn)
 
     def batches(self, sentences: list[str], batch_size: int, smart_batching: bool = True,
                 max_tokens: int | None = None):
-        """Yield ``(positions, features)``: with smart batching, batches of similar token length.
-
-        ``max_tokens`` (beyond the paper) sizes batches by tokens instead: a batch grows while
-        ``rows × longest row`` stays within the budget, so short sentences travel in big batches.
-        It works on length-sorted input, so it needs ``smart_batching=True`` (ValueError otherwise).
-        """
-        if max_tokens and not smart_batching:
-            raise ValueError(f"max_tokens={max_tokens} batches sentences sorted by length, which is smart "
-                             "batching: pass smart_batching=True, or max_tokens=None for fixed-size batches")
-        ids = self._token_ids(sentences)
-        order = np.argsort([-len(x) for x in ids], kind="stable") if smart_batching else np.arange(len(ids))
-        for pos in _group(order, [len(x) for x in ids], batch_size, max_tokens):
-            yield pos, self._pad([ids[i] for i in pos])
+        """Yield ``(positions, features)`` as :meth:`encode` runs them: with smart batching, batches of
+        similar token length; ``max_tokens``: sized by a token budget (see
+        :func:`sbertlib.model.tokenising.length_batches`)."""
+        rows = self.token_ids(sentences, warn=True)
+        yield from tokenising.padded_batches(self.tokenizer, rows, batch_size, self.device, smart_batching, max_tokens)
 
     def encode(self, sentences: str | Iterable[str], batch_size: int = 32, smart_batching: bool = True,
                show_progress_bar: bool | None = None, convert_to: str = "numpy",
@@ -237,7 +165,7 @@ class SentenceEncoder(torch.nn.Module):
             raise ValueError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        _check_texts(texts)
+        tokenising.check_texts(texts)
         precision = self.resolved_precision(precision)
         if precision == "bf16" and not precisions.bf16_is_fast(self.device):
             warnings.warn(f"bf16 is emulated on this {self.device.type} ({precisions.describe_hardware(self.device)}); "
