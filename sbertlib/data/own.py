@@ -1,8 +1,12 @@
 """Your own data: sentence pairs with a score or a class label, or plain sentences, from a CSV or TSV file.
 
 The file has a header line naming its columns, then one item per line. The delimiter follows the
-extension (``.tsv``/``.tab``: tab, ``.csv``: comma; ``delimiter=`` overrides); fields may be quoted
-as in any spreadsheet export, and a quoted field may span lines (its newlines are kept). Every problem
+extension (``.tsv``/``.tab``: tab, ``.csv``: comma — or ``;`` or a tab when the header splits into
+the columns on that instead, as Excel writes CSV in locales whose decimal mark is a comma;
+``delimiter=`` overrides); fields may be quoted as in any spreadsheet export, and a quoted field may
+span lines (its newlines are kept). The text is UTF-8, with or without a byte-order mark; lines may
+end in ``\\n`` or ``\\r\\n``. In a ``;``-delimited file a score may have a decimal comma (``3,5``);
+elsewhere a comma in a score is ambiguous and refused. Every problem
 raises :class:`DataFormatError` naming the file, the line where the record starts, and the column: a
 missing column (with the columns the header has), an empty file, a record with more or fewer fields
 than the header, a quote left open, an empty sentence or label, a score that is not a number or lies
@@ -21,6 +25,7 @@ import io
 import math
 import os
 import random
+import re
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -28,14 +33,16 @@ from typing import Sequence
 from .records import DataFormatError, DataNotFoundError, STSPair
 
 DELIMITERS = {".tsv": "\t", ".tab": "\t", ".csv": ","}
+CSV_DELIMITERS = (",", ";", "\t")  # what a .csv may use: Excel writes ';' where ',' is the decimal mark
 
 
 def _bad(path: Path, line: int, what: str) -> DataFormatError:
     return DataFormatError(f"{path}, line {line}: {what}")
 
 
-def _delimiter(path: Path, delimiter: str | None) -> str:
-    """``delimiter``, or the one the extension names."""
+def _delimiter(path: Path, delimiter: str | None, header_line: str, columns: Sequence[str]) -> str:
+    """``delimiter``, or the one the extension names; a ``.csv`` whose header splits into the
+    ``columns`` on ``;`` or a tab rather than ``,`` (Excel in many European locales) uses that one."""
     if delimiter is not None:
         if len(delimiter) != 1:
             raise ValueError(f"delimiter must be one character (',' or '\\t'), not {delimiter!r}")
@@ -43,7 +50,23 @@ def _delimiter(path: Path, delimiter: str | None) -> str:
     if path.suffix.lower() not in DELIMITERS:
         raise DataFormatError(f"{path}: cannot tell the delimiter from the extension {path.suffix!r}; "
                               "name the file .csv or .tsv, or pass delimiter=',' or delimiter='\\t'")
+    if path.suffix.lower() == ".csv":
+        return _header_delimiter(header_line, columns)
     return DELIMITERS[path.suffix.lower()]
+
+
+def _header_delimiter(header_line: str, columns: Sequence[str]) -> str:
+    """The one of ``,``, ``;`` and tab that splits ``header_line`` into fields holding every column;
+    the most fields if several do, or none does (an error then shows the header as split); ``,`` on a tie."""
+    def rank(sep: str) -> tuple[bool, int]:
+        fields = [f.strip() for f in next(csv.reader([header_line], delimiter=sep), [])]
+        return all(c in fields for c in columns), len(fields)
+    return max(CSV_DELIMITERS, key=rank)
+
+
+def _first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (the header, unless a quoted name spans lines)."""
+    return next((line for line in io.StringIO(text) if line.strip()), "")  # lazily: not every line
 
 
 def _records(path: Path, text: str, delimiter: str) -> list[tuple[int, int, list[str]]]:
@@ -84,14 +107,26 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], delimiter: str |
     """``(line number, {column: text})`` for every non-blank record after the header (the line number
     is the file line where the record starts); ``columns`` must all be in the header, once. Values are
     stripped of surrounding whitespace."""
-    path = Path(path)
+    return _read_table(Path(path), columns, delimiter)[1]
+
+
+def _read_text(path: Path) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped); bytes that are not UTF-8 name their line."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise DataFormatError(f"{path}, line {line}: not UTF-8 text (byte offset {err.start}: "
+                              f"{raw[err.start:err.end]!r}); save it as UTF-8") from None
+
+
+def _read_table(path: Path, columns: Sequence[str], delimiter: str | None) -> tuple[str, list[tuple[int, dict]]]:
+    """The delimiter used, and :func:`read_table`'s rows."""
     if not path.is_file():
         raise DataNotFoundError(f"{path}: no such file (working directory: {Path.cwd()})")
-    delimiter = _delimiter(path, delimiter)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise DataFormatError(f"{path}: not UTF-8 text (byte offset {err.start}); save it as UTF-8") from None
+    text = _read_text(path)
+    delimiter = _delimiter(path, delimiter, _first_line(text), columns)
     records = _records(path, text, delimiter)
     if not records:
         raise DataFormatError(f"{path} is empty: expected a header line naming the columns "
@@ -110,13 +145,31 @@ def read_table(path: str | os.PathLike, columns: Sequence[str], delimiter: str |
         raise _bad(path, head_line, "a header but no rows after it")
     for record in rows:
         _check_width(path, record, header, delimiter)
-    return [(start, {h: cell.strip() for h, cell in zip(header, row)}) for start, _, row in rows]
+    return delimiter, [(start, {h: cell.strip() for h, cell in zip(header, row)}) for start, _, row in rows]
 
 
 def _text(row: dict, column: str, path: Path, lineno: int) -> str:
     if not row[column]:
         raise _bad(path, lineno, f"column {column!r} is empty")
     return row[column]
+
+
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+def _score(text: str, column: str, delimiter: str, path: Path, lineno: int) -> float:
+    """``text`` as a finite float. In a ``;``-delimited file a decimal comma (``3,5``) reads as 3.5:
+    there, a comma cannot be a field separator; elsewhere it is ambiguous and refused."""
+    number = text.replace(",", ".") if delimiter == ";" and _DECIMAL_COMMA.fullmatch(text) else text
+    try:
+        value = float(number)
+    except ValueError:
+        hint = ("; a decimal comma is read only in a ';'-delimited file: write a decimal point (3.5)"
+                if "," in text and delimiter != ";" else "")
+        raise _bad(path, lineno, f"score {text!r} in column {column!r} is not a number{hint}") from None
+    if not math.isfinite(value):
+        raise _bad(path, lineno, f"score {text!r} in column {column!r} is not a finite number")
+    return value
 
 
 def load_scored_pairs(path: str | os.PathLike, sentence1: str = "sentence1", sentence2: str = "sentence2",
@@ -129,16 +182,8 @@ def load_scored_pairs(path: str | os.PathLike, sentence1: str = "sentence1", sen
     silently: the records carry it as ``min_score``/``max_score``).
     """
     path = Path(path)
-    rows = read_table(path, (sentence1, sentence2, score), delimiter)
-    values = []
-    for lineno, row in rows:
-        try:
-            value = float(row[score])
-        except ValueError:
-            raise _bad(path, lineno, f"score {row[score]!r} in column {score!r} is not a number") from None
-        if not math.isfinite(value):
-            raise _bad(path, lineno, f"score {row[score]!r} in column {score!r} is not a finite number")
-        values.append(value)
+    delimiter, rows = _read_table(path, (sentence1, sentence2, score), delimiter)
+    values = [_score(row[score], score, delimiter, path, lineno) for lineno, row in rows]
     lo, hi = score_range if score_range is not None else (min(values), max(values))
     if not lo < hi:
         raise DataFormatError(f"{path}: the score range ({lo}, {hi}) is empty" +

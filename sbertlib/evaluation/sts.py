@@ -68,16 +68,43 @@ def correlations(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
     return 100 * float(spearmanr(pred, gold)[0]), 100 * float(pearsonr(pred, gold)[0])
 
 
+def _dataset_name(pairs: Sequence[STSPair]) -> str:
+    """The data set ``pairs`` come from, for messages: their ``source`` names, or "the pairs"."""
+    sources = list(dict.fromkeys(p.source for p in pairs if getattr(p, "source", "")))
+    more = f" and {len(sources) - 3} more" if len(sources) > 3 else ""
+    return ", ".join(sources[:3]) + more if sources else "the pairs"
+
+
+def check_gold_varies(pairs: Sequence[STSPair], name: str | None = None) -> None:
+    """Raise ``ValueError`` naming the data set (``name``, else the pairs' sources) when every gold
+    score is the same: Spearman's and Pearson's correlations are undefined (NaN) then."""
+    scores = {p.score for p in pairs}
+    if len(scores) == 1:
+        raise ValueError(f"{name or _dataset_name(pairs)}: all {len(pairs)} gold scores are {scores.pop():g}: "
+                         "Spearman's correlation is undefined when the gold scores are constant; evaluate on "
+                         "pairs whose scores differ (if these are a sample, take more pairs)")
+
+
+def _warn_if_constant(pred: np.ndarray, measure: str, pairs: Sequence[STSPair]) -> None:
+    """Warn when a measure gives every pair the same similarity: its correlations are NaN."""
+    if len(pred) and np.ptp(pred) == 0:
+        warnings.warn(f"{_dataset_name(pairs)}: the {measure} similarity is {pred[0]:g} for every pair (does the "
+                      "model give every sentence the same vector?): its Spearman and Pearson are undefined, "
+                      "reported as NaN", stacklevel=3)
+
+
 def evaluate_sts(encoder: Encoder, pairs: Sequence[STSPair], measures: Sequence[str] = tuple(MEASURES),
                  batch_size: int = 64, show_progress_bar: bool | None = None) -> STSResult:
     """Correlate each similarity measure with the gold scores of ``pairs`` (the one STS evaluation)."""
     if len(pairs) < 2:
         raise ValueError(f"need at least 2 pairs to correlate, got {len(pairs)}")
+    check_gold_varies(pairs)
     a, b = embed_pairs(encoder, pairs, batch_size, show_progress_bar)
     gold = np.array([p.score for p in pairs], dtype=np.float64)
     result = STSResult(len(pairs), {}, {})
     for m in measures:
         pred = pairwise(a, b, m).double().numpy()
+        _warn_if_constant(pred, m, pairs)
         result.spearman[m], result.pearson[m] = correlations(pred, gold)
         result.predictions[m] = pred
     return result
@@ -160,6 +187,8 @@ def evaluate_sts_subsets(encoder, subsets: Mapping[str, Sequence[STSPair]], batc
     ``wmean``: the per-subset Spearmans weighted by subset size (SentEval's convention).
     """
     pooled = [p for ps in subsets.values() for p in ps]
+    for name, ps in subsets.items():
+        check_gold_varies(ps, f"subset {name!r}")
     result = evaluate_sts(encoder, pooled, ("cosine",), batch_size)
     pred, gold = result.predictions["cosine"], np.array([p.score for p in pooled])
     per, start = {}, 0

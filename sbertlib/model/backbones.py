@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,20 +149,99 @@ def _st_pooling_mode(cfg: dict, where: Path) -> str:
     return modes[0]
 
 
+_ST_MODULES = ("Transformer", "Pooling", "Normalize")  # what sbertlib implements, in this order
+
+
+def _st_label(module: dict) -> str:
+    """How a ``modules.json`` entry is named in messages: its folder (``2_Dense``) and type."""
+    return f"{module.get('path') or module.get('name', '?')} ({module.get('type', 'no type')})"
+
+
+def _check_st_modules(modules: list, modules_file: Path) -> None:
+    """Refuse, by name, a module sbertlib does not implement or an order it does not apply:
+    sbertlib reads Transformer (at the folder's root), then Pooling, then optionally Normalize."""
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    for m, kind in zip(modules, kinds):
+        if kind not in _ST_MODULES:
+            raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(m)}, which sbertlib does "
+                                       "not implement (it reads Transformer, Pooling and a last Normalize); "
+                                       "load this model with sentence-transformers instead")
+    if "Pooling" not in kinds:
+        raise BackboneNotAvailable(f"{modules_file}: modules.json lists no Pooling module, so the model gives "
+                                   "token vectors, not sentence vectors; sbertlib needs Transformer, Pooling")
+    if "Normalize" in kinds[:-1]:
+        at = kinds.index("Normalize")
+        raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(modules[at])} before "
+                                   f"{_st_label(modules[at + 1])}; sbertlib applies Normalize only as the last "
+                                   "module, to the sentence vector")
+    if kinds[:2] != ["Transformer", "Pooling"] or len(kinds) != len(set(kinds)) or modules[0].get("path"):
+        raise BackboneNotAvailable(f"{modules_file}: modules.json lists {[_st_label(m) for m in modules]}; "
+                                   "sbertlib reads only Transformer (at the folder's root), Pooling, then "
+                                   "optionally Normalize, in that order")
+
+
 def sentence_transformers_settings(path: Path) -> tuple[str | None, bool]:
     """``(pooling, normalize)`` of a sentence-transformers model folder (``modules.json`` naming a
-    ``Pooling`` and maybe a ``Normalize`` module); ``(None, False)`` for a plain transformer folder."""
+    ``Pooling`` and maybe a ``Normalize`` module); ``(None, False)`` for a plain transformer folder.
+    Any other module, or another order, is refused by name (:func:`_check_st_modules`)."""
     modules_file = path / "modules.json"
     if not modules_file.is_file():
         return None, False
     modules = json.loads(modules_file.read_text())
-    normalize = any(m.get("type", "").endswith(".Normalize") for m in modules)
-    pooling = None
-    for m in modules:
-        pool_cfg = path / m.get("path", "") / "config.json"
-        if m.get("type", "").endswith(".Pooling") and pool_cfg.is_file():
-            pooling = _st_pooling_mode(json.loads(pool_cfg.read_text()), pool_cfg)
-    return pooling, normalize
+    _check_st_modules(modules, modules_file)
+    pool_cfg = path / modules[1].get("path", "") / "config.json"
+    if not pool_cfg.is_file():
+        raise BackboneNotAvailable(f"{modules_file}: its Pooling module has no {pool_cfg}")
+    return _st_pooling_mode(json.loads(pool_cfg.read_text()), pool_cfg), len(modules) == 3
+
+
+class DamagedWeights(BackboneNotAvailable):
+    """A weights file is cut short or not readable (an interrupted download or copy)."""
+
+
+def _safetensors_problem(file: Path) -> str | None:
+    """Why ``file`` is not a complete safetensors file (its header announces more bytes than it
+    holds, or cannot be read), or ``None``."""
+    size = file.stat().st_size
+    if size < 8:
+        return f"{size} bytes: too short to hold even the header length"
+    with file.open("rb") as fh:
+        head = int.from_bytes(fh.read(8), "little")
+        if 8 + head > size:
+            return f"{size} bytes, its header alone announces {8 + head}"
+        try:
+            header = json.loads(fh.read(head))
+            end = max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
+        except (ValueError, KeyError, TypeError, IndexError):
+            return "its header is not readable"
+    return None if 8 + head + end <= size else f"{size} bytes of the {8 + head + end} its header announces"
+
+
+def _torch_zip_problem(file: Path) -> str | None:
+    """Why ``file`` is not a complete ``torch.save`` zip archive, or ``None`` (also for the legacy
+    non-zip format, which torch itself judges)."""
+    with file.open("rb") as fh:
+        magic = fh.read(4)
+    if len(magic) < 4:
+        return f"{len(magic)} bytes"
+    if magic != b"PK\x03\x04":
+        return None
+    try:
+        zipfile.ZipFile(file).close()
+    except zipfile.BadZipFile as err:
+        return f"not a complete zip archive: {err}"
+    return None
+
+
+def check_weights(path: Path) -> None:
+    """Raise :class:`DamagedWeights` naming the first weights file in ``path`` that is cut short: the
+    safetensors files if there are any (what transformers loads), else ``pytorch_model*.bin``."""
+    files = sorted(path.glob("*.safetensors")) or sorted(path.glob("pytorch_model*.bin"))
+    for file in files:
+        problem = _safetensors_problem(file) if file.suffix == ".safetensors" else _torch_zip_problem(file)
+        if problem:
+            raise DamagedWeights(f"{file} is damaged or incomplete ({problem}), as after an interrupted "
+                                 "download or copy: re-download the model, or re-save it")
 
 
 @contextlib.contextmanager
@@ -185,11 +265,12 @@ def _load_dir(path: Path, name: str, stand_in: bool) -> Backbone:
 
 
 def _load_dir_loud(path: Path, name: str, stand_in: bool) -> Backbone:
+    pooling, normalize = sentence_transformers_settings(path)  # refuses what we would apply wrongly
+    check_weights(path)
     is_bert = AutoConfig.from_pretrained(str(path)).model_type == "bert"
     # BERT's pooler (a dense layer over [CLS]) is unused by sentence embeddings: leave it out.
     model = AutoModel.from_pretrained(str(path), **({"add_pooling_layer": False} if is_bert else {}))
     tokenizer = AutoTokenizer.from_pretrained(str(path))
-    pooling, normalize = sentence_transformers_settings(path)
     return Backbone(model, tokenizer, name, _seq_length_from(path, model, tokenizer), stand_in, pooling, normalize)
 
 
@@ -198,6 +279,8 @@ def _load_hub(name: str) -> Backbone:
         from huggingface_hub import snapshot_download
         path = Path(snapshot_download(name, local_files_only=True, cache_dir=config.hub_cache_dir()))
         return _load_dir(path, name, stand_in=False)
+    except BackboneNotAvailable:
+        raise  # cached, but damaged or with modules we do not implement: the message names the file
     except Exception:
         pass  # not cached: try the network below
     if not config.hub_reachable():

@@ -19,6 +19,7 @@ from .. import config
 from ..util import atomic_write_dir
 from . import backbones, precision as precisions, st_format, tokenising
 from .pooling import POOLING_MODES, pool
+from .text import replace_lone_surrogates
 
 META_FILE = "sbertlib.json"
 
@@ -118,6 +119,7 @@ class SentenceEncoder(torch.nn.Module):
     def tokenize(self, texts: Sequence[str]) -> dict[str, torch.Tensor]:
         """Token ids of a batch, cut to ``max_seq_length`` and padded on the right to the batch's longest
         (:mod:`sbertlib.model.tokenising`, as :meth:`encode`); tensors on the encoder's device."""
+        texts = replace_lone_surrogates(texts)  # U+FFFD, with a warning (sbertlib.model.text)
         return tokenising.pad(self.tokenizer, self.token_ids(texts), self.device)
 
     def forward(self, features: dict[str, torch.Tensor], backbone: torch.nn.Module | None = None) -> torch.Tensor:
@@ -166,6 +168,7 @@ class SentenceEncoder(torch.nn.Module):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         tokenising.check_texts(texts)
+        texts = replace_lone_surrogates(texts)  # U+FFFD, with a warning (sbertlib.model.text)
         precision = self.resolved_precision(precision)
         if precision == "bf16" and not precisions.bf16_is_fast(self.device):
             warnings.warn(f"bf16 is emulated on this {self.device.type} ({precisions.describe_hardware(self.device)}); "
