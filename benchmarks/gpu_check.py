@@ -1,7 +1,7 @@
 """The GPU figures the project lacks, in one run from the checkout: no install, no course data, no network.
 
     bash benchmarks/gpu_check.sh                      # what to run on the GPU machine
-    PYTHONPATH=. python benchmarks/gpu_check.py [--device cuda:0] [--quick] [--json FILE]
+    PYTHONPATH=. python benchmarks/gpu_check.py [--device cuda:0] [--quick] [--save FILE]
     GPU_CHECK_QUICK=1 bash benchmarks/gpu_check.sh --device cpu   # tiny: checks the script itself
 
 Quick (``--quick``, ``GPU_CHECK_QUICK=1``) runs the same code on tiny sizes, fp32 and bf16, the MiniLM-sized
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--device", default=None, help="default: cuda > mps > cpu")
     ap.add_argument("--quick", action="store_true", default=os.environ.get("GPU_CHECK_QUICK", "") not in ("", "0"),
                     help="tiny sizes, fp32 and bf16 only (also GPU_CHECK_QUICK=1): a test of the script")
-    ap.add_argument("--json", default=None, help="also write every figure to this JSON file")
+    ap.add_argument("--save", metavar="FILE", default=None, help="also write every figure, as JSON, to FILE")
     args = ap.parse_args(argv)
     from sbertlib import config
     device = config.pick_device(args.device)
@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     steps = [profile_step("laptop" if args.quick else "paper", device, sizes, None)]
     if device.type == "cuda" and not args.quick:
         steps.append(profile_step("paper", device, sizes, "bf16"))  # what a GPU would train in; the profile: fp32
-    if args.json:
-        with open(args.json, "w") as f:
+    if args.save:
+        with open(args.save, "w") as f:
             json.dump({"versions": info, "quick": args.quick, "speed_lab": labs, "profile_steps": steps}, f, indent=1)
     return 0
 

@@ -4,7 +4,7 @@
 # gives, printing the device, the versions and every figure. Runs from the checkout (no install, no
 # course data, no network): needs python with torch, transformers (and, for its version, sentence-transformers).
 #
-#   bash benchmarks/gpu_check.sh [--device cuda:0] [--json gpu_check.json]
+#   bash benchmarks/gpu_check.sh [--device cuda:0] [--save gpu_check.json]
 #   GPU_CHECK_QUICK=1 bash benchmarks/gpu_check.sh --device cpu     # tiny sizes: a test of the script
 #   PYTHON=/path/to/python bash benchmarks/gpu_check.sh              # another interpreter
 # Without the MiniLM package there (88 MB: too big to carry), bring bert-base-uncased's vocab.txt (232 kB):

@@ -42,7 +42,7 @@ def encode(job: dict, out_prefix: str) -> None:
     model = at_precision(model, precision)
     sentences, bs = job["sentences"], job["batch_size"]
     label = "sentence-transformers encode" + ("" if precision == "fp32" else f", {precision}")
-    timing = measure(label, lambda: model.encode(sentences, batch_size=bs), len(sentences), job["repeats"], job["warmup"])
+    timing = measure(label, lambda: model.encode(sentences, batch_size=bs), len(sentences), job["repeats"], job["warmup_runs"])
     np.save(out_prefix + ".npy", np.asarray(model.encode(sentences, batch_size=bs, convert_to_tensor=True).float().cpu()))
     json.dump(timing.as_dict(), open(out_prefix + ".json", "w"))
 

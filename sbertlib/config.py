@@ -61,13 +61,31 @@ def pick_device(preferred: str | torch.device | None = None) -> torch.device:
     """The device to run on: ``preferred`` if given, else cuda > mps > cpu. A process started by
     ``torchrun`` on a GPU machine gets its own GPU, ``cuda:LOCAL_RANK``."""
     if preferred is not None:
-        return torch.device(preferred)
+        return check_device(preferred)
     if torch.cuda.is_available():
         return torch.device(f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}")
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         return torch.device("mps")
     return torch.device("cpu")
+
+
+def check_device(name: str | torch.device) -> torch.device:
+    """``name`` as a device this machine has; ValueError naming it and what there is otherwise."""
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError) as err:
+        raise ValueError(f"unknown device {name!r}: use cpu, cuda, cuda:N or mps ({err})") from None
+    there = "cpu" + (f", cuda:0 … cuda:{torch.cuda.device_count() - 1}" if torch.cuda.is_available() else "")
+    mps = getattr(torch.backends, "mps", None)
+    there += ", mps" if mps is not None and mps.is_available() else ""
+    if device.type == "cuda" and (not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count()):
+        raise ValueError(f"device {str(name)!r} is not on this machine (torch {torch.__version__}); it has {there}")
+    if device.type == "mps" and not (mps is not None and mps.is_available()):
+        raise ValueError(f"device {str(name)!r} is not on this machine (no Apple GPU); it has {there}")
+    if device.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(f"device {str(name)!r} is not supported by sbertlib; this machine has {there}")
+    return device
 
 
 def hub_offline_flag() -> bool:

@@ -27,7 +27,7 @@ def fake_reference(monkeypatch):
 def test_bench_encode_json(shared_data, tmp_path, capsys):
     out = tmp_path / "enc.json"
     assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "40", "--repeats", "1",
-                       "--no-reference", "--data-dir", str(shared_data), "--json", str(out)]) == 0
+                       "--no-reference", "--data-dir", str(shared_data), "--save", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["n_sentences"] == 40 and len(result["rows"]) == 3
     assert all(r["sent_per_s"] > 0 for r in result["rows"])
@@ -37,7 +37,7 @@ def test_bench_encode_json(shared_data, tmp_path, capsys):
 def test_bench_train_json(shared_data, tmp_path, capsys):
     out = tmp_path / "train.json"
     assert bench.main(["train", "--model", "tiny-random-bert", "--steps", "2", "--batch-size", "4",
-                       "--no-reference", "--data-dir", str(shared_data), "--json", str(out)]) == 0
+                       "--no-reference", "--data-dir", str(shared_data), "--save", str(out)]) == 0
     result = json.loads(out.read_text())
     assert result["pairs"] == 8 and [r["label"][-3:] for r in result["rows"]] == ["off", " on"]
     assert result["warmup_steps"] == 1 and all(r["pairs_per_s"] > 0 for r in result["rows"])
@@ -47,7 +47,7 @@ def test_bench_encode_precisions_prints_one_json_object(shared_data, capsys):
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # bf16 is emulated on CPUs without AMX/AVX512-BF16 (it warns)
-        assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "40", "--repeats", "1", "--warmup", "0",
+        assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "40", "--repeats", "1", "--warmup-runs", "0",
                            "--precision", "fp32,bf16,int8", "--no-reference", "--data-dir", str(shared_data),
                            "--json"]) == 0
     captured = capsys.readouterr()
@@ -69,7 +69,7 @@ def test_bench_train_precision_column(shared_data, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert bench.main(["train", "--model", "tiny-random-bert", "--steps", "2", "--batch-size", "4", "--precision",
-                           "fp32,bf16", "--no-reference", "--data-dir", str(shared_data), "--json", str(out)]) == 0
+                           "fp32,bf16", "--no-reference", "--data-dir", str(shared_data), "--save", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     assert [r["precision"] for r in rows] == ["fp32", "fp32", "bf16", "bf16"]
     assert rows[2]["label"].endswith("bf16 autocast")
@@ -78,7 +78,7 @@ def test_bench_train_precision_column(shared_data, tmp_path):
 def test_bench_precision_auto_runs_the_reference_at_the_concrete_precision(shared_data, fake_reference,
                                                                           monkeypatch, capsys):
     monkeypatch.setattr(precision, "bf16_is_fast", lambda device="cpu": True)  # auto -> bf16 (mean pooling)
-    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup", "0",
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup-runs", "0",
                        "--precision", "auto", "--device", "cpu", "--data-dir", str(shared_data), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["auto"]["runs_as"] == "bf16" and result["auto"]["sentence_transformers"] == 1.0
@@ -86,7 +86,7 @@ def test_bench_precision_auto_runs_the_reference_at_the_concrete_precision(share
 
 
 def test_bench_says_why_sentence_transformers_did_not_run(shared_data, capsys):
-    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup", "0",
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup-runs", "0",
                        "--precision", "fp32", "--data-dir", str(shared_data), "--json"]) == 0
     captured = capsys.readouterr()
     entry = json.loads(captured.out)["fp32"]
@@ -97,7 +97,7 @@ def test_bench_says_why_sentence_transformers_did_not_run(shared_data, capsys):
 def test_bench_train_reference_runs_on_the_chosen_device(shared_data, fake_reference, tmp_path):
     out = tmp_path / "train.json"
     assert bench.main(["train", "--model", "tiny-random-bert", "--steps", "2", "--batch-size", "4", "--device", "cpu:0",
-                       "--data-dir", str(shared_data), "--json", str(out)]) == 0
+                       "--data-dir", str(shared_data), "--save", str(out)]) == 0
     assert [(kind, job["device"], job["precision"]) for kind, job in fake_reference] == [("train", "cpu:0", "fp32")]
     assert json.loads(out.read_text())["rows"][-1]["label"] == "sentence-transformers SoftmaxLoss loop"
 

@@ -81,13 +81,13 @@ def test_stsb_constants_match_the_data(shared_data):
 
 def test_estimate_command_prints_the_formula_beside_the_figures(shared_data, capsys, monkeypatch):
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
-    assert estimate.main(["--profile", "laptop", "--device", "cpu", "--repeats", "1", "--warmup", "0"]) == 0
+    assert estimate.main(["--profile", "laptop", "--device", "cpu", "--repeats", "1", "--warmup-steps", "0"]) == 0
     out = capsys.readouterr().out
     assert "random-init:google/bert_uncased_L-4_H-256_A-4" in out and "random (timings only)" in out
     assert "1 epoch x ceil(20,000 pairs / 16)" in out and "1,250" in out and "total" in out
     assert "V100" not in out  # Table 7's V100 figure is bert-base's: no scale for the 4-layer BERT
     assert estimate.main(["--profile", "laptop", "--device", "cpu", "--sentences", "synthetic", "--repeats", "1",
-                          "--warmup", "0", "--json"]) == 0
+                          "--warmup-steps", "0", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["step_seconds"] > 0 and result["encode_batch_seconds"] > 0 and result["batch_size"] == 16
     assert result["estimate_total_seconds"] == pytest.approx(sum(t["seconds"] for t in result["estimate"]))

@@ -82,7 +82,7 @@ def test_label_names_backbone_profile_and_stand_in():
 
 
 def test_cli_json(shared_data, capsys):
-    code = cli.main(["--backbone", "tiny-random-bert", "--datasets", "stsb-dev,sts16",
+    code = cli.main(["--model", "tiny-random-bert", "--datasets", "stsb-dev,sts16",
                      "--data-dir", str(shared_data), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and set(out["scores"]) == {"stsb-dev", "sts16"} and out["stand_in"] is True
@@ -92,12 +92,12 @@ def test_cli_json(shared_data, capsys):
 
 
 def test_cli_table_and_errors(shared_data, capsys, monkeypatch):
-    assert cli.main(["--backbone", "glove", "--datasets", "stsb-test", "--data-dir", str(shared_data)]) == 0
+    assert cli.main(["--model", "glove", "--datasets", "stsb-test", "--data-dir", str(shared_data)]) == 0
     out = capsys.readouterr().out
     assert "paper: SBERT-NLI-base" in out and "ours: GloVe 6B 50d" in out
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from sbertlib import config
     config.hub_reachable.cache_clear()
-    assert cli.main(["--backbone", "nobody/missing-model", "--datasets", "stsb-test"]) == 2
+    assert cli.main(["--model", "nobody/missing-model", "--datasets", "stsb-test"]) == 2
     assert "not in the local Hugging Face cache" in capsys.readouterr().err
-    assert cli.main(["--backbone", "tiny-random-bert", "--datasets", "nope"]) == 2
+    assert cli.main(["--model", "tiny-random-bert", "--datasets", "nope"]) == 2

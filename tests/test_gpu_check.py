@@ -21,7 +21,7 @@ def test_gpu_check_quick_runs_from_the_checkout_without_data(tmp_path):
     env = {**os.environ, "GPU_CHECK_QUICK": "1", "PYTHON": sys.executable, "PYTHONPATH": str(tmp_path),
            "SBERTLIB_DATA_DIR": str(empty), "SBERTLIB_OUTPUT_DIR": str(tmp_path / "runs")}
     out_json = tmp_path / "gpu_check.json"
-    command = ["bash", str(ROOT / "benchmarks" / "gpu_check.sh"), "--device", "cpu", "--json", str(out_json)]
+    command = ["bash", str(ROOT / "benchmarks" / "gpu_check.sh"), "--device", "cpu", "--save", str(out_json)]
     proc = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout

@@ -131,4 +131,4 @@ def test_one_command_line_entry_point():
     wrong = run("evaluat")
     assert wrong.returncode == 2 and "unknown command 'evaluat'" in wrong.stderr
     helped = run("evaluate", "--help")
-    assert helped.returncode == 0 and "--backbone" in helped.stdout and "python -m sbertlib evaluate" in helped.stdout
+    assert helped.returncode == 0 and "--model" in helped.stdout and "python -m sbertlib evaluate" in helped.stdout

@@ -134,7 +134,7 @@ def test_fetch_offline_fails_fast_with_a_message(world, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "Hugging Face Hub (https://huggingface.co) is not reachable" in err
     assert "'pair-class/train-00000-of-00001.parquet' of dataset sentence-transformers/all-nli" in err
-    assert fetch.main(["--backbone", "someone/some-model"]) == 1
+    assert fetch.main(["--model", "someone/some-model"]) == 1
 
 
 def test_fetch_offline_profile_needs_no_model_and_finds_its_data_locally(shared_data, monkeypatch, capsys):

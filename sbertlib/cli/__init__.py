@@ -23,12 +23,28 @@ COMMANDS = ("evaluate", "train", "bench", "estimate", "fetch", "envcheck", "buil
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Dispatch ``argv[0]`` to ``sbertlib.cli.<command>.main(argv[1:])``."""
+    """Dispatch ``argv[0]`` to ``sbertlib.cli.<command>.main(argv[1:])``; ``--help`` and ``--version``
+    answer here; an unknown command is a usage error (exit 2)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        if argv and argv[0] not in ("-h", "--help"):
-            print(f"unknown command {argv[0]!r}", file=sys.stderr)
-        print(__doc__, file=sys.stderr if argv and argv[0] not in ("-h", "--help") else sys.stdout)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
-    module = importlib.import_module(f"{__name__}.{argv[0]}")
-    return int(module.main(argv[1:]) or 0)
+    if argv and argv[0] == "--version":
+        from .. import __version__
+        print(f"sbertlib {__version__}")
+        return 0
+    if argv and argv[0] in COMMANDS:
+        module = importlib.import_module(f"{__name__}.{argv[0]}")
+        return int(module.main(argv[1:]) or 0)
+    asked = bool(argv) and argv[0] in ("-h", "--help")
+    if argv and not asked:
+        print(f"python -m sbertlib: error: unknown command {argv[0]!r}; choose one of {', '.join(COMMANDS)}",
+              file=sys.stderr)
+    print(usage(), file=sys.stdout if asked else sys.stderr)
+    return 0 if asked else 2
+
+
+def usage() -> str:
+    """The top-level help, plain text: every command and what it does."""
+    rows = [line.split(None, 1) for line in __doc__.splitlines() if line.startswith("``")]
+    width = max(len(name.strip("`")) for name, _ in rows)
+    lines = [f"  {name.strip('`'):<{width}}  {what.replace('``', '')}" for name, what in rows]
+    return ("usage: python -m sbertlib COMMAND [options]   (python -m sbertlib COMMAND --help for its options)\n\n"
+            "commands:\n" + "\n".join(lines) + "\n\n  --version  print the version")

@@ -1,7 +1,7 @@
 """Benchmark command: sentences/s of ``encode`` with smart batching on and off.
 
     python -m sbertlib bench encode                      # packaged MiniLM, STSb test sentences
-    python -m sbertlib bench encode --corpus varied --json bench.json
+    python -m sbertlib bench encode --corpus varied --save bench.json
     python -m sbertlib bench speedlab                    # everything notebook 11 shows
     python -m sbertlib bench train                       # training pairs/s
     python -m sbertlib.bench encode --precision fp32,bf16 --json   # ours vs sentence-transformers per precision
@@ -28,6 +28,7 @@ from .. import config
 from ..evaluation import speed
 from ..model import precision as precisions
 from ..model.encoder import SentenceEncoder
+from .common import command, parser
 
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
 REFERENCE_MODELS = ("minilm", "all-MiniLM-L6-v2")  # the reference loads the packaged MiniLM only
@@ -79,7 +80,7 @@ def bench_encode(args) -> dict:
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     sentences = speed.corpus(args.corpus, args.n, args.data_dir)
     lengths = speed.token_lengths(encoder, sentences)
-    rows = speed.compare_modes(encoder, sentences, args.batch_size, args.repeats, args.warmup)
+    rows = speed.compare_modes(encoder, sentences, args.batch_size, args.repeats, args.warmup_runs)
     for r in rows:
         r["label"] = f"sbertlib encode, {r['label']}"
     ours = encoder.encode(sentences, args.batch_size)
@@ -87,7 +88,7 @@ def bench_encode(args) -> dict:
               "mean_tokens": float(np.mean(lengths)), "batch_size": args.batch_size,
               **speed.environment(encoder.device), "rows": rows}
     ref, why = reference(args, "encode", {"sentences": sentences, "batch_size": args.batch_size,
-                                          "repeats": args.repeats, "warmup": args.warmup,
+                                          "repeats": args.repeats, "warmup_runs": args.warmup_runs,
                                           "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
     if ref is None:
         result["reference_note"] = why
@@ -109,7 +110,7 @@ def bench_precisions(args) -> dict:
         precisions.check_precision(name, encoder.device)
     sentences = speed.corpus(args.corpus, args.n, args.data_dir)
     rows = speed.precision_comparison(encoder, sentences, data.load_stsb("test", args.data_dir), wanted,
-                                      args.batch_size, args.repeats, args.warmup)
+                                      args.batch_size, args.repeats, args.warmup_runs)
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
               "hardware": precisions.describe_hardware(encoder.device),
               **speed.environment(encoder.device), "precisions": {}}
@@ -121,7 +122,7 @@ def bench_precisions(args) -> dict:
         if runs_as != name:
             entry["runs_as"] = runs_as
         ref, why = reference(args, "encode", {"sentences": sentences, "precision": runs_as, "batch_size": args.batch_size,
-                                              "repeats": args.repeats, "warmup": args.warmup,
+                                              "repeats": args.repeats, "warmup_runs": args.warmup_runs,
                                               "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
         if ref is None:
             entry["reference_note"] = why
@@ -209,7 +210,7 @@ def bench_train(args) -> dict:
     each ``--precision`` (fp32, or bf16/fp16 autocast), all on ``--device``.
 
     All rows run the same SoftmaxLoss steps on the same NLI pairs with the same batch size; the
-    first ``--warmup`` steps of each are not timed.
+    first ``--warmup-steps`` steps of each are not timed.
     """
     import time
     from .. import losses, training
@@ -217,7 +218,7 @@ def bench_train(args) -> dict:
     device = config.pick_device(args.device)
     pairs = load_nli_train(get_profile("offline"), args.data_dir)
     pairs = pairs[: min(args.steps, len(pairs) // args.batch_size) * args.batch_size]
-    warmup = max(0, min(args.warmup, len(pairs) // args.batch_size - 1))
+    warmup = max(0, min(args.warmup_steps, len(pairs) // args.batch_size - 1))
     result = {"model": args.model, "pairs": len(pairs), "batch_size": args.batch_size, "warmup_steps": warmup,
               "max_seq_length": args.max_seq_length, **speed.environment(device), "rows": []}
     amps = _names(args.precision)
@@ -289,9 +290,9 @@ def print_speedlab(result: dict) -> None:
         print(f"  {name:32s} CPU {cpu:>6}  GPU {gpu if gpu is not None else '-':>6}")
 
 
+@command("bench")
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sbertlib bench", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("bench", __doc__)
     sub = ap.add_subparsers(dest="what", required=True)
     enc = sub.add_parser("encode", help="encode throughput, smart batching on/off, vs sentence-transformers")
     enc.add_argument("--model", default="minilm")
@@ -299,17 +300,18 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--n", type=int, default=None, help="use only the first N sentences")
     enc.add_argument("--batch-size", type=int, default=32)
     enc.add_argument("--repeats", type=int, default=3)
-    enc.add_argument("--warmup", type=int, default=1)
-    enc.add_argument("--device", default=None)
+    enc.add_argument("--warmup-runs", type=int, default=1, help="untimed passes over the corpus first")
+    enc.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
     enc.add_argument("--data-dir", default=None)
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--precision", default=None,
                      help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU; auto: "
                           "what encode(precision='auto') picks here): ours and sentence-transformers at each, and "
                           "the STSb Spearman difference from fp32")
-    enc.add_argument("--json", nargs="?", const="-", default=None,
-                     help="--json alone: print one JSON object (with --precision: {precision: {ours, "
-                          "sentence_transformers, spearman_diff, ...}}); --json FILE: write all figures to FILE")
+    enc.add_argument("--json", action="store_true",
+                     help="print one JSON object (with --precision: {precision: {ours, sentence_transformers, "
+                          "spearman_diff, ...}})")
+    enc.add_argument("--save", metavar="FILE", default=None, help="also write every figure, as JSON, to FILE")
     lab = sub.add_parser("speedlab", help="all speed-lab figures: batching modes, cross vs bi, GPU (CUDA, mps) sweeps")
     lab.add_argument("--model", default="minilm", help="e.g. minilm, or random-bert-base for bert-base cost")
     lab.add_argument("--n", type=int, default=2000, help="sentences per corpus for the mode comparison")
@@ -317,24 +319,26 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--batch-size", type=int, default=32)
     lab.add_argument("--gpu-batch-size", type=int, default=256)
     lab.add_argument("--repeats", type=int, default=3)
-    lab.add_argument("--device", default=None)
+    lab.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
     lab.add_argument("--data-dir", default=None)
-    lab.add_argument("--json", nargs="?", const="-", default=None, help="--json alone: print JSON; --json FILE: write it")
+    lab.add_argument("--json", action="store_true", help="print one JSON object")
+    lab.add_argument("--save", metavar="FILE", default=None, help="also write every figure, as JSON, to FILE")
     tr = sub.add_parser("train", help="training pairs/s, length grouping on/off, vs sentence-transformers")
     tr.add_argument("--model", default="minilm")
     tr.add_argument("--steps", type=int, default=30)
     tr.add_argument("--batch-size", type=int, default=16)
-    tr.add_argument("--warmup", type=int, default=3, help="steps run before the clock starts")
+    tr.add_argument("--warmup-steps", type=int, default=3, help="training steps run before the clock starts")
     tr.add_argument("--max-seq-length", type=int, default=128)
-    tr.add_argument("--device", default=None)
+    tr.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
     tr.add_argument("--data-dir", default=None)
     tr.add_argument("--no-reference", dest="reference", action="store_false")
     tr.add_argument("--precision", default="fp32",
                     help="comma-separated: fp32, bf16 (autocast; CPU or GPU), fp16 (autocast; GPU only)")
-    tr.add_argument("--json", nargs="?", const="-", default=None, help="--json alone: print JSON; --json FILE: write it")
+    tr.add_argument("--json", action="store_true", help="print one JSON object")
+    tr.add_argument("--save", metavar="FILE", default=None, help="also write every figure, as JSON, to FILE")
     args = ap.parse_args(argv)
     _check_settings(sub.choices[args.what], args)
-    to_stdout = args.json == "-"
+    to_stdout = args.json
     human = sys.stderr if to_stdout else sys.stdout  # JSON alone on stdout, the table beside it on stderr
     if args.what == "train":
         result = bench_train(args)
@@ -350,8 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         _quietly(print_encode, result, human)
     if to_stdout:
         print(json.dumps(result["precisions"] if args.what == "encode" and args.precision else result))
-    elif args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    if args.save:
+        Path(args.save).write_text(json.dumps(result, indent=2))
     return 0
 
 
@@ -364,12 +368,8 @@ def _check_settings(ap: argparse.ArgumentParser, args) -> None:
     """Exit with a usage error naming the setting when ``--device`` or ``--precision`` cannot run."""
     try:
         device = config.pick_device(args.device)
-    except RuntimeError as err:
+    except ValueError as err:
         ap.error(f"--device {args.device!r}: {err}")
-    if device.type == "cuda" and not torch.cuda.is_available():
-        ap.error(f"--device {args.device!r}: this machine has no CUDA GPU; use --device cpu")
-    if device.type == "mps" and not precisions.mps_available():
-        ap.error(f"--device {args.device!r}: this machine has no Apple GPU (mps); use --device cpu")
     spec = getattr(args, "precision", None)
     if spec is None:
         return

@@ -14,17 +14,18 @@ runtimes are real (``index.json``), every score is meaningless (see :mod:`sbertl
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
+from .common import command, parser
 
+
+@command("build")
 def main(argv: list[str] | None = None) -> int:
     from ..workbook.build import build, data_ready
     from ..workbook.profiles import get_profile
-    ap = argparse.ArgumentParser(prog="python -m sbertlib build", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="build")
+    ap = parser("build", __doc__)
+    ap.add_argument("--out", default="build", help="where the executed notebooks and the site go (default build)")
     ap.add_argument("--profile", default=None, help="smoke | offline | laptop | paper (default: auto)")
     ap.add_argument("--only", default=None, help="comma-separated notebook numbers, e.g. 00,03")
     ap.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")

@@ -5,16 +5,17 @@ repository — once, when you publish the workbook or a fork of it.
 """
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
 from ..workbook import colab, notebooks
+from .common import command, parser
 
 
+@command("colab")
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sbertlib colab", description=__doc__.split("\n\n")[0])
+    ap = parser("colab", __doc__)
     ap.add_argument("--repo", default=colab.REPOSITORY, help=f"GitHub OWNER/NAME (default {colab.REPOSITORY})")
     ap.add_argument("--branch", default=colab.BRANCH, help="branch Colab opens (default main)")
     ap.add_argument("--notebooks", default=str(notebooks.NOTEBOOK_DIR), help="the notebooks' folder")

@@ -4,12 +4,14 @@
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from .common import command, parser
 
+
+@command("envcheck")
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(prog="python -m sbertlib envcheck", description=__doc__.split("\n\n")[0]).parse_args(argv)
+    parser("envcheck", __doc__).parse_args(argv)
     from ..workbook.environment import environment_report
     return 1 if environment_report() else 0
 

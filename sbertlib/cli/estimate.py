@@ -13,10 +13,11 @@ What is summed is :mod:`sbertlib.workbook.costs`; the weights are random, so onl
 """
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
+
+from .common import command, parser
 
 
 def measure(profile, device, sentences: str, repeats: int, warmup: int, mixed_precision: str | None,
@@ -98,24 +99,24 @@ def _spread(seconds: list[float]) -> str:
     return f"(mean of {len(seconds)}: {min(seconds):.3f}-{max(seconds):.3f} s)"
 
 
+@command("estimate")
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sbertlib estimate", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("estimate", __doc__)
     ap.add_argument("--profile", default="paper", choices=("paper", "laptop"))
-    ap.add_argument("--device", default=None, help="default: cuda > mps > cpu")
+    ap.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
     ap.add_argument("--sentences", default="data", choices=("data", "synthetic"))
     ap.add_argument("--repeats", type=int, default=10, help="timed steps (each on its own batch) and encode batches")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps and batches first")
+    ap.add_argument("--warmup-steps", type=int, default=2, help="untimed training steps and encode batches first")
     ap.add_argument("--mixed-precision", choices=("bf16", "fp16"), default=None,
                     help="train under autocast (the profiles train in fp32)")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    if args.repeats < 1 or args.warmup < 0:
-        ap.error("--repeats must be >= 1 and --warmup >= 0")
+    if args.repeats < 1 or args.warmup_steps < 0:
+        ap.error("--repeats must be >= 1 and --warmup-steps >= 0")
     from ..workbook import costs, profiles
     profile = profiles.get_profile(args.profile, dry_run=False)
-    result = measure(profile, args.device, args.sentences, args.repeats, args.warmup, args.mixed_precision,
+    result = measure(profile, args.device, args.sentences, args.repeats, args.warmup_steps, args.mixed_precision,
                      args.data_dir)
     terms = costs.lesson_terms(profile, result["step_seconds"], result["encode_batch_seconds"])
     result["estimate"] = [{**t.__dict__, "seconds": t.seconds} for t in terms]

@@ -3,7 +3,7 @@
     python -m sbertlib fetch --profile smoke           # every data set the notebooks read
     python -m sbertlib fetch --profile laptop          # + google/bert_uncased_L-4_H-256_A-4 and AllNLI
     python -m sbertlib fetch --datasets stsb,sts12     # some data sets (names: data.hub.CATALOGUE)
-    python -m sbertlib fetch --backbone bert-base-uncased
+    python -m sbertlib fetch --model bert-base-uncased
 
 Each data set is read through its loader, so what a local data folder holds is taken from there and
 only the rest is downloaded (into the Hugging Face cache, each file pinned to a commit and checked).
@@ -11,11 +11,11 @@ It prints what came from where and how much. Offline it stops at once, naming wh
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Callable
 
 from .. import config
+from .common import command, parser
 
 # What the notebooks read, by catalogue name (AllNLI only for the profiles that train on it).
 _NOTEBOOK_DATA = ("stsb", "sts12", "sts13", "sts14", "sts15", "sts16", "sick", "snli", "mr", "cr", "subj",
@@ -75,18 +75,19 @@ def fetch_model(name: str) -> str:
     return snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint())
 
 
+@command("fetch")
 def main(argv: list[str] | None = None) -> int:
     from ..workbook import profiles
-    ap = argparse.ArgumentParser(prog="python -m sbertlib fetch", description=__doc__.split("\n\n")[0])
+    ap = parser("fetch", __doc__)
     ap.add_argument("--profile", choices=sorted(profiles.PROFILES), help="fetch this profile's models and data")
     ap.add_argument("--datasets", default="", help="comma-separated data sets to fetch (e.g. stsb,sts12)")
-    ap.add_argument("--backbone", action="append", default=[], help="a Hub model to fetch (repeatable)")
+    ap.add_argument("--model", action="append", default=[], help="a Hub model to fetch (repeatable)")
     ap.add_argument("--data-dir", default=None, help="a data folder to read (then the Hub is not asked)")
     args = ap.parse_args(argv)
-    if not args.profile and not args.backbone and not args.datasets:
-        ap.error("give --profile, --datasets and/or --backbone")
+    if not args.profile and not args.model and not args.datasets:
+        ap.error("give --profile, --datasets and/or --model")
     profile = profiles.get_profile(args.profile) if args.profile else None
-    models = list(dict.fromkeys((profiles.hub_models(profile) if profile else []) + args.backbone))
+    models = list(dict.fromkeys((profiles.hub_models(profile) if profile else []) + args.model))
     names = list(dict.fromkeys((profile_datasets(profile.nli_source) if profile else [])
                                + [n.strip() for n in args.datasets.split(",") if n.strip()]))
     unknown = [n for n in names if n not in _loaders()]

@@ -5,7 +5,6 @@ data they read (``notebooks/examples/``).
 """
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from pathlib import Path
@@ -13,10 +12,12 @@ from pathlib import Path
 import nbformat
 
 from ..workbook.notebooks import notebook_paths, student_copy
+from .common import command, parser
 
 
+@command("student")
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sbertlib student", description=__doc__.split("\n\n")[0])
+    ap = parser("student", __doc__)
     ap.add_argument("source", type=Path, help="the lecturer's notebooks (with solutions), e.g. notebooks")
     ap.add_argument("dest", type=Path, help="where the student copies go, e.g. student (not inside source)")
     args = ap.parse_args(argv)

@@ -18,20 +18,20 @@ is saved in its own folder.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 
 from ..training.arguments import add_arguments, from_namespace
+from .common import command, parser
 
 OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage"}
 
 
+@command("train")
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m sbertlib train", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser("train", __doc__)
     ap.add_argument("--profile", default=None, help="paper, laptop, offline, smoke (default: $SBERTLIB_PROFILE or auto)")
     ap.add_argument("--objective", choices=tuple(OBJECTIVES), default=None,
                     help="default: the profile's NLI lesson")

@@ -287,7 +287,7 @@ def _load_hub(name: str) -> Backbone:
         raise BackboneNotAvailable(
             f"backbone {name!r} is not in the local Hugging Face cache and the hub is not reachable "
             f"(offline). Backbones available here: {', '.join(available_offline())}. To use {name!r}, "
-            f"run `python -m sbertlib fetch --backbone {name}` once on a machine with internet, or "
+            f"run `python -m sbertlib fetch --model {name}` once on a machine with internet, or "
             f"pass a local folder holding the model.")
     from huggingface_hub import snapshot_download
     config.sync_hub_offline()
