@@ -10,6 +10,10 @@ as ``loss(batch)`` with a :class:`Batch` as built by :func:`sbertlib.training.co
 The maths lives in ``loss_from_embeddings(embeddings, labels)`` so it can be checked by hand on
 small tensors without any transformer. Each class also says what data it wants:
 ``n_texts`` (how many text columns) and ``label_kind`` (``"class"``, ``"score"`` or ``None``).
+
+:class:`TrainingLoss` is what ``fit`` needs of any loss; the siamese losses above are
+:class:`SBERTLoss` subclasses. The cross-encoder's :class:`CrossEncoderLoss` (end of this module) is a
+``TrainingLoss`` but not an ``SBERTLoss``: it reads each pair jointly and scores logits, not embeddings.
 """
 from __future__ import annotations
 
@@ -42,22 +46,25 @@ class Batch:
         return int(self.features[0]["attention_mask"].shape[0]) if self.features else 0
 
 
-class SBERTLoss(nn.Module):
-    """Common part: embed every text column with the shared (siamese) encoder, then score."""
+class TrainingLoss(nn.Module):
+    """What :func:`sbertlib.training.fit` needs of any loss, siamese or cross-encoder:
+
+    * ``self.model`` — the model it trains (``fit(model, loss, ...)`` checks it is the same one);
+    * ``loss(batch)`` — a scalar for a :class:`Batch` built by :func:`sbertlib.training.collate`;
+    * what data it takes: ``n_texts`` (how many texts an example holds), ``label_kind`` (``"class"``,
+      ``"score"`` or ``None``) and, for scores, ``score_range`` (checked for every item before the
+      first step; a cosine's ``[-1, 1]`` unless a loss says otherwise);
+    * :meth:`settings` (what a resumed run must share with its checkpoint) and its own weights
+      (:meth:`head_state` / :meth:`load_head_state`; a loss with a classifier also has ``save_head``).
+    """
 
     n_texts: tuple[int, ...] = (2,)
     label_kind: str | None = None
+    score_range: tuple[float, float] = (-1.0, 1.0)
 
     def __init__(self, model: nn.Module):
         super().__init__()
         self.model = model
-
-    def forward(self, batch: Batch) -> torch.Tensor:
-        embeddings = [self.model(features) for features in batch.features]
-        return self.loss_from_embeddings(embeddings, batch.labels)
-
-    def loss_from_embeddings(self, embeddings: list[torch.Tensor], labels: torch.Tensor | None) -> torch.Tensor:
-        raise NotImplementedError
 
     def settings(self) -> dict:
         """The loss's hyper-parameters (what a resumed run must share with the checkpoint)."""
@@ -68,11 +75,23 @@ class SBERTLoss(nn.Module):
         return any(not name.startswith("model.") for name, _ in self.named_parameters())
 
     def head_state(self) -> dict[str, torch.Tensor]:
-        """The loss's own weights (everything that is not the encoder)."""
+        """The loss's own weights (everything that is not the model)."""
         return {k: v for k, v in self.state_dict().items() if not k.startswith("model.")}
 
     def load_head_state(self, state: dict[str, torch.Tensor]) -> None:
         self.load_state_dict({**{f"model.{k}": v for k, v in self.model.state_dict().items()}, **state})
+
+
+class SBERTLoss(TrainingLoss):
+    """A siamese loss: embed every text column with the shared encoder, then score the embeddings
+    (``loss_from_embeddings``, which each loss defines)."""
+
+    def forward(self, batch: Batch) -> torch.Tensor:
+        embeddings = [self.model(features) for features in batch.features]
+        return self.loss_from_embeddings(embeddings, batch.labels)
+
+    def loss_from_embeddings(self, embeddings: list[torch.Tensor], labels: torch.Tensor | None) -> torch.Tensor:
+        raise NotImplementedError(f"{type(self).__name__} defines no loss_from_embeddings(embeddings, labels)")
 
 
 class SoftmaxLoss(SBERTLoss):
@@ -241,9 +260,10 @@ def _device_of(model: nn.Module) -> torch.device | None:
         return None
 
 
-class CrossEncoderLoss(SBERTLoss):
+class CrossEncoderLoss(TrainingLoss):
     """Regression objective of a *cross-encoder* (Table 2's BERT rows; not SBERT): both texts of a pair
-    are read together, one logit per pair, compared with the gold score scaled to 0–1.
+    are read together, one logit per pair, compared with the gold score scaled to 0–1. Not a siamese
+    :class:`SBERTLoss`: there are no sentence embeddings, only logits.
 
     The model is a :class:`sbertlib.model.cross_encoder.CrossEncoder`; :func:`sbertlib.training.collate`
     then tokenises each pair jointly (``[CLS] a [SEP] b [SEP]``), so ``batch.features`` holds *one*
@@ -254,6 +274,7 @@ class CrossEncoderLoss(SBERTLoss):
     * ``objective="mse"``: mean squared error of ``sigmoid(logit)`` against the gold score.
     """
 
+    n_texts = (2,)
     label_kind = "score"
     score_range = (0.0, 1.0)  # checked for every item before the first step (training.prepare_examples)
     OBJECTIVES = ("bce", "mse")
@@ -285,6 +306,3 @@ class CrossEncoderLoss(SBERTLoss):
         if self.objective == "bce":
             return F.binary_cross_entropy_with_logits(logits, gold)
         return F.mse_loss(torch.sigmoid(logits), gold)
-
-    def loss_from_embeddings(self, embeddings, labels):
-        raise NotImplementedError("a cross-encoder produces no sentence embeddings: call loss(batch)")

@@ -19,13 +19,16 @@ jointly when the model has :meth:`CrossEncoder.tokenize_pairs`::
     ce = CrossEncoder.from_pretrained("random-bert-2x128")
     fit(ce, CrossEncoderLoss(ce), data.load_stsb("train"), epochs=4, batch_size=32, lr=1e-3)
     ce.predict([("A man plays a guitar.", "A man plays music.")])   # array([0.8…])
+
+Its STS evaluator (Spearman of the predicted scores) is
+:class:`sbertlib.evaluation.cross_encoder.CrossEncoderSTSEvaluator`.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -33,27 +36,11 @@ from tqdm.auto import tqdm
 
 from .. import config
 from ..util import atomic_write_dir
-from . import backbones
+from . import backbones, tokenising
+from .tokenising import check_pairs
 
 META_FILE = "sbertlib_cross_encoder.json"
 SIGMOID = "torch.nn.modules.activation.Sigmoid"  # how sentence-transformers names its default activation
-
-
-def check_pairs(pairs) -> list[tuple[str, str]]:
-    """``pairs`` as a list of ``(text_a, text_b)`` string tuples; TypeError/ValueError naming the item."""
-    if isinstance(pairs, (str, bytes)):
-        raise TypeError("pairs must be a list of (text_a, text_b) pairs, not one string")
-    out = []
-    for i, pair in enumerate(pairs):
-        if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence):
-            raise TypeError(f"item {i} is {type(pair).__name__} {pair!r}: each item must be a (text_a, text_b) pair")
-        if len(pair) != 2:
-            raise ValueError(f"item {i} holds {len(pair)} texts: a cross-encoder scores exactly two")
-        for t in pair:
-            if not isinstance(t, str):
-                raise TypeError(f"item {i}: texts must be strings, got {type(t).__name__}: {t!r}")
-        out.append((pair[0], pair[1]))
-    return out
 
 
 def _sequence_classifier(backbone: torch.nn.Module, seed: int) -> torch.nn.Module:
@@ -116,6 +103,20 @@ class CrossEncoder(torch.nn.Module):
         return cls(model, bb.tokenizer, max_seq_length=max_seq_length or bb.max_seq_length, name=bb.name,
                    stand_in=bb.stand_in, device=device, info={"head_seed": seed})
 
+    @classmethod
+    def from_encoder(cls, encoder, max_seq_length: int | None = None, seed: int = 0) -> "CrossEncoder":
+        """A cross-encoder over a :class:`~sbertlib.model.encoder.SentenceEncoder`'s network: a copy of its
+        backbone's weights and its tokenizer, a new pooler and head drawn with ``seed``, on its device.
+        Untrained as a cross-encoder, but the same network at the same cost per pass: what the speed lab
+        times. ``max_seq_length``: a pair's, by default twice the encoder's (capped at the backbone's positions)."""
+        positions = int(getattr(encoder.backbone.config, "max_position_embeddings", 512))
+        with backbones.quiet_transformers():
+            model = _sequence_classifier(encoder.backbone, seed)
+        length = max_seq_length or min(2 * encoder.max_seq_length, positions)
+        return cls(model, copy.deepcopy(encoder.tokenizer), max_seq_length=length, name=encoder.name,
+                   stand_in=bool(encoder.info.get("stand_in")), device=encoder.device,
+                   info={"head_seed": seed, "from_encoder": True})
+
     @property
     def device(self) -> torch.device:
         return next(self.parameters()).device
@@ -130,13 +131,15 @@ class CrossEncoder(torch.nn.Module):
 
     # ----------------------------------------------------------------- the network
     def tokenize_pairs(self, pairs) -> dict[str, torch.Tensor]:
-        """``[CLS] a [SEP] b [SEP]`` per pair (segment ids 0 then 1), padded to the batch's longest and
-        cut to ``max_seq_length`` tokens (the longer text loses tokens first); on the model's device.
+        """``[CLS] a [SEP] b [SEP]`` per pair (segment ids 0 then 1), cut to ``max_seq_length`` tokens (the
+        longer text loses tokens first) and padded on the right to the batch's longest
+        (:mod:`sbertlib.model.tokenising`, as :meth:`predict`); on the model's device.
         :func:`sbertlib.training.collate` calls this for a model that has it."""
-        pairs = check_pairs(pairs)
-        feats = self.tokenizer([a for a, _ in pairs], [b for _, b in pairs], padding=True,
-                               truncation="longest_first", max_length=self.max_seq_length, return_tensors="pt")
-        return {k: v.to(self.device) for k, v in feats.items()}
+        return tokenising.pad(self.tokenizer, self.pair_ids(pairs), self.device)
+
+    def pair_ids(self, pairs) -> list[dict[str, list[int]]]:
+        """Each pair's token ids and segment ids, read jointly and cut to ``max_seq_length``."""
+        return tokenising.pair_ids(self.tokenizer, pairs, self.max_seq_length)
 
     def forward(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
         """One logit per pair, shape ``(batch,)`` (keeps gradients)."""
@@ -157,16 +160,17 @@ class CrossEncoder(torch.nn.Module):
         if convert_to not in ("numpy", "torch"):
             raise ValueError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
         out = torch.empty(len(items), dtype=torch.float32)
-        order = np.argsort([-(len(a) + len(b)) for a, b in items], kind="stable")
+        rows = self.pair_ids(items)
         was_training = self.training
         self.eval()
         try:
             with torch.inference_mode():
-                for start in tqdm(range(0, len(items), batch_size), desc="predict", unit="batch",
-                                  disable=not show_progress_bar):
-                    pos = order[start:start + batch_size]
-                    logits = self(self.tokenize_pairs([items[i] for i in pos])).float()
+                bar = tqdm(total=len(items), desc="predict", unit="pair", disable=not show_progress_bar)
+                for pos, feats in tokenising.padded_batches(self.tokenizer, rows, batch_size, self.device):
+                    logits = self(feats).float()
                     out[torch.as_tensor(pos)] = (torch.sigmoid(logits) if activation else logits).cpu()
+                    bar.update(len(pos))
+                bar.close()
         finally:
             self.train(was_training)
         if single:
@@ -206,29 +210,3 @@ class CrossEncoder(torch.nn.Module):
         return cls(model, tokenizer, max_seq_length=length, name=info.pop("backbone", str(path)),
                    stand_in=info.pop("stand_in", False), device=device, info=info)
 
-
-class CrossEncoderSTSEvaluator:
-    """``evaluator(cross_encoder) -> Spearman × 100`` of predicted scores against gold STS scores —
-    the cross-encoder's counterpart of :class:`sbertlib.evaluation.STSEvaluator` (same pairs, same
-    sampling), usable as ``fit(..., evaluator=...)``."""
-
-    def __init__(self, pairs=None, split: str = "dev", data_dir: str | os.PathLike | None = None,
-                 batch_size: int = 64, max_pairs: int | None = None):
-        self.pairs, self.split, self.data_dir = pairs, split, data_dir
-        self.batch_size, self.max_pairs = batch_size, max_pairs
-
-    def _load(self) -> list:
-        from ..data import load_stsb
-        from ..evaluation.sts import sample_pairs
-        pairs = self.pairs if self.pairs is not None else load_stsb(self.split, self.data_dir)
-        return sample_pairs(pairs, self.max_pairs)
-
-    def __call__(self, cross_encoder) -> float:
-        from scipy.stats import spearmanr
-        pairs = self._load()
-        pred = cross_encoder.predict([(p.sentence1, p.sentence2) for p in pairs], batch_size=self.batch_size)
-        return 100.0 * float(spearmanr(pred, [p.score for p in pairs]).statistic)
-
-    def __repr__(self) -> str:
-        where = "given pairs" if self.pairs is not None else f"STSb {self.split}"
-        return f"CrossEncoderSTSEvaluator({where}, max_pairs={self.max_pairs})"
