@@ -15,7 +15,7 @@ Names understood by :func:`load_backbone`:
   architecture from the config constants of :mod:`sbertlib.model.architectures`, random weights:
   *timings* only (the dry runs of the ``laptop`` and ``paper`` profiles).
 * a local directory holding a Hugging Face model (``config.json`` + weights);
-* a hub name such as ``"bert-base-uncased"`` (the paper's), loaded from the local cache when it is
+* a hub name such as ``"bert-base-uncased"`` (the paper's BERT-base, uncased by our choice), loaded from the local cache when it is
   there and downloaded otherwise. Offline and not cached: :class:`BackboneNotAvailable`, at once.
 """
 from __future__ import annotations

@@ -3,8 +3,8 @@
 =========  ==========================================  ===================================  =============
 profile    starts from                                 NLI lesson                           runs on
 =========  ==========================================  ===================================  =============
-paper      bert-base-uncased (the paper's)             classification objective, all of     a GPU
-                                                       SNLI+MultiNLI (AllNLI), 1 epoch
+paper      bert-base-uncased (the paper's BERT-base;   classification objective, all of     a GPU
+           uncased is our choice)                      SNLI+MultiNLI (AllNLI), 1 epoch
 laptop     google/bert_uncased_L-4_H-256_A-4           classification objective, 20,000    a CPU, 38 min
            (4 layers)                                  AllNLI pairs
 offline    random-bert-2x128: a 2-layer BERT with      MNRL on the ~6.5k NLI triplets of    a 2-core CPU,
@@ -107,8 +107,9 @@ PROFILES: dict[str, Profile] = {
         evaluation_steps=1000, stand_in=False, baseline_backbone=PAPER_BERT,
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=None,
         precision="auto",
-        description="the paper's setup: bert-base-uncased fine-tuned for one epoch on all of SNLI+MultiNLI "
-                    "(about 940k pairs, 59k steps of batch 16); needs a GPU"),
+        description="the paper's setup: BERT-base (bert-base-uncased, our choice of casing) fine-tuned for one "
+                    "epoch on SNLI+MultiNLI — AllNLI's ~942k train pairs, 59k steps of batch 16 (the paper counts "
+                    "570k + 430k); needs a GPU"),
     "laptop": Profile(
         "laptop", SMALL_BERT, "allnli", 20_000, batch_size=16, epochs=1, max_seq_length=128,
         evaluation_steps=250, stand_in=False, baseline_backbone=SMALL_BERT,
