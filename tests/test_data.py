@@ -166,6 +166,11 @@ def test_records():
         NLIPair("p", "h", "ENTAILMENT")
 
 
+
+def test_stspair_label_range_reaches_the_regression_loss():
+    """STSb's 0–5 gold is scaled to 0–1 before the regression objective sees it."""
+    assert STSPair("a", "b", 5.0).label == 1.0 and STSPair("a", "b", 1.0, 1.0, 5.0).label == 0.0
+
 def test_nli_triplets():
     pairs = [NLIPair("P", "e1", "entailment"), NLIPair("P", "c1", "contradiction"),
              NLIPair("P", "n1", "neutral"), NLIPair("P", "e2", "entailment"),
@@ -383,6 +388,24 @@ def test_unknown_split_and_year():
     with pytest.raises(ValueError, match="unknown SentEval task"):
         data.load_senteval("SICK-E")
 
+
+
+def test_invalid_utf8_names_file_and_line(tmp_path):
+    folder = tmp_path / "snli"
+    folder.mkdir()
+    (folder / "s1.dev").write_bytes(b"A man sleeps.\nA bad \xff byte.\n")
+    (folder / "s2.dev").write_text("Someone sleeps.\nA byte.\n")
+    (folder / "labels.dev").write_text("entailment\nneutral\n")
+    with pytest.raises(DataFormatError, match=r"s1\.dev, line 2: not valid utf-8"):
+        data.load_snli("dev", tmp_path)
+
+
+def test_truncated_gz_names_file_and_line(tmp_path):
+    rows = "split\tsentence1\tsentence2\tlabel\n" + "train\tA man sleeps.\tSomeone sleeps.\tentailment\n" * 2000
+    whole = gzip.compress(rows.encode())
+    (tmp_path / "AllNLI.tsv.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(DataFormatError, match=r"AllNLI\.tsv\.gz, line \d+: .*truncated or corrupt"):
+        data.load_allnli("train", tmp_path)
 
 # ----------------------------------------------------------------------------- download / locate
 def test_download_file_url_with_checksum(tmp_path, gz_dir):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
@@ -86,6 +87,16 @@ def test_softmax_features_follow_concat_order():
     feats = SoftmaxLoss(model, concat=("u*v", "|u-v|", "u")).features(u, v)
     assert feats.tolist() == [[3, 10, 2, 3, 1, 2]]
 
+
+
+def test_pair_features_one_implementation_for_torch_and_numpy():
+    from sbertlib.losses import pair_features
+    u, v = torch.tensor([[1.0, -2.0]]), torch.tensor([[3.0, 1.0]])
+    want = torch.tensor([[1.0, -2.0, 3.0, 1.0, 2.0, 3.0, 3.0, -2.0]])
+    assert torch.equal(pair_features(u, v, ("u", "v", "|u-v|", "u*v")), want)
+    assert np.array_equal(pair_features(u.numpy(), v.numpy(), ("u", "v", "|u-v|", "u*v")), want.numpy())
+    with pytest.raises(ValueError, match="distinct parts"):
+        pair_features(u, v, ("u", "u"))
 
 def test_table6_concatenations():
     model = FakeEncoder([[1, 2]])

@@ -166,3 +166,50 @@ def test_training_and_encode_see_the_same_batch_with_a_left_padding_tokenizer(po
     alone = np.stack([enc.encode(t) for t in LEFT_TEXTS])  # a text's vector does not depend on its batch
     assert np.abs(trained_on - encoded).max() < 1e-5
     assert np.abs(encoded - alone).max() < 1e-5
+
+
+# ----------------------------------------------------------------------------- pooling, loading, encode (from issue 10's review)
+def test_max_pooling_of_all_negative_values_ignores_padding():
+    """``(x * mask).max()`` would return 0 from the padding here instead of the real maximum."""
+    tokens = -torch.arange(1.0, 13.0).reshape(1, 4, 3)  # every value negative
+    mask = torch.tensor([[1, 1, 0, 0]])
+    assert torch.equal(pool(tokens, mask, "max"), torch.tensor([[-1.0, -2.0, -3.0]]))
+    tokens2 = torch.cat([tokens, -tokens - 100])  # and a second row with real and padded rows
+    mask2 = torch.tensor([[1, 1, 0, 0], [1, 0, 0, 0]])
+    assert torch.equal(pool(tokens2, mask2, "max")[1], torch.tensor([-99.0, -98.0, -97.0]))
+
+
+def test_from_pretrained_of_a_saved_folder_honours_max_seq_length(tmp_path):
+    folder = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=32).save(tmp_path / "enc")
+    assert SentenceEncoder.from_pretrained(folder, device="cpu").max_seq_length == 32
+    assert SentenceEncoder.from_pretrained(folder, max_seq_length=7, device="cpu").max_seq_length == 7
+    assert SentenceEncoder.load(folder, max_seq_length=9, device="cpu").max_seq_length == 9
+
+
+def test_every_name_of_minilm_normalises_like_minilm():
+    ref = SentenceEncoder.from_pretrained("minilm", device="cpu")
+    probe = ["A man plays a guitar.", "The market fell."]
+    for name in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+        enc = SentenceEncoder.from_pretrained(name, device="cpu")
+        assert enc.normalize and enc.pooling == "mean"
+        assert np.allclose(enc.encode(probe), ref.encode(probe), atol=1e-6)
+        assert np.allclose(np.linalg.norm(enc.encode(probe), axis=1), 1.0, atol=1e-5)
+
+
+def test_max_tokens_needs_smart_batching():
+    enc = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=32)
+    with pytest.raises(ValueError, match="smart_batching=True"):
+        enc.encode(["a", "b c"], max_tokens=64, smart_batching=False)
+    assert enc.encode(["a", "b c"], max_tokens=64).shape == (2, enc.dim)
+
+
+def test_encode_leaves_the_transformers_loggers_as_it_found_them():
+    import logging
+    logger = logging.getLogger("transformers.tokenization_utils_base")
+    before = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=32).encode(["a sentence " * 40])
+        assert logger.level == logging.INFO
+    finally:
+        logger.setLevel(before)

@@ -158,6 +158,39 @@ def test_each_platform_gets_its_cpu_name_and_bf16_decision(fake, case):
     assert bool(calls) == (settings["system"] == "Darwin")  # sysctl is asked on macOS only
 
 
+
+# The hardware report, word for word, for given CPU features (the line notebooks 00 and 11 print and the
+# bf16 warnings quote): which units were found, and what that means for bf16 on this CPU.
+REPORTS = {
+    "Linux, AMX": f"CPU {XEON_AMX} (AVX512; AMX-BF16, AVX512-BF16, AVX-512, AMX-INT8): bf16 native, faster than fp32",
+    "Linux, AVX512-BF16": f"CPU {EPYC} (AVX512; AVX512-BF16, AVX-512): bf16 native, faster than fp32",
+    "Linux, AVX2 only": f"CPU {I7} (AVX2; no AMX, no AVX-512): bf16 emulated, slower than fp32",
+    "Linux on Arm (Graviton3)": "CPU aarch64 (DEFAULT; Arm BF16): bf16 in the instruction set, speed against fp32 "
+                                "not measured (auto keeps fp32)",
+    "macOS, Apple M1": "CPU Apple M1 (DEFAULT; no AMX, no AVX-512): bf16 emulated, slower than fp32",
+    "Windows, nothing answers": "CPU AMD64 Family 25 Model 33 Stepping 2, AuthenticAMD (DEFAULT; features unknown): "
+                                "bf16 support unknown: torch, /proc/cpuinfo and sysctl did not say (auto keeps fp32)",
+}
+
+
+@pytest.mark.parametrize("case", list(REPORTS))
+def test_hardware_report_names_what_bf16_runs_on(fake, case):
+    fake(**CASES[case][0])
+    assert precision.describe_hardware("cpu") == REPORTS[case]
+
+
+@pytest.mark.parametrize("capability, name, words", [
+    ((8, 0), "NVIDIA A100-SXM4-80GB", "bf16 native, fp16 native"),
+    ((7, 0), "Tesla V100-SXM2-16GB", "bf16 not supported, fp16 native")])  # V100: bf16 only emulated
+def test_hardware_report_of_a_cuda_gpu(fake, monkeypatch, capability, name, words):
+    fake(**CASES["Linux, AVX2 only"][0])
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: name)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: capability)
+    assert precision.describe_hardware("cuda") == f"GPU {name}: {words}"
+    assert precision.bf16_is_fast("cuda") == (capability >= (8, 0))
+    assert precision.describe_hardware("cpu") == REPORTS["Linux, AVX2 only"]  # the CPU's line is still the CPU's
+
 def test_amx_and_avx512_are_told_apart(fake):
     fake(**CASES["Linux, AVX512-BF16"][0])
     hw = precision.hardware()

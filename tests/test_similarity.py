@@ -28,3 +28,15 @@ def test_vectors_torch_and_errors():
         S.similarity_matrix(v, measure="jaccard")
     with pytest.raises(ValueError, match="equal shapes"):
         S.pairwise(np.ones((2, 3)), np.ones((3, 3)))
+
+
+def test_one_table_of_measures_serves_search_evaluation_and_losses():
+    from sbertlib.losses import TripletLoss
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(5, 4, generator=g), torch.randn(5, 4, generator=g)
+    for name, m in S.MEASURES.items():
+        assert torch.allclose(S.pairwise(a, b, name), torch.diag(S.similarity_matrix(a, b, name)), atol=1e-5)
+        assert torch.allclose(m.distance(a, b), -m.pairwise(a, b) + (1 if name == "cosine" else 0), atol=1e-6)
+    loss = TripletLoss(torch.nn.Linear(1, 1), distance="euclidean", margin=1.0)  # loss on given vectors
+    want = torch.relu((a - b).norm(dim=1) - (a - 2 * b).norm(dim=1) + 1).mean()
+    assert torch.allclose(loss.loss_from_embeddings([a, b, 2 * b]), want)

@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import json
-import math
 import random
 
 import pytest
 import torch
 
 from sbertlib.data import NLIPair, STSPair, Triplet
-from sbertlib.losses import (CosineSimilarityLoss, MultipleNegativesRankingLoss, SoftmaxLoss,
+from sbertlib.losses import (Batch, CosineSimilarityLoss, MultipleNegativesRankingLoss, SoftmaxLoss,
                              TripletLoss)
 from sbertlib.model.encoder import SentenceEncoder
 from sbertlib.evaluation import STSEvaluator, stsb_dev_evaluator
-from sbertlib.training import History, batch_stream, checkpoint_path, epoch_batches, fit
+from sbertlib.training import (History, batch_stream, checkpoint_path, epoch_batches, fit, linear_warmup,
+                               make_optimizer, train_step)
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -95,6 +95,40 @@ def test_resume_checks_the_settings(tmp_path):
         fit(enc, SoftmaxLoss(enc), data, batch_size=8, output_dir=tmp_path, resume=True, **quiet())
     with pytest.raises(ValueError, match="data_sha1"):
         fit(enc, SoftmaxLoss(enc), nli_data(16, seed=1), batch_size=4, output_dir=tmp_path, resume=True, **quiet())
+
+
+TRIPLETS = [Triplet(f"a man plays guitar number {i}", f"someone plays music {i}", f"the market fell {i} points")
+            for i in range(8)]
+
+
+def tiny32(seed: int = 0) -> SentenceEncoder:
+    return SentenceEncoder.from_pretrained(f"tiny-random-bert:{seed}", device="cpu", max_seq_length=32)
+
+
+@pytest.mark.parametrize("other", [dict(margin=5.0), dict(distance="cosine")])
+def test_resume_refuses_a_loss_with_other_hyper_parameters(tmp_path, other):
+    enc = tiny32()
+    fit(enc, TripletLoss(enc), TRIPLETS, batch_size=4, max_steps=1, output_dir=tmp_path, checkpoint_steps=1,
+        show_progress_bar=False)
+    enc2 = tiny32()
+    with pytest.raises(ValueError, match="loss_settings"):
+        fit(enc2, TripletLoss(enc2, **other), TRIPLETS, batch_size=4, max_steps=2, output_dir=tmp_path,
+            resume=True, show_progress_bar=False)
+
+
+def test_resume_refuses_another_concatenation_or_backbone(tmp_path):
+    pairs = [(t.anchor, t.positive, i % 3) for i, t in enumerate(TRIPLETS)]
+    enc = tiny32()
+    fit(enc, SoftmaxLoss(enc), pairs, batch_size=4, max_steps=1, output_dir=tmp_path, checkpoint_steps=1,
+        show_progress_bar=False)
+    enc2 = tiny32()
+    with pytest.raises(ValueError, match="concat"):
+        fit(enc2, SoftmaxLoss(enc2, concat=("u", "v")), pairs, batch_size=4, max_steps=2, output_dir=tmp_path,
+            resume=True, show_progress_bar=False)
+    wider = SentenceEncoder.from_pretrained("minilm", device="cpu", max_seq_length=32)
+    with pytest.raises(ValueError, match="weight_shapes"):
+        fit(wider, SoftmaxLoss(wider), pairs, batch_size=4, max_steps=2, output_dir=tmp_path, resume=True,
+            show_progress_bar=False)
 
 
 def test_resume_without_checkpoint_starts_fresh(tmp_path):
@@ -242,6 +276,46 @@ def test_unknown_mixed_precision_is_refused():  # bf16 on a CPU: tests/test_prec
         fit(enc, CosineSimilarityLoss(enc), [("a", "b", 0.5)] * 4, batch_size=2, mixed_precision="fp8", **quiet())
 
 
+def test_fp16_scheduler_does_not_step_when_the_grad_scaler_skips_the_update():
+    """The GradScaler skips ``optimizer.step()`` on inf gradients; the schedule must not advance."""
+    enc = tiny32()
+    loss = TripletLoss(enc)
+    optimizer = make_optimizer(loss, lr=1e-3)
+    scheduler = linear_warmup(optimizer, 0, 10)  # no warm-up: the first real step moves the weights
+    batch = Batch([enc.tokenize(list(col)) for col in zip(*[(t.anchor, t.positive, t.negative) for t in TRIPLETS])])
+    before = {k: v.clone() for k, v in enc.state_dict().items()}
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 16)  # the fp16 path, on the CPU
+    weight = enc.backbone.embeddings.word_embeddings.weight
+    overflow = weight.register_hook(lambda g: g * float("inf"))  # what an fp16 overflow leaves behind
+    train_step(loss, batch, optimizer, scheduler, scaler, None, 1.0, step=1)
+    overflow.remove()
+    assert scaler.get_scale() < 2.0 ** 16  # the scaler saw the overflow and skipped the step
+    assert all(torch.equal(v, enc.state_dict()[k]) for k, v in before.items())
+    assert scheduler.last_epoch == 0, "the learning-rate schedule advanced although no update was made"
+    train_step(loss, batch, optimizer, scheduler, scaler, None, 1.0, step=2)
+    assert scheduler.last_epoch == 1  # a real update advances it
+    assert not torch.equal(before["backbone.encoder.layer.0.output.dense.weight"],
+                           enc.state_dict()["backbone.encoder.layer.0.output.dense.weight"])
+
+
+def test_workbook_trained_model_is_reproducible_and_keeps_its_head(shared_data, tmp_path, monkeypatch):
+    """runs.trained_model (the workbook's cached fit): the same weights and NLI head whatever ran before."""
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import PROFILES
+    monkeypatch.setenv(runs.OUTPUT_DIR_ENV, str(tmp_path))
+    profile = PROFILES["smoke"]
+    weights = []
+    for disturb in (1, 2):  # whatever ran before must not change the result
+        torch.manual_seed(disturb)
+        model, _ = runs.trained_model(profile, "nli", seed=42, retrain=True, data_dir=shared_data,
+                                      show_progress_bar=False)
+        final = runs.model_dir(profile, "nli") / "final"
+        head = torch.load(final / "classifier.pt", weights_only=True)["state_dict"]
+        weights.append((model.state_dict(), head))
+    (w1, h1), (w2, h2) = weights
+    assert all(torch.equal(w1[k], w2[k]) for k in w1) and all(torch.equal(h1[k], h2[k]) for k in h1)
+
+
 def test_fit_restores_the_train_eval_mode():
     enc = tiny()
     enc.eval()
@@ -249,14 +323,44 @@ def test_fit_restores_the_train_eval_mode():
     assert not enc.training
 
 
+# Gold scores with ties (5.0, 3.5, 2.0 and 0.0 each given to several pairs), and sentences on which
+# tiny-random-bert's cosines rank the pairs unlike their Pearson (measured: Spearman 79.97, Pearson
+# 68.25, Spearman of the dot product 51.39, of ranks without averaging the ties 67.83).
+TIED_STS = [STSPair(a, b, s) for a, b, s in [
+    ("a man plays guitar", "a man plays guitar", 5.0), ("a man plays guitar", "a man plays a guitar", 5.0),
+    ("a man plays guitar", "a man plays", 3.5), ("two dogs run in the park", "dogs are running in a park", 3.5),
+    ("a woman slices an onion", "someone is cutting vegetables", 3.5),
+    ("a cat sleeps on the sofa", "the kitten naps on the couch", 2.0),
+    ("the stock market fell", "shares dropped after the report", 2.0), ("a child is reading a book", "a child reads", 2.0),
+    ("a man plays guitar", "two cats eat food", 0.0), ("the stock market fell", "a cat sleeps on the sofa", 0.0),
+    ("a chef cooks pasta", "the train is late again", 0.0),
+    ("red", "a very long sentence about nothing in particular at all", 0.0)]]
+
+
 def test_sts_evaluator_is_lazy_and_correct():
-    lazy = stsb_dev_evaluator(data_dir="/nonexistent")  # building it reads nothing
+    """Building it reads nothing; calling it gives 100 × scipy's Spearman (ties averaged) of the cosine of
+    the encoder's own vectors, computed here apart from the library — not Pearson, not the dot product."""
+    import numpy as np
+    from scipy.stats import pearsonr, rankdata, spearmanr
+
+    from sbertlib.data import DataNotFoundError
+    lazy = stsb_dev_evaluator(data_dir="/nonexistent")  # building it reads nothing ...
     assert "not loaded" in repr(lazy)
-    pairs = [STSPair("a man plays guitar", "a man plays guitar", 5.0),
-             STSPair("a man plays guitar", "a man plays", 4.0),
-             STSPair("a man plays guitar", "two cats eat food", 0.0)]
-    score = STSEvaluator(pairs)(tiny())
-    assert -100 <= score <= 100 and math.isfinite(score)
+    enc = tiny()
+    with pytest.raises(DataNotFoundError, match="nonexistent"):  # ... calling it does
+        lazy(enc)
+    a = enc.encode([p.sentence1 for p in TIED_STS]).astype(np.float64)
+    b = enc.encode([p.sentence2 for p in TIED_STS]).astype(np.float64)
+    gold = [p.score for p in TIED_STS]
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    want = 100 * spearmanr(cos, gold).statistic
+    assert STSEvaluator(TIED_STS)(enc) == pytest.approx(want, abs=1e-4)
+    assert STSEvaluator(list(reversed(TIED_STS)))(enc) == pytest.approx(want, abs=1e-4)  # order of pairs: no matter
+    # the data tell the right figure from the likely wrong ones
+    wrong = {"pearson": 100 * pearsonr(cos, gold).statistic, "dot": 100 * spearmanr((a * b).sum(1), gold).statistic,
+             "ties not averaged": 100 * pearsonr(rankdata(cos, "ordinal"), rankdata(gold, "ordinal")).statistic,
+             "not x100": want / 100, "sign": -want}
+    assert all(abs(value - want) > 5 for value in wrong.values()), wrong
 
 
 def test_sts_evaluator_caps_with_a_spread_sample_not_the_first_pairs(shared_data):
