@@ -84,6 +84,39 @@ def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monk
     assert nb.cells[0].outputs[0]["text"].strip() == str(tmp_path / "shared" / "data")
 
 
+def test_a_notebook_runs_in_a_local_kernel_that_prints_no_tcp_warning(tmp_path, monkeypatch, capfd):
+    """Every notebook the build ran printed ipykernel's "Kernel is running over TCP without encryption"
+    (jupyter_client provisions no CurveZMQ keys by default): the kernel now runs over IPC sockets in a
+    private folder that is gone after the run (and with manager-made CurveZMQ keys where there is no IPC)."""
+    import tempfile
+
+    import zmq
+    from nbformat.v4 import new_notebook
+
+    from sbertlib.workbook import notebooks
+    path = tmp_path / "probe.ipynb"
+    nbformat.write(new_notebook(cells=[new_code_cell(
+        "import json, ipykernel.connect\ninfo = json.loads(ipykernel.connect.get_connection_info())\n"
+        "print(info['transport'], 'curve_publickey' in info)")]), path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    nb, result = notebooks.execute(path, timeout=120)
+    err = capfd.readouterr().err
+    assert "without encryption" not in err and "WARNING" not in err, err
+    assert result.error is None
+    assert nb.cells[0].outputs[0]["text"].split() == ["ipc", "False"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["probe.ipynb", "tmp"]   # no socket left behind
+    assert not list((tmp_path / "tmp").iterdir())
+    if not zmq.has("curve"):
+        return
+    has = zmq.has
+    monkeypatch.setattr(zmq, "has", lambda what: False if what == "ipc" else has(what))   # as on Windows
+    nb, result = notebooks.execute(path, timeout=120)
+    assert result.error is None and nb.cells[0].outputs[0]["text"].split() == ["tcp", "True"]
+    assert "without encryption" not in capfd.readouterr().err
+
+
 def test_workbook_stops_early_and_says_how_when_data_is_missing(tmp_path, monkeypatch, capsys):
     from sbertlib import config, data
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(tmp_path / "empty"))

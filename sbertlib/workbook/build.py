@@ -2,7 +2,8 @@
 
     python -m sbertlib build --out build [--profile offline] [--only 01,04]
 
-Each notebook is run in a fresh kernel on the chosen profile (default: auto-selected), saved
+Each notebook is run in a fresh kernel (local and quiet: IPC sockets, see
+:func:`.notebooks.quiet_kernel_config`) on the chosen profile (default: auto-selected), saved
 executed as .ipynb and .html, and listed in ``build/index.html`` with its runtime, status and
 headline results. Exits non-zero if any notebook failed.
 """

@@ -9,6 +9,7 @@ Conventions the notebooks follow:
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,28 @@ def _error_line(text: str) -> str:
 TIMEOUT_PREFIX = "no reply from the kernel:"  # a cell timed out or the kernel died (not a wrong result)
 
 
+def quiet_kernel_config(sockets: str | os.PathLike):
+    """nbclient's configuration for a kernel that talks to this process only, and does not warn that
+    it is exposed. ipykernel (7.4 and newer) logs "Kernel is running over TCP without encryption" at
+    every start on a TCP transport without CurveZMQ keys, and jupyter_client (8.10) provisions none
+    unless asked (its ``transport_encryption`` is ``"disabled"`` by default). So the kernel runs over
+    IPC where libzmq has it (Linux, macOS): Unix sockets in the folder ``sockets`` (the caller's, made
+    private and removed after the run), which no other machine can reach. Elsewhere (Windows) it runs
+    over TCP on localhost with CurveZMQ keys the manager makes (``transport_encryption="auto"``) where
+    pyzmq has CurveZMQ and jupyter_client offers the setting."""
+    import zmq
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets.config import Config
+
+    cfg = Config()
+    if zmq.has("ipc"):
+        cfg.KernelManager.transport = "ipc"
+        cfg.KernelManager.ip = os.path.join(os.fspath(sockets), "kernel")  # its sockets: kernel-1 … kernel-5
+    elif zmq.has("curve") and "transport_encryption" in AsyncKernelManager.class_trait_names():
+        cfg.KernelManager.transport_encryption = "auto"
+    return cfg
+
+
 def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path | None = None):
     """Run a notebook top to bottom in a fresh kernel; returns (executed notebook, RunResult).
 
@@ -116,8 +139,9 @@ def execute(path: Path, timeout: int = 900, env: dict | None = None, cwd: Path |
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     start, error = time.perf_counter(), None
     try:
-        NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                       resources={"metadata": {"path": str(cwd or path.parent)}}).execute()
+        with tempfile.TemporaryDirectory(prefix="sbertlib-kernel-") as sockets:
+            NotebookClient(nb, timeout=timeout, kernel_name="python3", config=quiet_kernel_config(sockets),
+                           resources={"metadata": {"path": str(cwd or path.parent)}}).execute()
     except CellExecutionError as exc:
         error = _error_line(str(exc)) or repr(exc)
     except (CellTimeoutError, DeadKernelError) as exc:
