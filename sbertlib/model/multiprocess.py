@@ -26,7 +26,8 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 
-from .encoder import SentenceEncoder, _check_texts
+from .encoder import SentenceEncoder
+from .tokenising import check_texts
 
 
 def _worker(path: str, device: str, threads: int | None, tasks, results) -> None:
@@ -89,7 +90,7 @@ class EncodePool:
             return self.encode([sentences], batch_size, chunk_size, **kwargs)[0]
         kwargs.setdefault("precision", self.precision)
         texts = list(sentences)
-        _check_texts(texts)
+        check_texts(texts)
         if self._workers is None:
             raise RuntimeError("this EncodePool is closed")
         if not texts:

@@ -44,9 +44,8 @@ def token_budget_truth(lengths: Sequence[int], max_tokens: int) -> list[list[int
     """Batches of sentence indices, as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them:
     longest first (stable among equal lengths); a batch grows while ``rows × its longest member`` stays
     within ``max_tokens``; a sentence longer than the budget travels alone."""
-    from ...model.encoder import _group
-    order = np.argsort([-int(n) for n in lengths], kind="stable")
-    return [[int(i) for i in batch] for batch in _group(order, [int(n) for n in lengths], 1, max_tokens)]
+    from ...model.tokenising import length_batches
+    return [[int(i) for i in batch] for batch in length_batches([int(n) for n in lengths], 1, True, max_tokens)]
 
 
 def _as_batches(got) -> list[list[int]]:
