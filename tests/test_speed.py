@@ -55,20 +55,49 @@ def test_token_budget_batches_respect_budget(tiny):
     assert np.allclose(a, b, atol=1e-5)
 
 
-def test_cross_vs_bi(tiny):
-    res = speed.cross_vs_bi(tiny, SENTS, n=20, cross_pairs=8)
-    assert res["pairs"] == 190 and res["cross_pairs_per_s"] > 0 and res["bi_seconds_measured"] > 0
-    assert res["cross_hours_extrapolated"] == pytest.approx(190 / res["cross_pairs_per_s"] / 3600)
-    assert speed.pair_count(10_000) == 49_995_000
+def test_the_speed_lab_times_the_real_cross_encoder(tiny, monkeypatch):
+    """CrossEncoder.predict on random pairs of the sentences: the encoder's network as a cross-encoder
+    (pairs up to twice its length), or the CrossEncoder given; 1 warm-up + ``repeats`` timed calls."""
+    from sbertlib.model.cross_encoder import CrossEncoder
+    asked, real = [], CrossEncoder.predict
+
+    def spy(self, pairs, batch_size=32, **kw):
+        asked.append((self, list(pairs), batch_size))
+        return real(self, pairs, batch_size=batch_size, **kw)
+    monkeypatch.setattr(CrossEncoder, "predict", spy)
+    assert speed.cross_encoder_pairs_per_s(tiny, SENTS, n_pairs=8, batch_size=4, repeats=2) > 0
+    assert len(asked) == 3 and len({id(m) for m, _, _ in asked}) == 1
+    timed = asked[0][0]
+    assert isinstance(timed, CrossEncoder) and timed.max_seq_length == 2 * tiny.max_seq_length
+    assert all(len(p) == 8 and b == 4 and all(a in SENTS and c in SENTS for a, c in p) for _, p, b in asked)
+    own = CrossEncoder.from_pretrained("tiny-random-bert", max_seq_length=24)
+    asked.clear()
+    res = speed.cross_vs_bi(tiny, SENTS, n=20, cross_pairs=8, cross_encoder=own)
+    assert asked and all(m is own for m, _, _ in asked) and res["pairs"] == 190
+
+
+def test_token_lengths_are_the_lengths_encode_runs(tiny):
+    short = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=8)
+    lengths = speed.token_lengths(short, SENTS)
+    assert max(lengths) == 8 and lengths == short.tokenize(SENTS)["attention_mask"].sum(1).tolist()
 
 
 def test_corpora(shared_data):
-    short = speed.corpus("stsb", None, shared_data)
-    varied = speed.corpus("varied", 5000, shared_data)
+    from sbertlib.data.corpora import corpus
+    short = corpus("stsb", None, shared_data)
+    varied = corpus("varied", 5000, shared_data)
     assert len(short) > 2000 and len(varied) == 5000
     assert np.std([len(s.split()) for s in varied]) > np.std([len(s.split()) for s in short])
     with pytest.raises(ValueError, match="unknown corpus"):
-        speed.corpus("nope")
+        corpus("nope")
+    assert speed.corpus("stsb", 10, shared_data) == short[:10]  # still importable from the speed lab
+
+
+def test_precision_choice_lives_in_model_precision_and_stays_importable_here():
+    from sbertlib.model import precision
+    assert speed.pick_precision is precision.pick_precision
+    assert speed.available_precisions is precision.available_precisions
+    assert precision.available_precisions("cpu") == ("fp32", "bf16", "int8")
 
 
 def test_speedlab_widget(tiny):

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from .. import config
+from ..data.corpora import corpus
 from ..evaluation import speed
 from ..model import precision as precisions
 from ..model.encoder import SentenceEncoder
@@ -78,7 +79,7 @@ def reference(args, kind: str, job: dict) -> tuple[dict | None, str | None]:
 def bench_encode(args) -> dict:
     """sentences/s of our encode with smart batching on and off, and of sentence-transformers'."""
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
-    sentences = speed.corpus(args.corpus, args.n, args.data_dir)
+    sentences = corpus(args.corpus, args.n, args.data_dir)
     lengths = speed.token_lengths(encoder, sentences)
     rows = speed.compare_modes(encoder, sentences, args.batch_size, args.repeats, args.warmup_runs)
     for r in rows:
@@ -108,7 +109,7 @@ def bench_precisions(args) -> dict:
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     for name in wanted:
         precisions.check_precision(name, encoder.device)
-    sentences = speed.corpus(args.corpus, args.n, args.data_dir)
+    sentences = corpus(args.corpus, args.n, args.data_dir)
     rows = speed.precision_comparison(encoder, sentences, data.load_stsb("test", args.data_dir), wanted,
                                       args.batch_size, args.repeats, args.warmup_runs)
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
@@ -178,10 +179,10 @@ def bench_speedlab(args) -> dict:
     result = {"model": encoder.name, "stand_in": encoder.info.get("stand_in"), **speed.environment(encoder.device),
               "corpora": {}}
     for name in ("stsb", "varied"):
-        sentences = speed.corpus(name, args.n, args.data_dir)
+        sentences = corpus(name, args.n, args.data_dir)
         result["corpora"][name] = {"n_sentences": len(sentences),
                                    "rows": speed.compare_modes(encoder, sentences, args.batch_size, args.repeats)}
-    pool = speed.corpus("varied", None, args.data_dir)
+    pool = corpus("varied", None, args.data_dir)
     result["cross_vs_bi"] = speed.cross_vs_bi(encoder, pool, n=args.pairs_n)
     result.update(gpu_sweeps(encoder, args))
     return result
@@ -189,7 +190,7 @@ def bench_speedlab(args) -> dict:
 
 def gpu_precisions(device: torch.device) -> tuple[str, ...]:
     """The precisions the GPU half sweeps on ``device``: fp32, fp16, and bf16 where it runs there."""
-    return tuple(p for p in ("fp32", "fp16", "bf16") if p in speed.available_precisions(device))
+    return tuple(p for p in ("fp32", "fp16", "bf16") if p in precisions.available_precisions(device))
 
 
 def gpu_sweeps(encoder, args) -> dict:
@@ -198,7 +199,7 @@ def gpu_sweeps(encoder, args) -> dict:
     if encoder.device.type not in ("cuda", "mps"):
         return {"accelerator": None}
     from .. import data
-    stsb = speed.corpus("stsb", None, args.data_dir)
+    stsb = corpus("stsb", None, args.data_dir)
     return {"accelerator": str(encoder.device),
             "precisions": speed.precision_comparison(encoder, stsb, data.load_stsb("test", args.data_dir),
                                                      gpu_precisions(encoder.device), batch_size=args.gpu_batch_size),

@@ -1,4 +1,10 @@
-"""Measuring encoding speed honestly: warm-up, repeats, median and spread, padding share."""
+"""Measuring encoding speed honestly: warm-up, repeats, median and spread, padding share.
+
+Timing only. The sentences timed come from :mod:`sbertlib.data.corpora` and the choice of a precision
+from measured rows is :func:`sbertlib.model.precision.pick_precision`; ``corpus``,
+``available_precisions`` and ``pick_precision`` are still importable from here (notebook 11 and
+older code call ``speed.corpus`` and ``speed.pick_precision``).
+"""
 from __future__ import annotations
 
 import statistics
@@ -9,8 +15,11 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from .. import config, data
-from ..model.precision import mps_available
+from .. import config
+from ..data.corpora import corpus  # noqa: F401  (kept importable from here, see above)
+from ..model import tokenising
+from ..model.cross_encoder import CrossEncoder
+from ..model.precision import available_precisions, mps_available, pick_precision  # noqa: F401
 
 
 @dataclass
@@ -108,33 +117,8 @@ def padding_share(encoder, sentences: Sequence[str], batch_size: int, smart_batc
 
 
 def token_lengths(encoder, sentences: Sequence[str]) -> list[int]:
-    """Token count of each sentence after truncation to the encoder's ``max_seq_length``."""
-    return [min(len(x), encoder.max_seq_length) for x in
-            encoder.tokenizer(list(sentences), add_special_tokens=True)["input_ids"]]
-
-
-def corpus(name: str, n: int | None = None, data_dir=None) -> list[str]:
-    """Sentences to time, shuffled with a fixed seed so input order carries no length pattern.
-
-    ``stsb``: the STSb test sentences (short, fairly uniform). ``varied``: STSb + SICK + STS12–16
-    + SentEval (MR, SUBJ, TREC) sentences — from 3-word questions to 60-word reviews, the length
-    spread where smart batching gains most.
-    """
-    def sides(pairs):
-        return [s for p in pairs for s in (p.sentence1, p.sentence2)]
-    if name == "stsb":
-        texts = sides(data.load_stsb("test", data_dir))
-    elif name == "varied":
-        texts = sides(data.load_stsb("test", data_dir)) + sides(data.load_sick("test", data_dir))
-        for year in ("sts12", "sts14", "sts15", "sts16"):
-            texts += sides(data.load_sts_dataset(year, data_dir))
-        for task in ("MR", "SUBJ", "TREC"):
-            texts += [t for t in data.load_senteval(task, data_dir).texts if t]
-    else:
-        raise ValueError(f"unknown corpus {name!r}: use 'stsb' or 'varied'")
-    texts = list(dict.fromkeys(texts))
-    texts = [texts[i] for i in np.random.default_rng(0).permutation(len(texts))]
-    return texts[:n] if n else texts
+    """Token count of each sentence after truncation to the encoder's ``max_seq_length`` (as ``encode`` cuts it)."""
+    return [len(r["input_ids"]) for r in tokenising.text_ids(encoder.tokenizer, sentences, encoder.max_seq_length)]
 
 
 def environment(device: torch.device | str | None = None) -> dict:
@@ -158,25 +142,26 @@ def pair_count(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def cross_encoder_pairs_per_s(encoder, sentences: Sequence[str], n_pairs: int = 64,
-                              batch_size: int = 16, repeats: int = 3) -> float:
-    """Pairs per second of a BERT cross-encoder: both sentences in one input, one forward each.
+def as_cross_encoder(model) -> CrossEncoder:
+    """``model`` if it is a :class:`CrossEncoder`; a sentence encoder's network as one otherwise
+    (:meth:`CrossEncoder.from_encoder`: its backbone's weights, a new head, pairs up to twice its length)."""
+    return model if isinstance(model, CrossEncoder) else CrossEncoder.from_encoder(model)
 
-    Uses the encoder's backbone on ``[CLS] a [SEP] b [SEP]`` inputs (the classifier on top costs
-    nothing by comparison), so the timing is that of the same network as a cross-encoder.
+
+def cross_encoder_pairs_per_s(model, sentences: Sequence[str], n_pairs: int = 64,
+                              batch_size: int = 16, repeats: int = 3) -> float:
+    """Pairs per second of a BERT cross-encoder: :meth:`CrossEncoder.predict` on ``n_pairs`` random pairs
+    of ``sentences``, both sentences in one input, one forward pass each.
+
+    ``model``: a :class:`CrossEncoder`, or a sentence encoder whose network is timed as a cross-encoder
+    (:func:`as_cross_encoder`; the head's weights do not change the cost).
     """
+    cross = as_cross_encoder(model)
     rng = np.random.default_rng(0)
     idx = rng.integers(0, len(sentences), size=(n_pairs, 2))
-    a, b = [sentences[i] for i in idx[:, 0]], [sentences[j] for j in idx[:, 1]]
-
-    def run():
-        with torch.inference_mode():
-            for s in range(0, n_pairs, batch_size):
-                feats = encoder.tokenizer(a[s:s + batch_size], b[s:s + batch_size], padding=True,
-                                          truncation=True, max_length=2 * encoder.max_seq_length,
-                                          return_tensors="pt").to(encoder.device)
-                encoder.backbone(**feats)
-    return measure("cross-encoder", run, n_pairs, repeats=repeats, device=encoder.device).sent_per_s
+    pairs = [(sentences[i], sentences[j]) for i, j in idx]
+    return measure("cross-encoder", lambda: cross.predict(pairs, batch_size=batch_size), n_pairs,
+                   repeats=repeats, device=cross.device).sent_per_s
 
 
 def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: int = 64) -> tuple[float, tuple[int, int]]:
@@ -221,16 +206,6 @@ def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repea
     return rows
 
 
-def available_precisions(device) -> tuple[str, ...]:
-    """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on a GPU (CUDA, mps), int8 on
-    the CPU; bf16 everywhere but on an mps that lacks it (before macOS 14)."""
-    from ..model.precision import mps_bf16_supported
-    kind = torch.device(device).type
-    if kind == "mps":
-        return ("fp32", "fp16", "bf16") if mps_bf16_supported() else ("fp32", "fp16")
-    return ("fp32", "bf16", "fp16") if kind == "cuda" else ("fp32", "bf16", "int8")
-
-
 def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, precisions: Sequence[str] = ("fp32", "bf16"),
                          batch_size: int = 32, repeats: int = 3, warmup: int = 1) -> list[dict]:
     """For each precision: sentences/s of ``encode`` on ``sentences``, STS Spearman ×100 on ``pairs``,
@@ -266,15 +241,6 @@ def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, pre
     return [r for r in rows if r["precision"] in precisions]
 
 
-def pick_precision(rows: Sequence[dict], tolerance: float = 0.05) -> str:
-    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 qualifies)."""
-    fp32 = next((r["spearman"] for r in rows if r["precision"] == "fp32"), None)
-    if fp32 is None:
-        raise ValueError("pick_precision needs the fp32 row: the Spearman every other precision is compared with")
-    allowed = [r for r in rows if abs(r["spearman"] - fp32) <= tolerance]
-    return max(allowed, key=lambda r: r["sent_per_s"])["precision"]
-
-
 def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (8, 16, 32, 64, 128),
                      repeats: int = 2) -> list[dict]:
     """Sentences/s of smart-batched encode for each batch size (the best is the throughput knee)."""
@@ -282,14 +248,16 @@ def batch_size_sweep(encoder, sentences: Sequence[str], sizes: Sequence[int] = (
                        len(sentences), repeats, device=encoder.device).as_dict(), "batch_size": b} for b in sizes]
 
 
-def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs: int = 64) -> dict:
+def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs: int = 64,
+                cross_encoder: CrossEncoder | None = None) -> dict:
     """The introduction's comparison: most similar pair among ``n`` sentences.
 
-    Cross-encoder: pairs/s measured on ``cross_pairs`` pairs, extrapolated to n(n−1)/2 pairs.
+    Cross-encoder (``cross_encoder``, else the encoder's network as one): pairs/s measured on
+    ``cross_pairs`` pairs, extrapolated to n(n−1)/2 pairs.
     Bi-encoder: measured in full — embed ``n`` sentences, one cosine matrix, its arg-max.
     """
     sentences = list(sentences)[:n]
-    pairs_per_s = cross_encoder_pairs_per_s(encoder, sentences, cross_pairs)
+    pairs_per_s = cross_encoder_pairs_per_s(cross_encoder or encoder, sentences, cross_pairs)
     bi_seconds, best = bi_encoder_most_similar_pair(encoder, sentences)
     return {"n": len(sentences), "pairs": pair_count(len(sentences)), "cross_pairs_per_s": pairs_per_s,
             "cross_hours_extrapolated": pair_count(len(sentences)) / pairs_per_s / 3600,

@@ -285,6 +285,27 @@ def auto_precision(device: torch.device | str, pooling: str) -> str:
     return "bf16" if pooling in ("mean", "max") and bf16_is_fast(device) else "fp32"
 
 
+# ----------------------------------------------------------------------------- choosing one
+def available_precisions(device: torch.device | str) -> tuple[str, ...]:
+    """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on a GPU (CUDA, mps), int8 on
+    the CPU; bf16 everywhere but on an mps that lacks it (before macOS 14)."""
+    kind = torch.device(device).type
+    if kind == "mps":
+        return ("fp32", "fp16", "bf16") if mps_bf16_supported() else ("fp32", "fp16")
+    return ("fp32", "bf16", "fp16") if kind == "cuda" else ("fp32", "bf16", "int8")
+
+
+def pick_precision(rows, tolerance: float = 0.05) -> str:
+    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 qualifies).
+
+    ``rows``: measured rows with ``precision``, ``spearman`` and ``sent_per_s``, as
+    :func:`sbertlib.evaluation.speed.precision_comparison` returns them."""
+    fp32 = next((r["spearman"] for r in rows if r["precision"] == "fp32"), None)
+    if fp32 is None:
+        raise ValueError("pick_precision needs the fp32 row: the Spearman every other precision is compared with")
+    allowed = [r for r in rows if abs(r["spearman"] - fp32) <= tolerance]
+    return max(allowed, key=lambda r: r["sent_per_s"])["precision"]
+
 def cast_backbone(backbone: torch.nn.Module, precision: str) -> torch.nn.Module:
     """A copy of ``backbone`` at ``precision`` for inference (``fp32``: the backbone itself)."""
     if precision == "fp32":
