@@ -111,14 +111,32 @@ def test_community_detection_finds_planted_clusters(rng):
     assert len(set().union(*found)) == sum(len(c) for c in communities)  # no overlap
 
 
+def star(cosines: list[float], centre_at: int, dim: int = 32) -> np.ndarray:
+    """A centre ``e0`` and one leaf per cosine: ``cos·e0 + sin·e_i`` with its own orthogonal direction
+    ``e_i``, so leaf i has cosine ``cos_i`` to the centre and ``cos_i·cos_j`` to leaf j. The centre is
+    row ``centre_at``, the leaves fill the other rows in the order given."""
+    leaves = [c * np.eye(dim)[0] + np.sqrt(1 - c * c) * np.eye(dim)[i + 1] for i, c in enumerate(cosines)]
+    return np.array(leaves[:centre_at] + [np.eye(dim)[0]] + leaves[centre_at:])
+
+
 def test_community_detection_min_size_and_order(rng):
     x, labels = planted_clusters(rng, [15, 8])
     communities = search.community_detection(torch.tensor(x), threshold=0.8, min_community_size=10)
-    assert [set(c) for c in communities] == [set(np.flatnonzero(labels == 0))]
-    # the first member is the centre: most similar to the others on average
-    comm = communities[0]
-    sims = similarity_matrix(x[comm]).numpy()
-    assert sims[0].min() >= 0.8
+    assert [set(c) for c in communities] == [set(np.flatnonzero(labels == 0))]   # the 8 are too few
+    # A star: the centre (row 5) is above the threshold with all 10 leaves; four tight leaves (cosine
+    # 0.94-0.97 to it, rows 0-3) with each other too, the six loose ones (0.81-0.822) with the centre only.
+    # Each tight leaf proposes a community of 5 (itself, the centre, the other three), which comes first
+    # if proposals were taken in row order; members in row order would put row 0 first, by least
+    # similarity the loosest leaf. Largest proposal first, centre first, then by cosine to it:
+    cosines = [0.95, 0.97, 0.94, 0.96, 0.815, 0.81, 0.822, 0.818, 0.812, 0.82]
+    x = star(cosines, centre_at=5)
+    sims = similarity_matrix(x).numpy()
+    degree = (sims >= 0.8 - 1e-6).sum(1)
+    assert degree.tolist() == [5, 5, 5, 5, 2, 11, 2, 2, 2, 2, 2]   # the tight leaves propose too
+    communities = search.community_detection(x, threshold=0.8 - 1e-6, min_community_size=5, batch_size=4)
+    leaves_by_cosine = sorted(range(len(cosines)), key=lambda i: -cosines[i])
+    assert communities == [[5] + [i if i < 5 else i + 1 for i in leaves_by_cosine]]
+    assert communities[0][0] == int(np.argmax(degree))    # the highest-degree node leads
 
 
 def test_kmeans_clusters_recovers_planted_clusters(rng):
