@@ -31,7 +31,7 @@ import torch
 
 from sbertlib.cli import estimate
 from sbertlib.evaluation import speed, workload
-from sbertlib.model import architectures
+from sbertlib.model import architectures, precision
 from sbertlib.model.encoder import SentenceEncoder
 from sbertlib.workbook import costs, profiles
 
@@ -58,7 +58,7 @@ def versions(device: torch.device) -> dict:
 
 def precisions(device: torch.device, quick: bool) -> tuple[str, ...]:
     """fp32, bf16 and fp16 where the device encodes in them (int8 is a CPU lesson); quick: fp32 and bf16."""
-    names = tuple(p for p in speed.available_precisions(device) if p != "int8")
+    names = tuple(p for p in precision.available_precisions(device) if p != "int8")
     return names[:2] if quick else names
 
 

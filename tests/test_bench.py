@@ -120,7 +120,7 @@ def test_bench_rejects_settings_that_cannot_run_before_loading_anything(argv, me
 
 
 def test_pick_precision_takes_the_fastest_unchanged_one():
-    from sbertlib.evaluation.speed import pick_precision
+    from sbertlib.model.precision import pick_precision
     rows = [{"precision": "fp32", "sent_per_s": 600, "spearman": 82.03},
             {"precision": "bf16", "sent_per_s": 1300, "spearman": 82.07},
             {"precision": "int8", "sent_per_s": 1500, "spearman": 80.95}]

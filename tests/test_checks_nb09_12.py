@@ -495,7 +495,7 @@ def good_pick(rows, tol):
 
 
 def test_nb11_pick_precision_right_and_agrees_with_the_library(capsys):
-    from sbertlib.evaluation.speed import pick_precision
+    from sbertlib.model.precision import pick_precision
     nb11.check_pick_precision(good_pick)
     assert "[OK]" in capsys.readouterr().out
     for rows, tol, answer in nb11._choice_cases():

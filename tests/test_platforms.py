@@ -228,10 +228,9 @@ def test_intel_mac_feature_words_read_as_linux_flags(fake):
 
 # ----------------------------------------------------------------------------- Apple's GPU (mps)
 def test_apple_silicon_gpu_runs_fp16_and_bf16_from_macos_14(fake):
-    from sbertlib.evaluation import speed
     fake(**CASES["macOS, Apple M2"][0], mps=True, macos14=True)
     assert precision.check_precision("fp16", "mps") == "fp16" and precision.check_precision("bf16", "mps") == "bf16"
-    assert speed.available_precisions("mps") == ("fp32", "fp16", "bf16")
+    assert precision.available_precisions("mps") == ("fp32", "fp16", "bf16")
     assert precision.auto_precision("mps", "mean") == "fp32"  # bf16 on mps is not measured faster: no claim
     assert not precision.bf16_is_fast("mps")
     line = precision.describe_hardware("mps")
@@ -241,9 +240,8 @@ def test_apple_silicon_gpu_runs_fp16_and_bf16_from_macos_14(fake):
 
 
 def test_mps_before_macos_14_refuses_bf16(fake):
-    from sbertlib.evaluation import speed
     fake(**CASES["macOS, Apple M1"][0], mps=True, macos14=False)
-    assert speed.available_precisions("mps") == ("fp32", "fp16")
+    assert precision.available_precisions("mps") == ("fp32", "fp16")
     with pytest.raises(ValueError, match="bf16.*mps needs macOS 14"):
         precision.check_precision("bf16", "mps")
     assert "not supported" in precision.describe_hardware("mps")
@@ -262,7 +260,7 @@ def test_speedlab_gpu_half_runs_on_mps_and_says_so(fake, monkeypatch, capsys):
     from sbertlib.evaluation import speed
     fake(**CASES["macOS, Apple M1"][0], mps=True, macos14=False)
     asked = []
-    monkeypatch.setattr(speed, "corpus", lambda *a, **k: ["a sentence"])
+    monkeypatch.setattr(bench, "corpus", lambda *a, **k: ["a sentence"])
     monkeypatch.setattr(data, "load_stsb", lambda *a, **k: [])
     monkeypatch.setattr(speed, "precision_comparison", lambda enc, s, p, names, **k: asked.append(names) or [])
     monkeypatch.setattr(speed, "batch_size_sweep", lambda *a, **k: [])

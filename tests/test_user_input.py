@@ -216,6 +216,18 @@ def test_a_lone_surrogate_becomes_the_replacement_character_with_a_warning(tiny)
         assert tiny.tokenize(["x\ud800"])["input_ids"].shape[0] == 1
 
 
+def test_the_cross_encoder_reads_odd_text_and_lone_surrogates_the_same_way():
+    """Before, a lone surrogate reached the tokenizer from CrossEncoder.predict and failed with its bare
+    TypeError; it now takes the encoder's path: U+FFFD and one warning."""
+    from sbertlib.model.cross_encoder import CrossEncoder
+    ce = CrossEncoder.from_pretrained("tiny-random-bert", device="cpu")
+    scores = ce.predict(list(zip(ODD, ODD[1:] + ODD[:1])))
+    assert np.isfinite(scores).all()
+    with pytest.warns(UserWarning, match=r"1 of 2 texts hold a lone surrogate .*first: item 1"):
+        got = ce.predict([("fine", "ok"), ("a\ud800b", "c")])
+    np.testing.assert_allclose(got[1], ce.predict([("a\ufffdb", "c")])[0], atol=1e-5)
+
+
 def test_the_loader_keeps_odd_text_and_names_the_line_of_bytes_that_are_not_utf8(tmp_path):
     text = "sentence1\tsentence2\tscore\n" + "".join(f"{a}\t{b}\t1\n" for a, b in zip(ODD, ODD[1:] + ODD[:1]))
     pairs = data.load_scored_pairs(write_bytes(tmp_path, "odd.tsv", text + "x\ty\t2\n"))

@@ -1,16 +1,18 @@
 """Evaluating sentence encoders as the paper does.
 
-=========================  ==============================================================
-module                     holds
-=========================  ==============================================================
-``evaluation.sts``         the one STS evaluation (Spearman ×100 of cosine, §4, Tables 1–2):
-                           ``evaluate_sts``, ``STSEvaluator`` (what ``fit`` calls), STS12–16
-                           conventions, a suite of data sets, sampling, ``worst_pairs``
-``evaluation.transfer``    SentEval-style logistic regression on frozen vectors (§5, Table 5)
-``evaluation.ablation``    the pooling / concatenation grid over seeds (§6, Table 6)
-``evaluation.speed``       honest timing: warm-up, repeats, median; smart batching (§7, Table 7)
-``evaluation.reports``     ours beside the paper's tables, with labels naming what produced ours
-=========================  ==============================================================
+============================  ==============================================================
+module                        holds
+============================  ==============================================================
+``evaluation.sts``            the one STS evaluation (Spearman ×100 of cosine, §4, Tables 1–2):
+                              ``evaluate_sts``, ``STSEvaluator`` (what ``fit`` calls), STS12–16
+                              conventions, a suite of data sets, sampling, ``worst_pairs``
+``evaluation.cross_encoder``  ``CrossEncoderSTSEvaluator``: the STS evaluation of a cross-encoder
+                              (same pairs and Spearman as ``STSEvaluator``)
+``evaluation.transfer``       SentEval-style logistic regression on frozen vectors (§5, Table 5)
+``evaluation.ablation``       the pooling / concatenation grid over seeds (§6, Table 6)
+``evaluation.speed``          honest timing: warm-up, repeats, median; smart batching (§7, Table 7)
+``evaluation.reports``        ours beside the paper's tables, with labels naming what produced ours
+============================  ==============================================================
 """
 from .reports import beside_paper, label_for, table1, table5, table6
 from .sts import (STS_YEARS, STSEvaluator, STSResult, SuiteResult, correlations, embed_pairs, evaluate_sts,

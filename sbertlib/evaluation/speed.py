@@ -1,9 +1,7 @@
 """Measuring encoding speed honestly: warm-up, repeats, median and spread, padding share.
 
 Timing only. The sentences timed come from :mod:`sbertlib.data.corpora` and the choice of a precision
-from measured rows is :func:`sbertlib.model.precision.pick_precision`; ``corpus``,
-``available_precisions`` and ``pick_precision`` are still importable from here (notebook 11 and
-older code call ``speed.corpus`` and ``speed.pick_precision``).
+from measured rows is :func:`sbertlib.model.precision.pick_precision`.
 """
 from __future__ import annotations
 
@@ -16,10 +14,9 @@ import numpy as np
 import torch
 
 from .. import config
-from ..data.corpora import corpus  # noqa: F401  (kept importable from here, see above)
 from ..model import tokenising
 from ..model.cross_encoder import CrossEncoder
-from ..model.precision import available_precisions, mps_available, pick_precision  # noqa: F401
+from ..model.precision import mps_available
 
 
 @dataclass

@@ -28,6 +28,8 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
+from .text import replace_lone_surrogates
+
 Row = dict[str, list[int]]  # "input_ids" and, where the tokenizer makes them, "token_type_ids"
 
 
@@ -56,7 +58,10 @@ def check_pairs(pairs) -> list[tuple[str, str]]:
             if not isinstance(t, str):
                 raise TypeError(f"item {i}: texts must be strings, got {type(t).__name__}: {t!r}")
         out.append((pair[0], pair[1]))
-    return out
+    if not out:
+        return out
+    first, second = (replace_lone_surrogates([p[k] for p in out]) for k in (0, 1))  # U+FFFD, with a warning
+    return list(zip(first, second))
 
 
 @contextlib.contextmanager

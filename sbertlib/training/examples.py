@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from ..data import NLI_LABELS, NLIPair, STSPair, Triplet
-from ..losses import Batch, SBERTLoss
+from ..losses import Batch, TrainingLoss
 
 MEGA_BATCHES = 50  # length grouping sorts within groups of this many batches
 
@@ -19,7 +19,7 @@ class Example(NamedTuple):
     label: int | float | None
 
 
-def as_example(item, index: int, loss: SBERTLoss) -> Example:
+def as_example(item, index: int, loss: TrainingLoss) -> Example:
     """Turn one training record into ``(texts, label)`` for ``loss``; ValueError names ``index``.
 
     Accepted: :class:`NLIPair` (class label), :class:`STSPair` (score, ``.label`` in 0–1),
@@ -49,7 +49,7 @@ def as_example(item, index: int, loss: SBERTLoss) -> Example:
     return Example(texts, _check_label(label, kind, index, loss))
 
 
-def _check_label(label, kind: str | None, index: int, loss: SBERTLoss):
+def _check_label(label, kind: str | None, index: int, loss: TrainingLoss):
     name = type(loss).__name__
     if kind is None:
         if label is not None:
@@ -68,14 +68,14 @@ def _check_label(label, kind: str | None, index: int, loss: SBERTLoss):
         value = float(label)
     except (TypeError, ValueError):
         raise ValueError(f"item {index}: {name} needs a numeric gold score, got {label!r}") from None
-    lo, hi = getattr(loss, "score_range", (-1.0, 1.0))  # a cosine's range, unless the loss says otherwise
+    lo, hi = loss.score_range  # a cosine's [-1, 1] unless the loss says otherwise (TrainingLoss)
     if not (math.isfinite(value) and lo <= value <= hi):
         raise ValueError(f"item {index}: gold score {value} is outside [{lo:g}, {hi:g}], the range "
                          f"{type(loss).__name__} takes; scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
     return value
 
 
-def prepare_examples(train_data: Sequence, loss: SBERTLoss) -> list[Example]:
+def prepare_examples(train_data: Sequence, loss: TrainingLoss) -> list[Example]:
     """Validate every record up front (before any training) and convert it with :func:`as_example`."""
     examples = [as_example(item, i, loss) for i, item in enumerate(train_data)]
     if not examples:

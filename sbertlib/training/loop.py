@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from ..losses import Batch, SBERTLoss
+from ..losses import Batch, TrainingLoss
 from ..model import precision as precisions
 from . import distributed
 from .arguments import TrainingArguments
@@ -67,7 +67,7 @@ def linear_warmup(optimizer, warmup_steps: int, total_steps: int) -> torch.optim
 
 
 # ----------------------------------------------------------------------------- saving models
-def save_model(loss: SBERTLoss, path: Path, save_head: bool, history: History) -> Path:
+def save_model(loss: TrainingLoss, path: Path, save_head: bool, history: History) -> Path:
     """Save the encoder (and, if asked, the loss's classifier head inside the same folder)."""
     loss.model.save(path, extra={"training": {"loss": history.loss, "profile": history.profile,
                                               "steps": len(history.records)}})
@@ -93,7 +93,7 @@ def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype
     return torch.bfloat16
 
 
-def train_step(loss: SBERTLoss, batch: Batch, optimizer, scheduler, scaler, amp_dtype,
+def train_step(loss: TrainingLoss, batch: Batch, optimizer, scheduler, scaler, amp_dtype,
                max_grad_norm: float | None, step: int, forward: torch.nn.Module | None = None,
                share: float = 1.0, world: int = 1) -> float:
     """Forward, backward, clip, update; returns the loss value. Raises on a NaN/inf loss.
@@ -133,7 +133,7 @@ def train_step(loss: SBERTLoss, batch: Batch, optimizer, scheduler, scaler, amp_
 
 
 # ----------------------------------------------------------------------------- fit
-def fit(model, loss: SBERTLoss, train_data: Sequence, args: TrainingArguments | None = None, *,
+def fit(model, loss: TrainingLoss, train_data: Sequence, args: TrainingArguments | None = None, *,
         evaluator: Callable[[object], float] | None = None, output_dir: str | os.PathLike | None = None,
         resume: bool = False, profile: str | None = None, show_progress_bar: bool = True,
         callback: Callable[[int, History], None] | None = None, **overrides) -> History:
@@ -267,7 +267,7 @@ def _check_setting(n: int, args: TrainingArguments, output_dir, resume: bool) ->
                                   "resume=True to continue it, or choose another output_dir (or delete it)")
 
 
-def _evaluate(model, loss: SBERTLoss, evaluator, history: History, output_dir, save_head: bool) -> None:
+def _evaluate(model, loss: TrainingLoss, evaluator, history: History, output_dir, save_head: bool) -> None:
     score = float(evaluator(model))
     history.records[-1]["dev_score"] = score
     if math.isfinite(score) and (history.best_score is None or score > history.best_score):

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..losses import SBERTLoss
+from ..losses import TrainingLoss
 from ..util import atomic_write, digest
 from .examples import Example
 from .history import History
@@ -59,7 +59,7 @@ def checkpoint_path(output_dir: str | os.PathLike) -> Path:
     return Path(output_dir) / CHECKPOINT_DIR / CHECKPOINT_FILE
 
 
-def fingerprint(examples: list[Example], loss: SBERTLoss, **settings) -> dict:
+def fingerprint(examples: list[Example], loss: TrainingLoss, **settings) -> dict:
     """What a checkpoint must match to be resumed: the data, the settings, the loss with its
     hyper-parameters, and the encoder's architecture (every weight's name and shape), pooling,
     normalisation and sequence length. The starting weights need not match: all come from the
@@ -73,7 +73,7 @@ def fingerprint(examples: list[Example], loss: SBERTLoss, **settings) -> dict:
             "n_examples": len(examples), "data_sha1": digest(examples), **settings}
 
 
-def save_checkpoint(path: Path, step: int, loss: SBERTLoss, optimizer, scheduler, scaler,
+def save_checkpoint(path: Path, step: int, loss: TrainingLoss, optimizer, scheduler, scaler,
                     history: History, fingerprint: dict, rank_rngs: list[dict] | None = None) -> None:
     """Write everything a resumed run needs to ``path``, atomically (the old checkpoint stays
     valid until the new one is complete). Under several processes ``rank_rngs`` holds every rank's
@@ -86,7 +86,7 @@ def save_checkpoint(path: Path, step: int, loss: SBERTLoss, optimizer, scheduler
     atomic_write(path, lambda tmp: torch.save(state, tmp))
 
 
-def load_checkpoint(path: Path, loss: SBERTLoss, optimizer, scheduler, scaler,
+def load_checkpoint(path: Path, loss: TrainingLoss, optimizer, scheduler, scaler,
                     fingerprint: dict, rank: int = 0) -> tuple[int, History]:
     """Restore everything :func:`save_checkpoint` wrote (the random state of process ``rank``);
     returns ``(step, history)``.
