@@ -1,6 +1,7 @@
 """Precision: encode in bf16/int8 returns float32 close to fp32; settings refused clearly; bf16 autocast trains."""
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -101,3 +102,85 @@ def test_only_ampere_or_newer_counts_as_native_bf16_on_a_gpu(monkeypatch):
     assert not precision._cuda_bf16_native()
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: (8, 0))  # A100
     assert precision._cuda_bf16_native()
+
+
+# --------------------------------------------------------------------------- int8: torchao, and the old path beside it
+def test_int8_quantises_with_torchao_quietly(capfd):
+    """int8 used torch.ao.quantization.quantize_dynamic, deprecated in torch 2.13 (it warned at every cast):
+    now torchao's int8 weights (one scale per row), with no warning and nothing on stderr."""
+    pytest.importorskip("torchao")
+    from torchao.quantization import Int8Tensor
+    enc = tiny()
+    capfd.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vectors = enc.encode(SENTENCES, precision="int8")
+    assert capfd.readouterr().err == ""
+    linears = [m for m in enc.inference_backbone("int8").modules() if isinstance(m, torch.nn.Linear)]
+    assert linears and all(isinstance(m.weight, Int8Tensor) for m in linears)
+    assert vectors.dtype == np.float32
+
+
+def test_loading_a_model_prints_nothing_although_transformers_imports_torchao():
+    """transformers imports torchao whenever it is installed; with a CPU-only torch that import logged four
+    lines (two CUDA libraries that cannot load, two torch deprecations aimed at torchao), for every process."""
+    import subprocess
+    import sys
+    pytest.importorskip("torchao")
+    code = ("import sys; from sbertlib.model import SentenceEncoder\n"
+            "SentenceEncoder.from_pretrained('tiny-random-bert', device='cpu').encode(['a'], precision='int8')\n"
+            "assert 'torchao' in sys.modules")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_int8_without_torchao_says_how_to_install_it(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "torchao", None)     # as if not installed
+    with pytest.raises(ValueError, match=r"torchao, which is not installed: pip install 'sbertlib\[int8\]'"):
+        tiny().encode(SENTENCES, precision="int8")
+    with precision.int8_backend("torch.ao"):              # the old path needs none (the bench's comparison)
+        assert precision.check_precision("int8", "cpu") == "int8"
+
+
+def test_torchao_scales_each_weight_row_where_the_old_path_scaled_the_matrix():
+    """Why torchao's int8 moves the scores less: rows of very different sizes. torch.ao's one scale for the
+    whole matrix leaves the small rows a few int8 steps; torchao gives each row its own."""
+    pytest.importorskip("torchao")
+    torch.manual_seed(0)
+    layer = torch.nn.Sequential(torch.nn.Linear(64, 32)).eval()
+    with torch.no_grad():
+        layer[0].weight.mul_(torch.logspace(-2, 0, 32).unsqueeze(1))   # row norms spread over 100×
+    x = torch.randn(16, 64)
+    exact = layer(x)
+    errors = {}
+    for backend in ("torchao", "torch.ao"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")                          # the old path's deprecation is filtered
+            with precision.int8_backend(backend):
+                quantised = precision.quantize_int8(copy.deepcopy(layer))
+        with torch.inference_mode():
+            errors[backend] = float(((quantised(x) - exact).abs().mean(0) / exact.abs().mean(0))[:8].mean())
+    assert errors["torchao"] < errors["torch.ao"] / 5, errors
+    with pytest.raises(ValueError, match="int8 backend must be one of"):
+        with precision.int8_backend("fbgemm"):
+            pass
+
+
+def test_bench_times_the_old_int8_beside_the_new(shared_data, capsys):
+    """`bench encode --precision fp32,int8,int8-torch.ao`: the deprecated path on an encoder of its own."""
+    import json
+
+    from sbertlib.cli import bench
+    pytest.importorskip("torchao")
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "40", "--repeats", "1", "--warmup-runs", "0",
+                       "--precision", "fp32,int8,int8-torch.ao", "--no-reference", "--data-dir", str(shared_data),
+                       "--json"]) == 0
+    out = capsys.readouterr()
+    result = json.loads(out.out)
+    assert list(result) == ["fp32", "int8", "int8-torch.ao"]
+    assert "runs_as" not in result["int8-torch.ao"]
+    assert result["int8"]["max_abs_diff_vs_fp32"] != result["int8-torch.ao"]["max_abs_diff_vs_fp32"]  # two paths
+    for r in result.values():
+        assert r["ours"] > 0 and r["spearman_diff"] == pytest.approx(r["spearman"] - result["fp32"]["spearman"])
+    assert "int8-torch.ao" in out.err and "ours int8-torch.ao / ours fp32" in out.err

@@ -34,6 +34,7 @@ from .common import command, parser
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
 REFERENCE_MODELS = ("minilm", "all-MiniLM-L6-v2")  # the reference loads the packaged MiniLM only
 TRAIN_PRECISIONS = ("fp32", "bf16", "fp16")  # fp32 weights, with or without autocast
+OLD_INT8 = "int8-torch.ao"  # bench encode only: int8 through torch.ao's deprecated quantize_dynamic
 
 
 class ReferenceUnavailable(RuntimeError):
@@ -103,47 +104,71 @@ def bench_encode(args) -> dict:
 def bench_precisions(args) -> dict:
     """Ours and sentence-transformers at each precision: same sentences, threads and batch size;
     our STSb test Spearman at each precision against fp32's. ``auto`` is timed as ``auto`` and its
-    entry says what it ran as (``runs_as``); the reference runs that concrete precision."""
+    entry says what it ran as (``runs_as``); the reference runs that concrete precision. ``int8-torch.ao``
+    is int8 through torch.ao's deprecated ``quantize_dynamic`` (the path ``int8`` took before torchao), on
+    an encoder of its own, beside ``int8``; sentence-transformers' int8 is that path too (its users' way)."""
     from .. import data
     wanted = _names(args.precision)
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     for name in wanted:
-        precisions.check_precision(name, encoder.device)
-    sentences = corpus(args.corpus, args.n, args.data_dir)
-    rows = speed.precision_comparison(encoder, sentences, data.load_stsb("test", args.data_dir), wanted,
+        if name != OLD_INT8:
+            precisions.check_precision(name, encoder.device)
+    sentences, stsb = corpus(args.corpus, args.n, args.data_dir), data.load_stsb("test", args.data_dir)
+    rows = speed.precision_comparison(encoder, sentences, stsb, [n for n in wanted if n != OLD_INT8],
                                       args.batch_size, args.repeats, args.warmup_runs)
+    encoders = {row["precision"]: encoder for row in rows}
+    if OLD_INT8 in wanted:
+        encoders[OLD_INT8], row = _old_int8(args, sentences, stsb)   # its spearman_diff: against the same fp32
+        rows.append({**row, "precision": OLD_INT8})
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
               "hardware": precisions.describe_hardware(encoder.device),
               **speed.environment(encoder.device), "precisions": {}}
-    for row in rows:
-        name = row["precision"]
+    references: dict[str, tuple] = {}  # sentence-transformers' figures per precision it ran, run once each
+    for row in sorted(rows, key=lambda r: wanted.index(r["precision"])):
+        name, ours_encoder = row["precision"], encoders[row["precision"]]
         entry = {"ours": row["sent_per_s"], "sentence_transformers": None, "spearman_diff": row["spearman_diff"],
                  "spearman": row["spearman"], "max_abs_diff_vs_fp32": row["max_abs_diff"]}
-        runs_as = encoder.resolved_precision(name)
-        if runs_as != name:
+        runs_as = "int8" if name == OLD_INT8 else encoder.resolved_precision(name)
+        if runs_as != name and name != OLD_INT8:
             entry["runs_as"] = runs_as
-        ref, why = reference(args, "encode", {"sentences": sentences, "precision": runs_as, "batch_size": args.batch_size,
-                                              "repeats": args.repeats, "warmup_runs": args.warmup_runs,
-                                              "device": str(encoder.device), "max_seq_length": encoder.max_seq_length})
+        if runs_as not in references:
+            references[runs_as] = reference(args, "encode", {
+                "sentences": sentences, "precision": runs_as, "batch_size": args.batch_size, "repeats": args.repeats,
+                "warmup_runs": args.warmup_runs, "device": str(encoder.device),
+                "max_seq_length": encoder.max_seq_length})
+        ref, why = references[runs_as]
         if ref is None:
             entry["reference_note"] = why
         else:
-            ours = encoder.encode(sentences, args.batch_size, precision=name, show_progress_bar=False)
+            with precisions.int8_backend("torch.ao" if name == OLD_INT8 else "torchao"):
+                ours = ours_encoder.encode(sentences, args.batch_size, precision="int8" if name == OLD_INT8 else name,
+                                           show_progress_bar=False)
             entry["sentence_transformers"] = ref["sent_per_s"]
             entry["max_abs_diff_vs_sentence_transformers"] = float(np.abs(ref["embeddings"] - ours).max())
         result["precisions"][name] = entry
     return result
 
 
+def _old_int8(args, sentences, stsb) -> tuple[SentenceEncoder, dict]:
+    """``(encoder, row)``: int8 through torch.ao's ``quantize_dynamic``, timed and scored as
+    :func:`speed.precision_comparison` does every precision (on a fresh encoder: one keeps the int8 copy
+    it has made)."""
+    with precisions.int8_backend("torch.ao"):
+        old = SentenceEncoder.from_pretrained(args.model, device=args.device)
+        rows = speed.precision_comparison(old, sentences, stsb, ["fp32", "int8"], args.batch_size, args.repeats,
+                                          args.warmup_runs)
+    return old, rows[1]
+
+
 def print_precisions(result: dict, out=sys.stdout) -> None:
     print(f"model: {result['model']}  corpus: {result['corpus']} ({result['n_sentences']:,} sentences)  batch size: "
           f"{result['batch_size']}  threads: {result['threads']}  torch {result['torch']}\n{result['hardware']}", file=out)
-    print(f"{'precision':10s} {'ours sent/s':>12s} {'ST sent/s':>10s} {'ours/ST':>8s} {'Spearman':>9s} {'diff':>7s}", file=out)
+    print(f"{'precision':13s} {'ours sent/s':>12s} {'ST sent/s':>10s} {'ours/ST':>8s} {'Spearman':>9s} {'diff':>7s}", file=out)
     table = result["precisions"]
     for name, e in table.items():
         st = e["sentence_transformers"]
         name = f"{name}={e['runs_as']}" if "runs_as" in e else name
-        print(f"{name:10s} {e['ours']:12.1f} {st or float('nan'):10.1f} {e['ours'] / st if st else float('nan'):8.2f} "
+        print(f"{name:13s} {e['ours']:12.1f} {st or float('nan'):10.1f} {e['ours'] / st if st else float('nan'):8.2f} "
               f"{e['spearman']:9.2f} {e['spearman_diff']:+7.2f}", file=out)
     if "fp32" in table:
         for name in (n for n in table if n != "fp32"):
@@ -307,8 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--precision", default=None,
                      help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU; auto: "
-                          "what encode(precision='auto') picks here): ours and sentence-transformers at each, and "
-                          "the STSb Spearman difference from fp32")
+                          "what encode(precision='auto') picks here; int8-torch.ao: int8 through the deprecated "
+                          "torch.ao quantize_dynamic, the old path, beside int8's torchao): ours and "
+                          "sentence-transformers at each, and the STSb Spearman difference from fp32")
     enc.add_argument("--json", action="store_true",
                      help="print one JSON object (with --precision: {precision: {ours, sentence_transformers, "
                           "spearman_diff, ...}})")
@@ -385,7 +411,11 @@ def _check_settings(ap: argparse.ArgumentParser, args) -> None:
 def _encode_precision_problem(name: str, device: torch.device) -> str | None:
     """Why ``encode`` cannot run at ``name`` on ``device`` (None if it can)."""
     try:
-        precisions.check_precision(name, device)
+        if name == OLD_INT8:
+            with precisions.int8_backend("torch.ao"):
+                precisions.check_precision("int8", device)
+        else:
+            precisions.check_precision(name, device)
     except ValueError as err:
         return str(err)
     return None

@@ -10,8 +10,10 @@ precision  what runs
            On Apple's GPU (``mps``) only with macOS 14 or newer
 ``fp16``   float16 on a GPU: CUDA or Apple's ``mps`` (5 exponent bits: may overflow; a CPU
            emulates it)
-``int8``   dynamic quantisation of every ``nn.Linear`` (weights stored as int8, activations
-           quantised per batch); CPU only
+``int8``   dynamic quantisation of every ``nn.Linear`` with torchao (the ``int8`` extra): weights
+           stored as int8 with one scale per output row, activations quantised per token at
+           run time, int8 × int8 products (``torch._int_mm``: AVX512-VNNI or AMX where the
+           CPU has them); CPU only — see :func:`quantize_int8`
 ``auto``   bf16 where it is native *and* the pooling averages over tokens (mean, max), else
            fp32 — see :func:`auto_precision`
 =========  ==========================================================================
@@ -27,9 +29,13 @@ torch's or :mod:`platform`'s. Where no source answers, bf16 support is reported 
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import importlib.util
+import logging
 import platform
+import warnings
 import subprocess
 from pathlib import Path
 
@@ -46,6 +52,10 @@ _TORCH_PROBES = {"avx512_bf16": "_is_avx512_bf16_supported", "avx512_f": "_is_av
                  "amx_tile": "_is_amx_tile_supported", "avx2": "_is_avx2_supported"}
 # macOS sysctl feature words (lower-cased) where /proc/cpuinfo's names differ
 _MAC_NAMES = {"avx1.0": "avx", "sse4.1": "sse4_1", "sse4.2": "sse4_2", "avx512bf16": "avx512_bf16"}
+# how int8 quantises: torchao (the supported path), or torch.ao's quantize_dynamic (deprecated in torch
+# 2.13; kept only so that the bench can time the old int8 beside the new)
+INT8_BACKENDS = ("torchao", "torch.ao")
+_INT8 = {"backend": "torchao"}
 
 
 def check_precision(precision: str, device: torch.device | str) -> str:
@@ -62,6 +72,9 @@ def check_precision(precision: str, device: torch.device | str) -> str:
     if precision == "int8" and kind != "cpu":
         raise ValueError(f"precision='int8' (dynamic quantisation) runs on the CPU only, not {kind}; "
                          "on a GPU use 'bf16' or 'fp16'")
+    if precision == "int8" and _INT8["backend"] == "torchao" and importlib.util.find_spec("torchao") is None:
+        raise ValueError("precision='int8' quantises with torchao, which is not installed: "
+                         "pip install 'sbertlib[int8]' (or torchao)")
     return precision
 
 
@@ -319,6 +332,80 @@ def cast_backbone(backbone: torch.nn.Module, precision: str) -> torch.nn.Module:
         for p, g in grads.items():
             p.grad = g
     if precision == "int8":
-        from torch.ao.quantization import quantize_dynamic
-        return quantize_dynamic(clone, {torch.nn.Linear}, dtype=torch.qint8)
+        return quantize_int8(clone)
     return clone.to(DTYPES[precision])
+
+
+@contextlib.contextmanager
+def int8_backend(name: str):
+    """Within the block, ``int8`` casts quantise with ``name`` (one of :data:`INT8_BACKENDS`); for the
+    bench's old-against-new comparison. An encoder keeps the int8 copy it has made: use one made inside."""
+    if name not in INT8_BACKENDS:
+        raise ValueError(f"int8 backend must be one of {INT8_BACKENDS}, not {name!r}")
+    saved, _INT8["backend"] = _INT8["backend"], name
+    try:
+        yield
+    finally:
+        _INT8["backend"] = saved
+
+
+def quantize_int8(module: torch.nn.Module) -> torch.nn.Module:
+    """``module`` with every ``nn.Linear`` quantised to int8 for inference, in place.
+
+    torchao (``quantize_`` with ``Int8DynamicActivationInt8WeightConfig``, torchao 0.18 on torch 2.13):
+    each weight row gets its own scale and each token's activations theirs, and the products run in int8
+    (``torch._int_mm``). Measured against the old path on STSb (BENCHMARKS.md): the Spearman moves less
+    from fp32's, and encoding is faster. The old path, ``torch.ao.quantization.quantize_dynamic`` (one
+    scale for a whole weight matrix, fbgemm kernels), is deprecated in torch 2.13 together with its
+    quantized tensor types; it runs only inside ``int8_backend("torch.ao")``, its deprecation warnings
+    silenced there, since the bench calls it on purpose.
+    """
+    if _INT8["backend"] == "torch.ao":
+        from torch.ao.quantization import quantize_dynamic
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # deprecated in torch 2.13 (see above): called on purpose
+            return quantize_dynamic(module, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
+    quantize_, config = _torchao()
+    quantize_(module, config())
+    return module
+
+
+def _torchao():
+    """torchao's ``quantize_`` and ``Int8DynamicActivationInt8WeightConfig`` (its import noise filtered:
+    :func:`quiet_torchao_import`)."""
+    quiet_torchao_import()
+    from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
+    return quantize_, Int8DynamicActivationInt8WeightConfig
+
+
+class _DropLogRecords(logging.Filter):
+    """Drops the records whose message passes ``drop``."""
+
+    def __init__(self, drop) -> None:
+        super().__init__()
+        self.drop = drop
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not self.drop(record.getMessage())
+
+
+_TORCHAO_NOISE = {
+    # a torch built without CUDA cannot load torchao's CUDA kernel libraries (int8 on the CPU needs none)
+    "torchao": lambda msg: msg.startswith("Failed to load ") and "torchao" in msg and "_C" in msg
+    and torch.version.cuda is None,
+    # torch 2.13 deprecates how torchao registers two Enum types with torch.compile (not used here)
+    "torch.utils._pytree": lambda msg: "is an Enum subclass and is now natively supported by torch.compile" in msg,
+}
+
+
+@functools.lru_cache(maxsize=1)
+def quiet_torchao_import() -> None:
+    """Filter, once, the lines torchao's import logs that say nothing to a user of this library.
+
+    transformers imports torchao whenever it is installed (for its own quantisers), so every process
+    that loads a backbone imports it; with a CPU-only torch each import logged "Failed to load …/_C….so"
+    for two CUDA libraries, and torch 2.13 two "… is an Enum subclass … register_constant() … is
+    deprecated" lines. Only records with those messages are dropped, on those two loggers; called by
+    :mod:`sbertlib.model` before anything imports transformers."""
+    for name, drop in _TORCHAO_NOISE.items():
+        logging.getLogger(name).addFilter(_DropLogRecords(drop))
