@@ -1,0 +1,715 @@
+"""The workbook as an nbgrader course: ``python -m sbertlib student --nbgrader DIR``.
+
+Writes ``DIR/nbgrader_config.py``, ``DIR/README.md`` (for the lecturer) and, for every notebook,
+``DIR/source/<notebook name>/<notebook name>.ipynb`` in nbgrader's source format, so that the
+standard ``nbgrader generate_assignment``, ``validate``, ``autograde`` and ``generate_feedback`` work on
+it unchanged. What each lecturer-notebook cell becomes:
+
+* an exercise (a cell tagged ``solution``) → an **autograded answer** cell
+  (``grade: false, solution: true``). Its source is the student's stub (``metadata.stub``, what
+  ``python -m sbertlib student`` gives) followed by the lecturer's answer between
+  ``### BEGIN SOLUTION`` / ``### END SOLUTION``; with ``ClearSolutions.code_stub`` set to nothing in
+  the course's config, ``generate_assignment`` leaves exactly the stub. (The answer, run after the
+  stub, redefines what the stub defined, so the source notebook still runs as the lecturer's.) A stub
+  that raises at the top level (the default ``NotImplementedError`` one) keeps only its comments.
+* the exercise's check cell (the next code cell calling a ``check_...`` function) → an
+  **autograder test** cell (``grade: true, locked: true``, 1 point per check call; a cell of several
+  bare check calls becomes one test cell per call). Its code runs inside
+  ``contextlib.redirect_stderr(sys.stdout)``: nbgrader gives 0 points to a test cell that writes
+  anything to stderr, and a warning or a progress bar is no wrong answer.
+* the questionnaire's answers (a cell tagged ``answers``) → left out, as in the student copies;
+  with ``written_answer_points > 0`` a **manually graded answer** (markdown ``grade: true,
+  solution: true``) instead: the lecturer's answers are its solution, students get "YOUR ANSWER HERE".
+* every other cell → **read-only** (``locked: true``): nbgrader restores it before grading.
+
+With ``hidden_tests=True`` an exercise is graded by **hidden tests** instead of its check: the check
+cell stays (read-only, ungraded: students still get its hints while they work), and after it one
+test cell per name the exercise asks for (``pool``, ``SiameseClassifier``, ``nprobe`` …) compares
+what the student's code gives on fixed inputs (:data:`PROBES`) with what the lecturer's solution gave,
+computed at export time by running the lecturer notebooks (on ``profile``, smoke by default) and
+stored in the test between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``: nbgrader strips
+it from the release and puts it back to autograde. The stored values hold only for that profile, so
+the course's config pins ``SBERTLIB_PROFILE`` to it. An exercise with an open answer (any pair of
+paraphrases in 10, any leak-free split in 13) or no probe that ran keeps its check as its grader;
+:func:`export_course` says which.
+
+What students can read (said in the lecturer's README too): ``sbertlib`` is installed on their
+machine, and the library implements every exercise (that is what the checks compare against), the
+checks' modules hold the reference code, and the lecturer notebooks with solutions are public in the
+repository and on the course site. Hidden tests stop a student from passing by editing or
+side-stepping a visible check; they do not hide how the answer is computed.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import tempfile
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .notebooks import DEFAULT_STUB, NOTEBOOK_DIR, execute, notebook_paths, strip_outputs, tags
+
+COURSE_ID = "sbert-workbook"
+GRADING_PROFILE = "smoke"
+CELL_TIMEOUT = 600          # seconds per cell when nbgrader executes a notebook (validate, autograde)
+SCHEMA_VERSION = 3
+_CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
+_STORED = "@@sbertlib-stored@@"
+_PROBE_FAILED = "@@sbertlib-probe-failed@@"
+
+# ----------------------------------------------------------------------------------------- probes
+# What a hidden test computes from the student's objects, per notebook number and name: code that sets
+# ``_result`` (tensors, arrays, numbers, strings, lists and dicts of them). It runs in the notebook's
+# kernel right after the check cell, so it may use the notebook's variables; helpers are the
+# underscored modules ``_np``, ``_torch``, ``_pd`` and ``_Model`` (a stand-in encoder of dim 8).
+# ``None``: the exercise has many right answers and no stored value can grade it. A name not listed
+# is compared as a value (``_result = name``): right for a number or a string, and where that is not
+# plain data (a function) the exercise keeps its check as grader. A solution cell's
+# ``metadata.probes`` ({name: code or null}) adds to or overrides these.
+PROBES: dict[str, dict[str, str | None]] = {
+    "00": {
+        "most_similar_pair": """
+            _rng = _np.random.default_rng(2020)
+            _result = []
+            for _n in (3, 6, 10):
+                _a = _rng.uniform(-1, 0.95, size=(_n, _n)); _m = (_a + _a.T) / 2; _np.fill_diagonal(_m, 1.0)
+                _s = _torch.as_tensor(_m, dtype=sim.dtype) if isinstance(sim, _torch.Tensor) else _m.astype(_np.asarray(sim).dtype)
+                _result.append(sorted(int(i) for i in most_similar_pair(_s)))
+            """,
+    },
+    "01": {
+        "pair_count": "_result = [pair_count(n) for n in (0, 1, 2, 3, 10, 10_000, 1_000_000)]",
+        "cross_encoder_hours": "_result = [cross_encoder_hours(n, p) for n, p in ((10_000, 65), (500, 12.5), (2, 1))]",
+        "anisotropy": """
+            _rng = _np.random.default_rng(2021)
+            _result = [anisotropy(_rng.normal(size=(7, 5)) + 0.8), anisotropy(_rng.normal(size=(3, 4)))]
+            """,
+    },
+    "02": {
+        "pool": """
+            _rng = _np.random.default_rng(2022)
+            _result = {}
+            for _k, _lengths in enumerate(((5, 2, 1), (4, 4))):
+                _te = _torch.tensor(_rng.normal(size=(len(_lengths), max(_lengths), 6)) - 3.0, dtype=_torch.float32)
+                _mask = _torch.tensor([[1] * n + [0] * (max(_lengths) - n) for n in _lengths])
+                for _mode in ("mean", "max", "cls"):
+                    _result[f"{_mode} {_k}"] = pool(_te.clone(), _mask.clone(), _mode)
+            """,
+        "SiameseClassifier": """
+            _rng = _np.random.default_rng(2023)
+            _head = SiameseClassifier(_Model(), num_labels=3)
+            with _torch.no_grad():
+                _head.classifier.weight.copy_(_torch.tensor(_rng.normal(size=(3, 24)) * 0.3, dtype=_torch.float32))
+                _head.classifier.bias.copy_(_torch.tensor([0.1, -0.2, 0.05]))
+            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
+            _result = {"classifier": [_head.classifier.in_features, _head.classifier.out_features],
+                       "loss": _head.loss_from_embeddings([_u, _v], _torch.tensor([0, 1, 2, 1, 0]))}
+            """,
+        "concat_features": """
+            _rng = _np.random.default_rng(2024)
+            _u, _v = (_torch.tensor(_rng.normal(size=(2, 3)), dtype=_torch.float32) for _ in range(2))
+            _parts = [("u", "v"), ("|u-v|",), ("u*v",), ("|u-v|", "u*v"), ("u", "v", "u*v"), ("u", "v", "|u-v|"),
+                      ("u", "v", "|u-v|", "u*v"), ("v", "u"), ("|u-v|", "v", "u")]
+            _result = {" ".join(p): concat_features(_u.clone(), _v.clone(), p) for p in _parts}
+            """,
+    },
+    "03": {
+        "train_loop": """
+            _torch.manual_seed(0)
+            _loss = losses.SoftmaxLoss(load_encoder(profile), num_labels=3)
+            _examples = training.prepare_examples(pairs[:10], _loss)
+            _result = train_loop(_loss, _examples, epochs=2, batch_size=4, lr=1e-4, warmup_ratio=0.25, seed=7)
+            """,
+        "MNRL": """
+            _rng = _np.random.default_rng(2025)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
+            _result = {"pairs": MNRL(_Model()).loss_from_embeddings([_a, _p]),
+                       "triplets": MNRL(_Model()).loss_from_embeddings([_a, _p, _n]),
+                       "scale 5": MNRL(_Model(), scale=5.0).loss_from_embeddings([_a, _p, _n])}
+            """,
+    },
+    "04": {
+        "spearman": """
+            _rng = _np.random.default_rng(2026)
+            _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
+                       spearman(_rng.normal(size=30), _rng.normal(size=30))]
+            """,
+    },
+    "05": {
+        "regression_loss": """
+            _rng = _np.random.default_rng(2027)
+            _u, _v = (_torch.tensor(_rng.normal(size=(4, 6)), dtype=_torch.float32) for _ in range(2))
+            _result = regression_loss(_u, _v, _torch.tensor([0.0, 1.5, 3.2, 5.0]))
+            """,
+    },
+    "06": {
+        "triplet_loss": """
+            _rng = _np.random.default_rng(2028)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(6, 5)), dtype=_torch.float32) for _ in range(3))
+            _result = [triplet_loss(_a, _p, _n), triplet_loss(_a, _p, _n, margin=0.5),
+                       triplet_loss(_a, _p, _n, margin=3.0)]
+            """,
+    },
+    "07": {
+        "classifier_size": """
+            _result = [classifier_size(c, n, k) for c in (("u", "v"), ("u", "v", "|u-v|"), ("u", "v", "|u-v|", "u*v"))
+                       for n, k in ((64, 3), (768, 3), (384, 2))]
+            """,
+        "diff_and_se": """
+            _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
+                                   index=["a", "b", "c"])
+            _result = [diff_and_se(_table, "a", "b"), diff_and_se(_table, "c", "a")]
+            """,
+    },
+    "08": {
+        "majority_baseline": "_result = {name: majority_baseline(task) for name, task in tasks.items()}",
+        "standardise": """
+            _rng = _np.random.default_rng(2029)
+            _result = standardise(_rng.normal(2.0, 3.0, size=(12, 4)), _rng.normal(size=(5, 4)))
+            """,
+    },
+    "09": {
+        "separation": """
+            _rng = _np.random.default_rng(2030)
+            _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
+            """,
+        "nn_agreement": """
+            _rng = _np.random.default_rng(2031)
+            _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
+            """,
+    },
+    "10": {"a": None, "b": None},          # any paraphrase pair without shared words is right
+    "11": {
+        "padding_share_by_hand": """
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
+            _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
+            """,
+        "token_budget_batches": """
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
+            _result = [token_budget_batches(_lengths, m) for m in (30, 48, 100)]
+            """,
+        "bf16_round": """
+            _x = _torch.tensor([1.0, 1.00390625, 1.01171875, -3.14159265, 1e-40, 65504.0, 3.3e38, -0.0,
+                                float("inf"), float("-inf"), 123.456, -0.0001234], dtype=_torch.float32)
+            _result = bf16_round(_x.clone())
+            """,
+        "pick_precision": """
+            _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
+            _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
+            """,
+    },
+    "12": {
+        "top_k": """
+            _rng = _np.random.default_rng(2032)
+            _scores, _ids = top_k(_rng.normal(size=(3, 5)).astype("float32"), _rng.normal(size=(10, 5)).astype("float32"), 4)
+            _result = {"scores": _scores, "ids": _ids}
+            """,
+        "my_recall": """
+            _approx = _np.array([[1, 2, 3, 4, 5], [9, 8, 7, 6, 5], [0, 1, 2, 3, 4]])
+            _exact = _np.array([[1, 2, 3, 4, 6], [5, 6, 7, 8, 9], [10, 11, 12, 13, 0]])
+            _result = [my_recall(_approx, _exact, 5), my_recall(_approx, _exact, 3)]
+            """,
+    },
+    "13": {"split_pairs": None},           # any split that keeps shared sentences on one side is right
+}
+
+# The hidden tests' own code: no sbertlib in it, so changing the library or the checks cannot change a grade.
+_HELPERS = '''\
+import contextlib as _contextlib, json as _json, math as _math, sys as _sys
+import numpy as _np, pandas as _pd, torch as _torch
+
+
+class _Model(_torch.nn.Module):
+    """A stand-in encoder for a loss's constructor: only its output size, dim."""
+    dim = 8
+
+
+def _plain(x):
+    if isinstance(x, _torch.Tensor):
+        x = x.detach().cpu()
+        x = (x.double() if x.is_floating_point() else x).numpy()
+    if isinstance(x, _np.ndarray):
+        return x.tolist()
+    if isinstance(x, _np.generic):
+        return x.item()
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+def _differs(got, want, where):
+    """None when ``got`` is ``want`` (numbers to 1e-4 relative), else where and how it differs."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict) or set(got) != set(want):
+            return f"{where}: expected a dict with keys {sorted(want)}, got {str(got)[:200]}"
+        return next((d for k in want for d in [_differs(got[k], want[k], f"{where}[{k!r}]")] if d), None)
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            return f"{where}: expected {len(want)} items, got {str(got)[:200]}"
+        return next((d for i, (g, w) in enumerate(zip(got, want)) for d in [_differs(g, w, f"{where}[{i}]")] if d), None)
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            return f"{where}: expected a number, got {str(got)[:200]}"
+        if (_math.isnan(want) and _math.isnan(got)) or got == want or _math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-6):
+            return None
+        return f"{where}: got {got!r}"
+    return None if got == want else f"{where}: got {str(got)[:200]}"
+'''
+
+
+@dataclass
+class Exercise:
+    """One ``solution`` cell of a lecturer notebook and what grades it."""
+    solution: int                       # index of the solution cell
+    check: int | None                   # index of its check cell (None: no check follows)
+    names: list[str]                    # what the exercise asks for (defined by the stub, else by the answer)
+    grade_id: str                       # the answer cell's nbgrader id
+    probes: dict[str, str | None] = field(default_factory=dict)   # name -> probe code (None: open answer)
+
+
+def _python(source: str) -> ast.Module | None:
+    """``source`` parsed as Python after IPython's transforms (magics); None if it does not parse."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+        source = TransformerManager().transform_cell(source)
+    except ImportError:
+        pass
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def defined_names(source: str) -> list[str]:
+    """The top-level names a cell defines (functions, classes, assignments), in order; no underscored ones."""
+    tree = _python(source)
+    names: list[str] = []
+    for node in tree.body if tree else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        else:
+            found = []
+        names += [n for n in found if n not in names and not n.startswith("_")]
+    return names
+
+
+def _stub(cell) -> str:
+    return cell.metadata.get("stub", DEFAULT_STUB)
+
+
+def _notebook_number(path: Path | str) -> str:
+    return Path(path).name[:2]
+
+
+def _safe_id(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_") or "cell"
+
+
+def exercises(nb, number: str = "") -> list[Exercise]:
+    """The notebook's exercises: each ``solution`` cell, the check cell after it, the names it asks for."""
+    found: list[Exercise] = []
+    solution_cells = [i for i, c in enumerate(nb.cells) if "solution" in tags(c)]
+    used: set[str] = set()
+    for k, i in enumerate(solution_cells):
+        end = solution_cells[k + 1] if k + 1 < len(solution_cells) else len(nb.cells)
+        check = next((j for j in range(i + 1, end) if nb.cells[j].cell_type == "code"
+                      and "answers" not in tags(nb.cells[j]) and _CHECK_CALL.search(nb.cells[j].source)), None)
+        cell = nb.cells[i]
+        names = defined_names(_stub(cell)) or defined_names(cell.source)
+        base = _safe_id(names[0]) if names else f"exercise_{k + 1}"
+        grade_id = base if base not in used else f"{base}_{k + 1}"
+        used.add(grade_id)
+        probes = {n: PROBES.get(number, {}).get(n, f"_result = {n}") for n in names}
+        probes.update(cell.metadata.get("probes", {}))
+        found.append(Exercise(i, check, names, grade_id, {n: probes[n] for n in names if n in probes}))
+    return found
+
+
+def answer_source(stub: str, solution: str) -> str:
+    """The answer cell's source: the stub students get, then the lecturer's answer as a solution region.
+
+    With ``ClearSolutions.code_stub`` empty, ``generate_assignment`` turns this into the stub. A stub
+    that raises at the top level would stop the lecturer's answer from running: it keeps its comments only."""
+    tree = _python(stub)
+    if tree is None or any(isinstance(node, ast.Raise) for node in tree.body):
+        stub = "".join(line for line in stub.splitlines(keepends=True) if line.lstrip().startswith("#"))
+    stub = stub.rstrip("\n")
+    region = ("### BEGIN SOLUTION\n"
+              "# The lecturer's answer: generate_assignment removes this region; students get the lines above.\n"
+              f"{solution.rstrip()}\n"
+              "### END SOLUTION")
+    return f"{stub}\n{region}" if stub else region
+
+
+def check_calls(source: str) -> list[str]:
+    """A check cell's parts: one per call when it is nothing but several bare ``check_...(...)`` calls
+    (each then its own test), else the whole cell as one part."""
+    tree = _python(source)
+    if tree is None or len(tree.body) < 2:
+        return [source]
+    parts = []
+    for node in tree.body:
+        call = node.value if isinstance(node, ast.Expr) else None
+        func = getattr(call, "func", None)
+        name = getattr(func, "attr", None) or getattr(func, "id", None)
+        if not isinstance(call, ast.Call) or not (name or "").startswith("check_"):
+            return [source]
+        parts.append(ast.get_source_segment(source, node))
+    return parts
+
+
+def graded_source(code: str, points: float, what: str) -> str:
+    """An autograder test's source: ``code`` with stderr sent to stdout (nbgrader scores stderr as a failure)."""
+    head = (f"# Autograder test ({points:g} point{'s' if points != 1 else ''}): {what}\n"
+            "import contextlib, sys\n"
+            "with contextlib.redirect_stderr(sys.stdout):   # a warning or a progress bar is no wrong answer\n")
+    return head + textwrap.indent(code.rstrip() or "pass", "    ")
+
+
+def probe_cell_source(name: str, probe: str) -> str:
+    """The code run at export time after the lecturer's check cell: prints the probe's result as JSON."""
+    return (_HELPERS + "try:\n" + textwrap.indent(textwrap.dedent(probe).strip(), "    ") + "\n"
+            "except Exception as _error:\n"
+            f"    print({_PROBE_FAILED!r}, f\"its probe failed on the lecturer's solution ({{type(_error).__name__}}: \"\n"
+            "          + f'{_error})'.replace(chr(10), ' '))\n"
+            "else:\n"
+            "    try:\n"
+            f"        print({_STORED!r} + _json.dumps(_plain(_result)))\n"
+            "    except (TypeError, ValueError):\n"
+            f"        print({_PROBE_FAILED!r}, 'no fixed-input test for it, and its value is not plain data')\n")
+
+
+def _rounded(value, digits: int = 9):
+    """``value`` with every float to ``digits`` significant digits (the tests compare to 1e-4)."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, list):
+        return [_rounded(v, digits) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v, digits) for k, v in value.items()}
+    return value
+
+
+def hidden_test_source(name: str, probe: str, value) -> str:
+    """A hidden test: the probe run on the student's ``name``, compared with the stored ``value``."""
+    body = textwrap.dedent(probe).strip()
+    stored = json.dumps(_rounded(value))
+    return (f"# Autograder test for `{name}`: when your notebook is autograded, hidden tests compare what your\n"
+            f"# `{name}` gives on fixed inputs with what the lecturer's solution gave (stored with the assignment).\n"
+            "### BEGIN HIDDEN TESTS\n"
+            + _HELPERS
+            + "with _contextlib.redirect_stderr(_sys.stdout):\n" + textwrap.indent(body, "    ") + "\n"
+            f"_difference = _differs(_plain(_result), _json.loads({stored!r}), {name!r})\n"
+            f"assert _difference is None, ('`{name}` does not give the stored result of the lecturer\\'s solution: '\n"
+            "                             + _difference)\n"
+            f"print('[OK] `{name}` gives the stored result')\n"
+            "### END HIDDEN TESTS")
+
+
+def _meta(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": SCHEMA_VERSION,
+            "solution": solution}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def _new_code_cell(source: str, meta: dict):
+    cell = nbformat.v4.new_code_cell(source)
+    cell.metadata["nbgrader"] = meta
+    return cell
+
+
+@dataclass
+class NotebookReport:
+    """What one exported notebook holds."""
+    name: str
+    exercises: int = 0
+    points: float = 0
+    visible: list[str] = field(default_factory=list)        # exercises graded by their check
+    hidden: list[str] = field(default_factory=list)         # names graded by hidden tests
+    no_check: list[str] = field(default_factory=list)       # exercises without a check cell (not graded)
+    notes: list[str] = field(default_factory=list)          # why an exercise kept its check with hidden tests on
+
+
+def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, written_answer_points: float = 0,
+                report: NotebookReport | None = None):
+    """The lecturer notebook ``nb`` in nbgrader's source format (a new notebook; see the module docstring).
+
+    ``stored`` maps the names of exercises to the values their hidden tests compare with (None: no
+    hidden tests); an exercise with a name missing from it is graded by its check."""
+    src = nbformat.from_dict(nb)
+    report = report if report is not None else NotebookReport("")
+    found = {e.solution: e for e in exercises(src, number)}
+    by_check = {e.check: e for e in found.values() if e.check is not None}
+    out = []
+    for i, cell in enumerate(src.cells):
+        cell = nbformat.from_dict(cell)
+        cell.metadata.pop("nbgrader", None)
+        if "answers" in tags(cell):
+            if written_answer_points > 0:
+                cell.cell_type = "markdown"
+                cell.source = ("## Your answers\n\n### BEGIN SOLUTION\n" + cell.source.rstrip() + "\n### END SOLUTION")
+                cell.metadata["nbgrader"] = _meta("written_answers", grade=True, solution=True,
+                                                  points=written_answer_points)
+                report.points += written_answer_points
+                out.append(cell)
+            continue
+        if i in found:
+            ex = found[i]
+            cell.source = answer_source(_stub(cell), cell.source)
+            cell.metadata.pop("stub", None)
+            cell.metadata["nbgrader"] = _meta(ex.grade_id, solution=True)
+            report.exercises += 1
+            if ex.check is None:
+                report.no_check.append(ex.grade_id)
+            out.append(cell)
+            continue
+        if i in by_check:
+            ex = by_check[i]
+            hidden = stored is not None and ex.names and all(n in stored for n in ex.names)
+            if hidden:
+                cell.metadata["nbgrader"] = _meta(f"check_{ex.grade_id}", locked=True)
+                out.append(cell)
+                for name in ex.names:
+                    out.append(_new_code_cell(hidden_test_source(name, ex.probes[name], stored[name]),
+                                              _meta(f"hidden_{_safe_id(name)}", grade=True, locked=True, points=1)))
+                    report.points += 1
+                    report.hidden.append(name)
+                continue
+            parts = check_calls(cell.source)
+            for k, part in enumerate(parts):
+                grade_id = f"test_{ex.grade_id}" + (f"_{k + 1}" if len(parts) > 1 else "")
+                what = f"runs the check of `{', '.join(ex.names) or ex.grade_id}` above"
+                if k == 0:
+                    cell.source = graded_source(part, 1, what)
+                    cell.metadata["nbgrader"] = _meta(grade_id, grade=True, locked=True, points=1)
+                    out.append(cell)
+                else:
+                    out.append(_new_code_cell(graded_source(part, 1, what),
+                                              _meta(grade_id, grade=True, locked=True, points=1)))
+                report.points += 1
+            report.visible.append(ex.grade_id)
+            continue
+        cell.metadata["nbgrader"] = _meta(f"cell_{i:02d}", locked=True)
+        out.append(cell)
+    src.cells = out
+    return strip_outputs(src)
+
+
+# ----------------------------------------------------------------------------------------- stored values
+def stored_values(path: Path, profile: str = GRADING_PROFILE, timeout: int = 900) -> tuple[dict, list[str]]:
+    """Run the lecturer notebook ``path`` on ``profile`` with each exercise's probes after its check
+    cell; returns ({name: the probe's result}, notes on the probes that gave none)."""
+    nb = nbformat.read(path, as_version=4)
+    number = _notebook_number(path)
+    cells, notes, wanted = [], [], []
+    found = {e.check: e for e in exercises(nb, number) if e.check is not None}
+    for i, cell in enumerate(nb.cells):
+        cells.append(cell)
+        ex = found.get(i)
+        for name in ex.names if ex else []:
+            probe = ex.probes.get(name)
+            if probe is None:
+                notes.append(f"{ex.grade_id}: `{name}` has more than one right answer — graded by its check")
+                continue
+            wanted.append(name)
+            probe_cell = nbformat.v4.new_code_cell(probe_cell_source(name, probe))
+            probe_cell.metadata["sbertlib_probe"] = name
+            cells.append(probe_cell)
+    if not wanted:
+        return {}, notes
+    nb.cells = cells
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / path.name
+        nbformat.write(nb, copy)
+        ran, result = execute(copy, timeout=timeout, env={"SBERTLIB_PROFILE": profile}, cwd=path.parent)
+    values = {}
+    for cell in ran.cells:
+        name = cell.metadata.get("sbertlib_probe")
+        if not name:
+            continue
+        text = "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+        for line in text.splitlines():
+            if line.startswith(_STORED):
+                values[name] = json.loads(line[len(_STORED):])
+            elif line.startswith(_PROBE_FAILED):
+                notes.append(f"`{name}`: {line[len(_PROBE_FAILED):].strip()} — graded by its check")
+    missing = [n for n in wanted if n not in values and not any(f"`{n}`" in note for note in notes)]
+    if missing:
+        notes.append(f"{', '.join(missing)}: the notebook stopped before their probes ran"
+                     + (f" ({result.error})" if result.error else "") + " — graded by their checks")
+    return values, notes
+
+
+# ----------------------------------------------------------------------------------------- the course folder
+def config_text(course_id: str, profile: str, hidden_tests: bool, timeout: int = CELL_TIMEOUT) -> str:
+    pin = (f'os.environ["SBERTLIB_PROFILE"] = "{profile}"   # the hidden tests\' stored values are for this profile only'
+           if hidden_tests else
+           f'os.environ.setdefault("SBERTLIB_PROFILE", "{profile}")   # your shell\'s SBERTLIB_PROFILE wins')
+    return f'''\
+"""nbgrader configuration of the SBERT workbook course (written by `python -m sbertlib student --nbgrader`).
+
+Run every nbgrader command from this folder (see README.md).
+"""
+import os
+
+c = get_config()  # noqa: F821 -- nbgrader defines get_config when it reads this file
+
+c.CourseDirectory.course_id = "{course_id}"
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
+c.CourseDirectory.source_directory = "source"        # the lecturer's notebooks, with solutions
+c.CourseDirectory.release_directory = "release"      # generate_assignment writes the student version here
+c.CourseDirectory.submitted_directory = "submitted"  # submitted/<student id>/<assignment>/<notebook>.ipynb
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+
+# Each answer cell holds the student's stub, then the solution region: the region becomes nothing,
+# so the release shows exactly the stub (with its YOUR CODE HERE comments).
+c.ClearSolutions.code_stub = {{"python": ""}}
+c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# Seconds a cell may run when nbgrader executes a notebook (validate, autograde): a check that runs
+# a short training (notebook 03) takes about a minute on the offline profile.
+c.Execute.timeout = {timeout}
+c.ExecutePreprocessor.timeout = {timeout}
+
+# The sbertlib profile the notebooks run on when nbgrader executes them: smoke takes seconds per
+# notebook (a tiny random network); offline gives the numbers students saw, in minutes.
+{pin}
+'''
+
+
+def readme_text(course_id: str, profile: str, hidden_tests: bool, reports: list[NotebookReport]) -> str:
+    rows = "\n".join(f"| `{r.name}` | {r.exercises} | {r.points:g} | "
+                     + (", ".join(f"`{n}`" for n in r.hidden) or "–") + " | "
+                     + (", ".join(f"`{n}`" for n in r.visible) or "–") + " |" for r in reports)
+    first = reports[0].name if reports else "02_the_siamese_network"
+    hidden = (f"""
+## Hidden tests (this course was written with `--hidden-tests`)
+
+Each exercise in the "hidden tests" column is graded by a test cell that students see only as a
+comment: it runs their code on fixed inputs and compares the result with what the solution in
+`source/` gave when this folder was written, on the `{profile}` profile (stored in the test, between
+`### BEGIN HIDDEN TESTS` and `### END HIDDEN TESTS`). `generate_assignment` removes it from the
+release, `autograde` puts it back. The exercise's check still runs in a read-only cell (students get
+its hints while they work) but no longer counts. So editing or side-stepping a check (for instance
+`checks.check_pooling = lambda *a: None` in an answer cell) earns nothing. The stored values hold
+for the `{profile}` profile only, so `nbgrader_config.py` sets `SBERTLIB_PROFILE={profile}` for
+grading. Write the folder again (same command) after you change a solution or upgrade sbertlib.
+Exercises in the "check" column keep their check as the grader: there is more than one right answer
+(any paraphrase pair in 10, any leak-free split in 13), or no fixed-input test exists for them.
+The feedback and the autograded notebooks show the hidden tests' code after grading.
+""" if hidden_tests else f"""
+## Hidden tests
+
+The checks grade this course: they ship in `sbertlib`, which students install. `python -m sbertlib
+student --nbgrader DIR --hidden-tests` writes a course whose exercises are graded instead by hidden
+tests that compare each answer with values stored from running the solutions (on the `{profile}`
+profile), so editing or side-stepping a visible check earns nothing.
+""")
+    return f"""# {course_id}: an nbgrader course
+
+Written by `python -m sbertlib student --nbgrader` from the SBERT workbook's lecturer notebooks.
+`source/<notebook>/<notebook>.ipynb` holds each notebook with its solutions, in nbgrader's format:
+
+* each exercise is an **answer cell**: the stub students fill in, then your solution between
+  `### BEGIN SOLUTION` / `### END SOLUTION` (generate_assignment removes it; the release shows the stub);
+* its check is an **autograder test** cell worth 1 point per check (edit `points` with Jupyter's
+  nbgrader "Create Assignment" toolbar or in the cell metadata). A test cell earns its points when it
+  runs without an error; its code runs with stderr sent to stdout, because nbgrader scores any stderr
+  output (a warning, a progress bar) as a failure;
+* every other cell is **read-only**: nbgrader restores it before grading;
+* the questionnaire's written answers are left out of the release, as in the student copies. (With
+  `--written-answers POINTS` they become a manually graded answer cell, your answers its solution:
+  grade them in the formgrader.)
+
+| notebook | exercises | points | hidden tests | graded by the check |
+|---|---|---|---|---|
+{rows}
+
+## Running it
+
+```bash
+cd path/to/this/folder                              # this folder: nbgrader reads nbgrader_config.py here
+nbgrader generate_assignment {first}       # release/{first}/: what students get
+nbgrader validate source/{first}/{first}.ipynb   # your solutions pass every test
+# hand out release/<assignment>/ (an LMS, a zip, or nbgrader release_assignment with an exchange);
+# put each submission in submitted/<student id>/<assignment>/<notebook>.ipynb (or nbgrader collect)
+nbgrader autograde {first}                 # runs every submission; scores in gradebook.db
+nbgrader generate_feedback {first}         # feedback/<student id>/<assignment>/<notebook>.html
+nbgrader export                                     # grades.csv: one row per student and assignment
+```
+
+Students need what the notebooks need: `pip install "sbertlib[workbook,search,offline]"` (the first
+cell of every notebook installs it where it is missing) and the course data (`SBERTLIB_DATA_DIR`, or
+the Hugging Face Hub). Notebook 13 reads `examples/`, copied beside it. Autograding runs each notebook
+top to bottom on the profile `nbgrader_config.py` names (`{profile}`); a cell may take
+{CELL_TIMEOUT} s (`c.Execute.timeout`).
+
+## What students can read — say it before you grade
+
+Everything a student installs is readable, and none of it hides an answer:
+
+* `sbertlib` implements every exercise: pooling, the classification head, the losses, the training
+  loop (`sbertlib.training.fit`), Spearman, search. That is what the checks compare against.
+* the checks (`sbertlib/workbook/checks/nbNN.py`) compute the expected result with that reference
+  code, and their hints name the usual mistakes;
+* the workbook's lecturer notebooks, with solutions, are public (the repository's `notebooks/` and
+  the course site), and so is the code that writes this folder (the hidden tests' inputs, not
+  their stored values).
+
+The checks are there to teach: a student who reads them learns the answer. For marks, treat the
+exercises as open-book and grade what the autograder can see (hidden tests make the grade
+independent of the visible checks); where copying matters, add exercises of your own or grade
+the written answers and an oral check.
+{hidden}"""
+
+
+def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: list[str] | None = None,
+                  hidden_tests: bool = False, profile: str = GRADING_PROFILE, written_answer_points: float = 0,
+                  course_id: str = COURSE_ID, log=print) -> list[NotebookReport]:
+    """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source``.
+
+    ``only``: notebook numbers (``["02", "03"]``); ``hidden_tests``: run the solutions on ``profile``
+    and grade by stored values (see the module docstring)."""
+    source, dest = Path(source), Path(dest)
+    paths = [p for p in notebook_paths(source) if not only or _notebook_number(p) in only]
+    if not paths:
+        raise FileNotFoundError(f"{source} holds no numbered notebooks"
+                                + (f" numbered {', '.join(only)}" if only else "") + " (NN_name.ipynb)")
+    reports = []
+    for path in paths:
+        name = path.stem
+        report = NotebookReport(name)
+        stored = None
+        if hidden_tests:
+            log(f"running {path.name} on the {profile} profile for the hidden tests' stored values ...")
+            stored, notes = stored_values(path, profile)
+            report.notes += notes
+        nb = to_nbgrader(nbformat.read(path, as_version=4), _notebook_number(path), stored, written_answer_points,
+                         report)
+        folder = dest / "source" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, folder / f"{name}.ipynb")
+        if _notebook_number(path) == "13" and (source / "examples").is_dir():
+            shutil.copytree(source / "examples", folder / "examples", dirs_exist_ok=True)
+        graded = (f"{len(report.hidden)} hidden tests, " if hidden_tests else "") + f"{len(report.visible)} checks"
+        log(f"wrote {folder / (name + '.ipynb')}: {report.exercises} exercises, {report.points:g} points ({graded})")
+        for note in report.notes + [f"{g}: no check cell follows it — not graded" for g in report.no_check]:
+            log(f"  {note}")
+        reports.append(report)
+    (dest / "nbgrader_config.py").write_text(config_text(course_id, profile, hidden_tests))
+    (dest / "README.md").write_text(readme_text(course_id, profile, hidden_tests, reports))
+    log(f"wrote {dest / 'nbgrader_config.py'} and {dest / 'README.md'} (how to run nbgrader on it)")
+    return reports
