@@ -1,0 +1,374 @@
+"""What the student writes in one notebook and uses in the next: keep a function's source, load it back.
+
+Each notebook runs in its own kernel, so the training loop a student wrote in notebook 03 does not
+exist in notebook 05's. After its check passes, a notebook keeps the student's code::
+
+    mine.keep(train_loop, notebook="03")      # writes <output dir>/your_code/train_loop.py
+
+and a later notebook loads it::
+
+    train_loop = mine.load("train_loop")      # the student's, from notebook 03
+
+:func:`keep` writes the function's (or class's) source with the imports it needs — every module and
+library object it refers to, each module-level constant, and the source of any helper it calls that
+the notebook defined (04's ``sts_evaluate`` takes its ``spearman`` along) — to
+``runs.output_dir("your_code", NAME + ".py")``, headed by the notebook it came from.
+
+:func:`load` imports that file. When there is none yet (notebook 05 opened before 03 ran), or it no
+longer loads, it prints one line saying so and returns the workbook's reference instead (for the
+names in :data:`REFERENCES`, or the ``fallback`` given) — never silently. :func:`where` says which
+of the two a loaded object is (for labels and run records).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import datetime as _dt
+import importlib
+import importlib.util
+import inspect
+import json
+import linecache
+import re
+import symtable
+import sys
+import textwrap
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+FOLDER = "your_code"
+MARKER = "# sbertlib-mine: "
+
+# name -> (the notebook the student writes it in, the workbook's reference used until they have)
+REFERENCES: dict[str, tuple[str, str]] = {
+    "train_loop": ("03", "sbertlib.workbook.mine.fit_loop"),
+    "MNRL": ("03", "sbertlib.losses.MultipleNegativesRankingLoss"),
+    "spearman": ("04", "sbertlib.workbook.checks.nb04.spearman_truth"),
+    "sts_evaluate": ("04", "sbertlib.workbook.checks.nb04.sts_evaluate_truth"),
+    "regression_loss": ("05", "sbertlib.workbook.checks.nb05.regression_loss_truth"),
+    "RegressionObjective": ("05", "sbertlib.workbook.checks.nb05.ReferenceRegressionObjective"),
+    "triplet_distances": ("06", "sbertlib.workbook.checks.nb06.triplet_distances_truth"),
+    "triplet_loss": ("06", "sbertlib.workbook.checks.nb06.reference_triplet_loss"),
+    "TripletObjective": ("06", "sbertlib.losses.TripletLoss"),
+}
+
+_ORIGIN: dict[int, str] = {}  # id(loaded object) -> what it is, for where()
+
+
+# ----------------------------------------------------------------------------- the reference loop
+def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float = 2e-5, warmup_ratio: float = 0.1,
+             max_grad_norm: float = 1.0, seed: int = 42, length_grouping: bool = False) -> list[float]:
+    """Notebook 03's ``train_loop`` as the library runs it: :func:`sbertlib.training.fit` with the same
+    settings (its check proves the two give the same loss at every step); the loss of every step."""
+    from ..training import fit
+    history = fit(loss.model, loss, examples, epochs=epochs, batch_size=batch_size, lr=lr, warmup_ratio=warmup_ratio,
+                  max_grad_norm=max_grad_norm, seed=seed, length_grouping=length_grouping, show_progress_bar=False)
+    return history.losses
+
+
+# ----------------------------------------------------------------------------- where the code lives
+def folder() -> Path:
+    """``<output dir>/your_code``: where kept code lives (see :func:`sbertlib.workbook.runs.output_dir`)."""
+    from .runs import output_dir
+    return output_dir(FOLDER)
+
+
+def path_for(name: str) -> Path:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name or ""):
+        raise ValueError(f"{name!r} is not a Python name: keep and load take the name of a function or class")
+    return folder() / f"{name}.py"
+
+
+def saved(name: str) -> dict | None:
+    """What :func:`keep` recorded for ``name`` (``name``, ``notebook``, ``saved``, ``path``), or None."""
+    path = path_for(name)
+    if not path.is_file():
+        return None
+    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+        if line.startswith(MARKER):
+            try:
+                return {**json.loads(line[len(MARKER):]), "path": str(path)}
+            except json.JSONDecodeError:
+                break
+    return {"name": name, "notebook": None, "saved": None, "path": str(path)}
+
+
+def where(obj: Any) -> str:
+    """Which code :func:`load` returned: ``"your train_loop (notebook 03)"`` or ``"the workbook's reference,
+    sbertlib.…"``; for an object that did not come from :func:`load`, its dotted name."""
+    return _ORIGIN.get(id(obj)) or _dotted(obj)
+
+
+def is_yours(obj: Any) -> bool:
+    """True when ``obj`` is the student's own code, loaded from a notebook that kept it."""
+    return _ORIGIN.get(id(obj), "").startswith("your ")
+
+
+# ----------------------------------------------------------------------------- keep
+def keep(obj: Callable, notebook: str | None = None, name: str | None = None, quiet: bool = False) -> Path:
+    """Write ``obj``'s source (a function or class the student defined in a notebook), with what it
+    needs to run on its own, to ``your_code/<name>.py``; returns the path.
+
+    ``notebook``: where it was written (``"03"``), named in later notebooks' messages. ``name``:
+    defaults to the object's own (a lambda takes the name it is bound to in the notebook). What the
+    code refers to is saved along: modules become imports, library objects ``from … import``, plain
+    constants assignments, and functions or classes the notebook defined their source. A name that
+    cannot travel (an object made in the notebook, such as a model) is named in a printed warning:
+    pass it as an argument instead.
+    """
+    namespace = _namespace(obj)
+    name = name or _bound_name(obj, namespace)
+    path = path_for(name)
+    notebook = notebook or _notebook_of(namespace)
+    imports, helpers, missing = _requirements(obj, name, namespace)
+    when = _dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
+    meta = {"name": name, "notebook": notebook, "saved": when}
+    where_from = f"notebook {notebook}" if notebook else "a notebook"
+    head = [f"# {name}: written by you in {where_from}, kept by sbertlib.workbook.mine.keep on {when}.",
+            f"# Later notebooks load it with mine.load({name!r}); to change it, edit {where_from} and run it again.",
+            MARKER + json.dumps(meta)]
+    body = "\n".join(head) + "\n" + "".join(line + "\n" for line in imports)
+    for source in helpers + [_source_of(obj, name)]:
+        body += "\n\n" + source.rstrip() + "\n"
+    compile(body, str(path), "exec")  # never write a file that cannot be loaded back
+    tmp = path.with_suffix(".py.tmp")
+    tmp.write_text(body, encoding="utf-8")
+    tmp.replace(path)
+    if not quiet:
+        print(f"kept your {name} ({where_from}) for the notebooks that use it: {path.name}")
+        for n, what in missing.items():
+            print(f"  warning: {name} uses {n!r} ({what}), which cannot be saved with it: where a later notebook "
+                  f"runs that line it fails with NameError — pass {n} in as an argument instead")
+    return path
+
+
+# ----------------------------------------------------------------------------- load
+def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bool = False) -> Any:
+    """The student's ``name`` as :func:`keep` saved it (imported from ``your_code/<name>.py``).
+
+    Not saved yet, or not loadable: prints one line saying so and returns ``fallback`` — an object
+    or a dotted name; default: the workbook's reference for ``name`` (:data:`REFERENCES`).
+    """
+    known_notebook, known_reference = REFERENCES.get(name, (None, None))
+    notebook = notebook or known_notebook
+    reference = fallback if fallback is not None else known_reference
+    info = saved(name)
+    whose = f"notebook {notebook}'s" if notebook else "your"
+    if info is not None:
+        try:
+            obj = _import(name, Path(info["path"]))
+        except Exception as exc:  # noqa: BLE001 - a broken file is reported and replaced, never fatal
+            reason = f"your saved {name} ({info['path']}) does not load ({type(exc).__name__}: {exc})"
+        else:
+            from_nb = info.get("notebook") or notebook
+            _ORIGIN[id(obj)] = f"your {name} (notebook {from_nb})" if from_nb else f"your {name}"
+            if not quiet:
+                print(f"{name}: yours, from {'notebook ' + from_nb if from_nb else 'an earlier notebook'} "
+                      f"(kept {info.get('saved') or 'earlier'})")
+            return obj
+    else:
+        reason = f"{whose} {name} is not saved yet"
+    if reference is None:
+        raise LookupError(f"{reason}, and there is no reference to use instead: run "
+                          f"{'notebook ' + notebook if notebook else 'the notebook that defines it'} first")
+    obj = _resolve(reference) if isinstance(reference, str) else reference
+    dotted = reference if isinstance(reference, str) else _dotted(reference)
+    _ORIGIN[id(obj)] = f"the workbook's reference, {dotted}"
+    if not quiet:
+        run = f" (run notebook {notebook} to use yours)" if notebook and info is None else ""
+        print(f"{reason}: using the workbook's reference, {dotted}{run}")
+    return obj
+
+
+def _import(name: str, path: Path):
+    module_name = f"_sbertlib_your_code_{name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # inspect.getsource and pickle find it
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    if not hasattr(module, name):
+        raise AttributeError(f"the file defines no {name!r}")
+    return getattr(module, name)
+
+
+def _resolve(dotted: str):
+    module, _, attr = dotted.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _dotted(obj) -> str:
+    module, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    return f"{module}.{qual}" if module and qual else repr(obj)
+
+
+# ----------------------------------------------------------------------------- what a piece of code needs
+def _namespace(obj) -> dict:
+    """The global namespace ``obj`` was defined in (a notebook's: ``__main__``)."""
+    if isinstance(obj, type):
+        for member in _functions_of(obj):
+            return member.__globals__
+        module = sys.modules.get(obj.__module__)
+        return vars(module) if module else {}
+    obj = inspect.unwrap(obj) if callable(obj) else obj  # a decorated function: where its own code lives
+    if isinstance(obj, types.FunctionType):
+        return obj.__globals__
+    raise TypeError(f"keep takes a function or a class you defined, not {type(obj).__name__}")
+
+
+def _functions_of(cls: type) -> list[types.FunctionType]:
+    found = []
+    for value in vars(cls).values():
+        value = getattr(value, "__func__", value)  # staticmethod / classmethod
+        if isinstance(value, property):
+            value = value.fget
+        if isinstance(value, types.FunctionType):
+            found.append(value)
+    return found
+
+
+def _bound_name(obj, namespace: dict) -> str:
+    own = getattr(obj, "__name__", "")
+    if own and own != "<lambda>" and namespace.get(own) is obj:
+        return own
+    bound = [k for k, v in namespace.items() if v is obj and not k.startswith("_")]
+    if bound:
+        return bound[0]
+    if own and own != "<lambda>":
+        return own
+    raise ValueError("this function has no name in the notebook: assign it to one, or pass name=...")
+
+
+def _notebook_of(namespace: dict) -> str | None:
+    """The notebook's number where the kernel says which notebook it runs (Jupyter's ``__session__``)."""
+    import os
+    session = str(namespace.get("__session__") or os.environ.get("JPY_SESSION_NAME") or "")
+    m = re.search(r"(?:^|[/\\])(\d\d)_[^/\\]*\.ipynb$", session)
+    return m.group(1) if m else None
+
+
+def _source_of(obj, name: str) -> str:
+    """The definition of ``obj`` as source text, at the top level, under ``name``."""
+    if isinstance(obj, type):
+        source = _class_source(obj)
+    else:
+        source = textwrap.dedent(inspect.getsource(obj))
+        if obj.__name__ == "<lambda>":
+            return f"{name} = {_lambda_text(source, obj)}"
+    tree = ast.parse(source)
+    defined = tree.body[0].name if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                         ast.ClassDef)) else None
+    if defined is not None and defined != name:
+        source += f"\n{name} = {defined}\n"
+    return source
+
+
+def _class_source(cls: type) -> str:
+    """A class's source — also in a notebook, where ``inspect.getsource`` of a class fails (Python
+    looks for the file of ``__main__``): found through one of its methods' cell."""
+    try:
+        return textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):
+        pass
+    for fn in _functions_of(cls):
+        filename, line = fn.__code__.co_filename, fn.__code__.co_firstlineno
+        text = "".join(linecache.getlines(filename))
+        if not text:
+            continue
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == cls.__name__ and node.lineno <= line <= node.end_lineno:
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                lines = text.splitlines(keepends=True)[first - 1:node.end_lineno]
+                return textwrap.dedent("".join(lines))
+    raise OSError(f"the source of class {cls.__name__} is not available: define it in a notebook cell (or a file)")
+
+
+def _lambda_text(source: str, fn) -> str:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # the lambda sits inside a longer statement
+        raise OSError("the source of this lambda is not available on its own: write it as a def") from None
+    args = list(fn.__code__.co_varnames[:fn.__code__.co_argcount])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == args:
+            return ast.get_source_segment(source, node)
+    raise OSError("the source of this lambda is not available: write it as a def")
+
+
+def _free_names(source: str) -> set[str]:
+    """Names ``source`` uses but does not define: what must come from the notebook's globals."""
+    top = symtable.symtable(source, "<kept>", "exec")
+    defined = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    free = {s.get_name() for s in top.get_symbols() if s.is_referenced() and s.get_name() not in defined}
+
+    def walk(table):
+        for child in table.get_children():
+            for s in child.get_symbols():
+                if s.is_global() and s.is_referenced() or (child.get_type() == "class" and s.is_referenced()
+                                                            and not s.is_assigned() and not s.is_local()):
+                    free.add(s.get_name())
+            walk(child)
+    walk(top)
+    return free - defined
+
+
+def _import_line(name: str, value) -> str | None:
+    if isinstance(value, types.ModuleType):
+        module = value.__name__
+        return f"import {module}" if module == name else f"import {module} as {name}"
+    module, qual = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if module and qual and module != "__main__" and "." not in qual and "<" not in qual:
+        try:
+            found = getattr(importlib.import_module(module), qual)
+        except (ImportError, AttributeError):
+            found = None
+        if found is value:
+            return f"from {module} import {qual}" + (f" as {name}" if name != qual else "")
+    return None
+
+
+def _literal(value) -> bool:
+    try:
+        return ast.literal_eval(repr(value)) == value and type(ast.literal_eval(repr(value))) is type(value)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+
+
+def _requirements(obj, name: str, namespace: dict) -> tuple[list[str], list[str], dict[str, str]]:
+    """(import and constant lines, sources of the notebook's helpers, names that cannot travel)."""
+    imports: list[str] = []
+    helpers: list[str] = []
+    missing: dict[str, str] = {}
+    seen = {name}
+    pending = [(_source_of(obj, name), namespace)]
+    while pending:
+        source, ns = pending.pop()
+        for free in sorted(_free_names(source)):
+            if free in seen:
+                continue
+            seen.add(free)
+            if free not in ns:
+                if not hasattr(builtins, free):
+                    missing[free] = "not defined in this notebook"
+                continue
+            value = ns[free]
+            line = _import_line(free, value)
+            if line is not None:
+                imports.append(line)
+            elif isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == ns.get(
+                    "__name__", "__main__"):
+                helper = _source_of(value, free)
+                helpers.insert(0, helper)
+                pending.append((helper, _namespace(value)))
+            elif _literal(value):
+                imports.append(f"{free} = {value!r}")
+            else:
+                missing[free] = f"a {type(value).__name__} made in this notebook"
+    ordered = sorted(i for i in imports if i.startswith("import ")) + \
+        sorted(i for i in imports if i.startswith("from ")) + [i for i in imports if not i.startswith(("import ", "from "))]
+    return ordered, list(dict.fromkeys(helpers)), missing
