@@ -61,6 +61,84 @@ def test_nb06_reference_equals_library_loss():
 
 
 # ----------------------------------------------------------------------------- nb07: classifier size
+# ----------------------------------------------------------------------------- nb06: the objective, the distances
+from sbertlib import losses  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder():
+    from sbertlib.model.encoder import SentenceEncoder
+    return SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=32)
+
+
+def make_triplet_objective(n_texts=(3,), use_margin=True, order=(0, 1, 2), keep_margin=True):
+    class TripletObjective(losses.SBERTLoss):
+        def __init__(self, model, margin=1.0):
+            super().__init__(model)
+            if keep_margin:
+                self.margin = margin
+
+        def loss_from_embeddings(self, embeddings, labels=None):
+            a, p, n = (embeddings[i] for i in order)
+            return good_triplet_loss(a, p, n, margin=self.margin if use_margin else 1.0)
+    TripletObjective.n_texts = n_texts
+    return TripletObjective
+
+
+def test_nb06_triplet_objective_right_passes(tiny_encoder, capsys):
+    nb06.check_triplet_objective(make_triplet_objective(), tiny_encoder)
+    nb06.check_triplet_objective(losses.TripletLoss, tiny_encoder)
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (make_triplet_objective(use_margin=False), "computed the loss for margin 1: the objective must pass its own margin"),
+    (make_triplet_objective(n_texts=(2,)), "training refuses triplets"),
+    (make_triplet_objective(order=(0, 2, 1)), r"order \(anchor, positive, negative\)"),
+    (make_triplet_objective(keep_margin=False), "AttributeError"),
+    (losses.MultipleNegativesRankingLoss, "TypeError|margin"),
+])
+def test_nb06_triplet_objective_wrong_fails(tiny_encoder, wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb06.check_triplet_objective(wrong, tiny_encoder)
+
+
+def good_triplet_distances(model, triplets):
+    a, p, n = (model.encode([getattr(t, c) for t in triplets], convert_to="torch") for c in ("anchor", "positive", "negative"))
+    return _d(a, p), _d(a, n)
+
+
+def test_nb06_triplet_distances_right_passes(capsys):
+    nb06.check_triplet_distances(good_triplet_distances)
+    nb06.check_triplet_distances(lambda m, t: tuple(x.numpy() for x in good_triplet_distances(m, t)))
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda m, t: good_triplet_distances(m, t)[::-1], "swapped"),
+    (lambda m, t: tuple(x ** 2 for x in good_triplet_distances(m, t)), "squared distances"),
+    (lambda m, t: good_triplet_distances(m, t)[0], "two arrays|two items|not a pair"),
+    (lambda m, t: (np.zeros(len(t)), np.zeros(len(t))), "never called model.encode"),
+])
+def test_nb06_triplet_distances_wrong_fails(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb06.check_triplet_distances(wrong)
+
+
+def test_nb06_triplet_distances_cosine_and_manhattan_are_named():
+    def cosine(m, t):
+        a, p, n = (m.encode([getattr(x, c) for x in t], convert_to="torch") for c in ("anchor", "positive", "negative"))
+        return 1 - torch.cosine_similarity(a, p), 1 - torch.cosine_similarity(a, n)
+
+    def manhattan(m, t):
+        a, p, n = (m.encode([getattr(x, c) for x in t], convert_to="torch") for c in ("anchor", "positive", "negative"))
+        return (a - p).abs().sum(1), (a - n).abs().sum(1)
+    with pytest.raises(ExerciseError, match="cosine distance"):
+        nb06.check_triplet_distances(cosine)
+    with pytest.raises(ExerciseError, match="Manhattan"):
+        nb06.check_triplet_distances(manhattan)
+
+
 def test_nb07_classifier_size_right(capsys):
     nb07.check_classifier_size(lambda concat, n, k: len(concat) * n * k + k)
     assert "[OK]" in capsys.readouterr().out

@@ -9,7 +9,8 @@ from scipy.stats import pearsonr, spearmanr
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_spearman", "hidden_cases"]
+__all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "hidden_cases", "spearman_truth",
+           "sts_evaluate_truth", "pooled_and_wmean_truth"]
 
 
 def hidden_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -76,3 +77,189 @@ def check_spearman(spearman: Callable) -> None:
             raise ExerciseError(f"on {name}: you returned {value:.6f}, Spearman's ρ is {want:.6f}\n"
                                 f"Hint: {_hint(value, x, y)}")
     ok("spearman is right, ties included: Spearman's ρ is Pearson's r of the (average) ranks")
+
+
+def spearman_truth(x, y) -> float:
+    """Spearman's ρ (−1 … 1) as scipy computes it: Pearson's r of the average ranks."""
+    return float(spearmanr(x, y).statistic)
+
+
+# ----------------------------------------------------------------------------- your STS evaluation
+def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
+    """``(Spearman ×100, cosine of every pair)`` as :func:`sbertlib.evaluation.evaluate_sts` computes them —
+    what ``sts_evaluate(model, pairs)`` returns."""
+    from ...evaluation import evaluate_sts
+    result = evaluate_sts(model, pairs, ("cosine",), show_progress_bar=False)
+    return result.main, result.predictions["cosine"]
+
+
+class HiddenEncoder:
+    """An encoder with known vectors, one per sentence, of lengths from about 0.1 to 10 — so ranking
+    pairs by the dot product differs from ranking them by the cosine. Counts its ``encode`` calls."""
+
+    def __init__(self, vectors: dict[str, np.ndarray]):
+        self.vectors, self.calls = vectors, 0
+        self.info = {"backbone": "the check's hidden encoder", "stand_in": True}
+        self.name = "hidden"
+
+    def encode(self, sentences, batch_size: int = 32, show_progress_bar=None, convert_to: str = "numpy", **kwargs):
+        self.calls += 1
+        single = isinstance(sentences, str)
+        out = np.stack([self.vectors[s] for s in ([sentences] if single else list(sentences))]).astype(np.float32)
+        if convert_to == "torch":
+            import torch
+            out = torch.from_numpy(out)
+        return out[0] if single else out
+
+
+def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
+    """The check's encoder and 48 scored pairs: STS-like gold scores in halves (many ties), cosines that
+    follow the gold with noise, and vector lengths that do not."""
+    from ...data import STSPair
+    rng = np.random.default_rng(seed)
+    vectors, pairs = {}, []
+    gold = rng.integers(0, 11, 48) / 2
+    for i, g in enumerate(gold):
+        a = rng.normal(size=12)
+        b = (g / 5) * a + rng.normal(scale=0.9, size=12)           # more alike for higher gold
+        s1, s2 = f"hidden sentence {i}a", f"hidden sentence {i}b"
+        vectors[s1] = a / np.linalg.norm(a) * np.exp(rng.uniform(-2.3, 2.3))
+        vectors[s2] = b / np.linalg.norm(b) * np.exp(rng.uniform(-2.3, 2.3))
+        pairs.append(STSPair(s1, s2, float(g), source="hidden/check"))
+    return HiddenEncoder(vectors), pairs
+
+
+def _sts_hint(score: float, cos_given: np.ndarray | None, model: HiddenEncoder, pairs) -> str:
+    gold = np.array([p.score for p in pairs])
+    a = np.stack([model.vectors[p.sentence1] for p in pairs]).astype(np.float64)
+    b = np.stack([model.vectors[p.sentence2] for p in pairs]).astype(np.float64)
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    dot = (a * b).sum(1)
+    truth = 100 * spearman_truth(cos, gold)
+    known = [
+        (truth / 100, "that is ρ itself: the tables print Spearman × 100 (77.03, not 0.7703)"),
+        (100 * float(pearsonr(cos, gold)[0]), "that is Pearson's r of the cosines with the gold scores: STS is "
+                                              "scored by rank order, Spearman's ρ"),
+        (float(pearsonr(cos, gold)[0]), "that is Pearson's r (and not × 100): STS is scored by rank order, "
+                                        "Spearman's ρ × 100"),
+        (100 * spearman_truth(dot, gold), "you ranked the pairs by the dot product u·v: these vectors are not "
+                                          "normalised, so a long vector looks similar to everything — compare "
+                                          "directions only (the cosine)"),
+        (spearman_truth(dot, gold), "you ranked by the dot product u·v (these vectors are not normalised: "
+                                    "use the cosine), and the tables print ρ × 100"),
+        (100 * float(pearsonr(_ordinal_ranks(cos), _ordinal_ranks(gold))[0]),
+         "pairs with the same gold score got different ranks: tied scores must share the average of the "
+         "ranks they span (your spearman of Exercise 1 does that)"),
+        (-truth, "the sign is flipped: did you correlate a distance (1 − cos) rather than a similarity?"),
+    ]
+    for value, hint in known:
+        if abs(score - value) < 1e-4:
+            return hint
+    if cos_given is not None and len(cos_given) == len(pairs) and np.allclose(cos_given, dot, atol=1e-4):
+        return "the similarities you returned are dot products u·v: these vectors are not normalised, use the cosine"
+    return ("encode the first and the second sentences of the pairs with `model`, take each pair's cosine, "
+            "then Spearman's ρ × 100 of the cosines against the gold scores")
+
+
+def check_sts_evaluate(sts_evaluate: Callable) -> None:
+    """Check ``sts_evaluate(model, pairs) -> (Spearman ×100, cosines)`` against
+    :func:`sbertlib.evaluation.evaluate_sts` on a hidden encoder with unnormalised vectors and
+    STS-like gold scores with many ties."""
+    from . import two_items
+    require(callable(sts_evaluate), f"pass your function itself, not {type(sts_evaluate).__name__}",
+            "check_sts_evaluate(sts_evaluate) — no parentheses after the name")
+    model, pairs = hidden_sts()
+    got = _call(sts_evaluate, model, list(pairs))
+    score, cosines = two_items(got, "your function returned",
+                               "return two things: the score (Spearman × 100) and the cosine of every pair")
+    require(model.calls > 0, "your function never called model.encode",
+            "encode with the `model` it is given, not with a model of the notebook")
+    try:
+        score = float(np.asarray(score, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        raise ExerciseError(f"the score you returned is {score!r}, not one number\n"
+                            "Hint: return the score first, then the cosines") from None
+    try:
+        cos = np.asarray(cosines.detach().cpu() if hasattr(cosines, "detach") else cosines, dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ExerciseError(f"the cosines you returned are {type(cosines).__name__}, not a list of numbers") from None
+    want_score, want_cos = sts_evaluate_truth(model, pairs)
+    if abs(score - want_score) > 1e-4:
+        raise ExerciseError(f"on {len(pairs)} hidden pairs you scored {score:.4f}; evaluate_sts scores "
+                            f"{want_score:.4f}\nHint: {_sts_hint(score, cos, model, pairs)}")
+    require(len(cos) == len(pairs), f"you returned {len(cos)} cosines for {len(pairs)} pairs",
+            "one cosine per pair, in the order of the pairs")
+    if not np.allclose(cos, want_cos, atol=1e-5):
+        k = int(np.argmax(np.abs(cos - want_cos)))
+        raise ExerciseError(f"the score is right but the similarity of pair {k} is {cos[k]:.5f}, its cosine "
+                            f"{want_cos[k]:.5f}\nHint: {_sts_hint(float('nan'), cos, model, pairs)}")
+    ok("sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged")
+
+
+# ----------------------------------------------------------------------------- the two conventions
+def pooled_and_wmean_truth(pairs, cosines) -> tuple[float, float]:
+    """``(all, wmean)`` ×100 of one STS year as :func:`sbertlib.evaluation.evaluate_sts_subsets` scores it:
+    one Spearman over every pair pooled, and the subsets' Spearmans (subset = ``pair.source``) weighted by size."""
+    gold = np.array([p.score for p in pairs], dtype=float)
+    cos = np.asarray(cosines, dtype=float)
+    sources = np.array([p.source for p in pairs])
+    pooled = 100 * spearman_truth(cos, gold)
+    wmean = sum(100 * spearman_truth(cos[sources == s], gold[sources == s]) * int(np.sum(sources == s))
+                for s in dict.fromkeys(sources)) / len(pairs)
+    return pooled, wmean
+
+
+def hidden_year(seed: int = 12) -> tuple[list, np.ndarray]:
+    """Pairs of three subsets of different sizes and gold levels (so pooled, weighted and unweighted
+    means all differ) and a model's cosines for them."""
+    from ...data import STSPair
+    rng = np.random.default_rng(seed)
+    pairs, cos = [], []
+    for subset, n, level, noise in (("STS99/news", 30, 1.0, 0.15), ("STS99/captions", 12, 3.5, 0.4),
+                                    ("STS99/forums", 6, 2.0, 0.05)):
+        gold = np.clip(level + rng.normal(0, 1.2, n), 0, 5).round(1)
+        gold[: 3] = gold[0]                                     # a few ties
+        pairs += [STSPair(f"{subset} {i}a", f"{subset} {i}b", float(g), source=subset) for i, g in enumerate(gold)]
+        cos += list(np.tanh(gold / 5 + rng.normal(0, noise, n) + (0.6 if subset.endswith("news") else 0.0)))
+    return pairs, np.array(cos)
+
+
+def check_pooled_and_wmean(pooled_and_wmean: Callable) -> None:
+    """Check ``pooled_and_wmean(pairs, cosines) -> (all, wmean)`` (both Spearman × 100) on a hidden STS year
+    of three subsets of different sizes."""
+    from . import two_items
+    require(callable(pooled_and_wmean), f"pass your function itself, not {type(pooled_and_wmean).__name__}",
+            "check_pooled_and_wmean(pooled_and_wmean) — no parentheses after the name")
+    pairs, cos = hidden_year()
+    got = two_items(_call(pooled_and_wmean, list(pairs), cos.copy()), "your function returned",
+                    "return two numbers: the pooled score (all), then the subset-weighted one (wmean)")
+    try:
+        pooled, wmean = (float(np.asarray(x, dtype=float).reshape(())) for x in got)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"your function returned {got!r}: two numbers, please") from None
+    want_all, want_wmean = pooled_and_wmean_truth(pairs, cos)
+    gold, sources = np.array([p.score for p in pairs]), np.array([p.source for p in pairs])
+    per = {s: 100 * spearman_truth(cos[sources == s], gold[sources == s]) for s in dict.fromkeys(sources)}
+    sizes = {s: int(np.sum(sources == s)) for s in per}
+    detail = ", ".join(f"{s.split('/')[-1]} {sizes[s]} pairs" for s in per)
+    if abs(pooled - want_all) > 1e-4:
+        hint = ("you returned them in the other order: the pooled score first, then wmean"
+                if abs(pooled - want_wmean) < 1e-4 and abs(wmean - want_all) < 1e-4 else
+                "that is ρ itself: × 100, as the tables print" if abs(pooled - want_all / 100) < 1e-6 else
+                "the pooled score is one Spearman over every pair of the year, whatever subset it comes from")
+        raise ExerciseError(f"all: you returned {pooled:.4f}, the pooled Spearman × 100 is {want_all:.4f}\nHint: {hint}")
+    if abs(wmean - want_wmean) > 1e-4:
+        unweighted = float(np.mean(list(per.values())))
+        if abs(wmean - unweighted) < 1e-4:
+            hint = (f"that is the plain mean of the subsets' scores: each subset must count by its number of pairs "
+                    f"({detail})")
+        elif abs(wmean - want_all) < 1e-4:
+            hint = "that is the pooled score again: score each subset (pair.source) on its own, then average"
+        elif abs(wmean - want_wmean / 100) < 1e-6:
+            hint = "that is the weighted mean of ρ itself: × 100, as the tables print"
+        else:
+            hint = f"score each subset (pair.source) on its own, then average the scores weighted by size ({detail})"
+        raise ExerciseError(f"wmean: you returned {wmean:.4f}, the subsets' scores weighted by size give "
+                            f"{want_wmean:.4f}\nHint: {hint}")
+    ok(f"pooled_and_wmean is right: all {want_all:.2f} (one Spearman over the {len(pairs)} pairs), wmean "
+       f"{want_wmean:.2f} ({detail}, weighted by size)")

@@ -6,18 +6,19 @@ from typing import Callable
 import torch
 import torch.nn.functional as F
 
+from ... import losses
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_regression_loss", "regression_loss_truth"]
+__all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
+           "regression_loss_truth", "ReferenceRegressionObjective"]
 
 MAX_SCORE = 5.0  # STSb gold scores run from 0 to 5
 
 
 def regression_loss_truth(u: torch.Tensor, v: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     """``CosineSimilarityLoss.loss_from_embeddings([u, v], scores / 5)``: mean of (cos(u, v) − score/5)²."""
-    from ...losses import CosineSimilarityLoss
-    return CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], scores / MAX_SCORE)
+    return losses.CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], scores / MAX_SCORE)
 
 
 def _hidden_batches():
@@ -45,7 +46,8 @@ def _hint(got: float, u, v, scores) -> str:
     for hint, value in candidates.items():
         if abs(got - float(value)) < 1e-5:
             return hint
-    return "cos = F.cosine_similarity(u, v, dim=1); loss = mean((cos − score/5)²)"
+    return ("go step by step on one pair: its cosine, its target (the gold score on the cosine's scale), the "
+            "squared difference; then the same for the whole batch at once, averaged")
 
 
 def check_regression_loss(regression_loss: Callable) -> None:
@@ -81,3 +83,112 @@ def check_regression_loss(regression_loss: Callable) -> None:
         require(ug.grad is not None and torch.isfinite(ug.grad).all(),
                 "the loss does not back-propagate into u", "use torch operations on u and v")
     ok("regression_loss equals CosineSimilarityLoss: mean over the batch of (cos(u, v) − score/5)²")
+
+
+# ----------------------------------------------------------------------------- the objective and the runs
+class ReferenceRegressionObjective(losses.SBERTLoss):
+    """The regression objective on examples that carry STSb's 0–5 gold score (``score_range = (0, 5)``):
+    :class:`~sbertlib.losses.CosineSimilarityLoss` of ``score / 5`` — what notebook 05's ``RegressionObjective`` is."""
+
+    label_kind = "score"
+    score_range = (0.0, MAX_SCORE)
+
+    def loss_from_embeddings(self, embeddings, labels):
+        u, v = embeddings
+        return regression_loss_truth(u, v, labels.view(-1).to(u.dtype))
+
+
+def _objective_batch(encoder, seed: int = 5):
+    from ...data import STSPair
+    g = torch.Generator().manual_seed(seed)
+    words = ["a man", "a woman", "two dogs", "the cat", "a child", "the chef", "a guitar", "the river"]
+    pick = lambda: " ".join(words[int(i)] for i in torch.randint(0, len(words), (3,), generator=g))  # noqa: E731
+    return [STSPair(pick(), pick(), float(s) / 2) for s in torch.randint(0, 11, (7,), generator=g)] + \
+        [STSPair("a man plays a guitar", "a man plays a guitar", 5.0)]
+
+
+def check_regression_objective(cls, encoder) -> None:
+    """Check ``RegressionObjective(model)``: a ``losses.SBERTLoss`` whose examples carry STSb's 0–5 gold score
+    and whose loss, end to end through ``encoder``, is ``CosineSimilarityLoss`` of ``score / 5``."""
+    from ...training import collate, prepare_examples
+    require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
+            f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
+            "check_regression_objective(RegressionObjective, encoder)")
+    try:
+        objective = cls(encoder)
+    except NotImplementedError:
+        raise ExerciseError("RegressionObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+    require(objective.model is encoder, "the objective's .model is not the encoder it was given",
+            "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+    require(getattr(cls, "label_kind", None) == "score",
+            f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
+            "label is", "a regression objective's label is a gold similarity score")
+    pairs = _objective_batch(encoder)
+    data = [(p.sentence1, p.sentence2, p.score) for p in pairs]
+    try:
+        examples = prepare_examples(data, objective)
+    except ValueError:
+        lo, hi = getattr(objective, "score_range", (None, None))
+        raise ExerciseError(f"training refuses STSb's examples: a gold score of {max(d[2] for d in data):g} is outside "
+                            f"the objective's score_range [{lo:g}, {hi:g}]\nHint: the examples carry STSb's 0–5 "
+                            "gold score (your regression_loss divides it by 5): score_range says which scores the "
+                            "objective takes") from None
+    batch = collate(examples, encoder)
+    reference = losses.CosineSimilarityLoss(encoder)
+    with torch.no_grad():
+        try:
+            got = objective(batch)
+        except NotImplementedError:
+            raise ExerciseError("loss_from_embeddings is not written yet\nHint: fill it in") from None
+        want = reference(collate(prepare_examples(pairs, reference), encoder))
+    require(isinstance(got, torch.Tensor) and got.numel() == 1, f"the objective returned {got!r}",
+            "return your regression_loss's value: one scalar tensor")
+    if not torch.allclose(got.float(), want.float(), atol=1e-5):
+        labels = batch.labels
+        with torch.no_grad():
+            u, v = (encoder(f) for f in batch.features)
+        twice = regression_loss_truth(u, v, labels / MAX_SCORE)
+        hint = ("the gold score was divided by 5 twice: the examples carry the 0–5 score and your regression_loss "
+                "divides it already" if abs(float(got) - float(twice)) < 1e-5 else
+                "the loss of a batch is your regression_loss of the two columns' embeddings and the batch's labels")
+        raise ExerciseError(f"on a batch of {len(pairs)} STS pairs your objective gives {float(got):.5f}, "
+                            f"CosineSimilarityLoss of score/5 gives {float(want):.5f}\nHint: {hint}")
+    ok("RegressionObjective is the regression objective: examples with STSb's 0–5 score, your regression_loss "
+       "on the encoder's u and v equals CosineSimilarityLoss")
+
+
+def fingerprint(model) -> tuple[float, ...]:
+    """A cheap summary of a model's weights: one sum per parameter tensor (changes when training steps it)."""
+    with torch.no_grad():
+        return tuple(float(p.double().sum()) for p in model.parameters())
+
+
+def check_regression_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,
+                         n_examples: int) -> None:
+    """Check what ``train_regression(start)`` returned — ``(objective, step_losses, seconds)`` — after the
+    run: ``start`` is untouched (``before`` is its :func:`fingerprint` from before), the objective holds the
+    trained copy, and the loop ran the recipe's ``epochs × ceil(n_examples / batch_size)`` steps."""
+    import math
+    require(isinstance(result, (tuple, list)) and len(result) == 3,
+            f"train_regression returned {type(result).__name__}{'' if not hasattr(result, '__len__') else f' of {len(result)} items'}",
+            "return three things: the trained objective, the loss of every step, the seconds it took")
+    objective, step_losses, seconds = result
+    require(isinstance(objective, losses.SBERTLoss),
+            f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
+            "return the RegressionObjective whose model your loop trained")
+    require(fingerprint(start) == before,
+            "training changed the model you started from: the table below needs it as it was ('NLI only' "
+            "or 'no fine-tuning' would show the trained model)",
+            "train a copy of the start, and leave the start itself alone")
+    require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
+    require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
+            "train the copy that the objective holds")
+    want_steps = epochs * math.ceil(n_examples / batch_size)
+    n = len(step_losses) if hasattr(step_losses, "__len__") else None
+    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epochs of "
+            f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
+            "train on every STSb example with the profile's stsb_epochs, stsb_batch_size and stsb_lr")
+    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number")
+    require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
+            "time the run with time.perf_counter()")
+    ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epochs); the start is untouched")

@@ -9,7 +9,8 @@ from ...losses import TripletLoss
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_triplet_loss", "reference_triplet_loss"]
+__all__ = ["check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "reference_triplet_loss",
+           "triplet_distances_truth"]
 
 MARGINS = (1.0, 0.1, 0.5, 5.0)
 
@@ -88,3 +89,131 @@ def check_triplet_loss(triplet_loss: Callable) -> None:
                                     f"you returned {value:.5f}, expected {float(want):.5f}\n"
                                     f"Hint: {_diagnose(value, a, p, n, margin)}")
     ok("triplet_loss equals sbertlib.losses.TripletLoss (Euclidean, hinge, margin) on every hidden batch")
+
+
+# ----------------------------------------------------------------------------- the objective
+def check_triplet_objective(cls, encoder) -> None:
+    """Check ``TripletObjective(model, margin=1.0)``: a ``losses.SBERTLoss`` on (anchor, positive, negative)
+    examples whose loss is :class:`sbertlib.losses.TripletLoss` with the same margin — on hidden
+    embeddings and end to end through ``encoder``."""
+    from ...data import Triplet
+    from ...losses import SBERTLoss
+    from ...training import collate, prepare_examples
+    require(isinstance(cls, type) and issubclass(cls, SBERTLoss),
+            f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
+            "check_triplet_objective(TripletObjective, encoder)")
+    try:
+        objectives = {m: cls(encoder, margin=m) for m in (1.0, 0.3, 5.0)}
+    except NotImplementedError:
+        raise ExerciseError("TripletObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+    except TypeError as exc:
+        raise ExerciseError(f"TripletObjective(model, margin=0.3) fails: {exc}\nHint: the margin is an argument "
+                            "of the objective, kept for loss_from_embeddings") from None
+    require(all(o.model is encoder for o in objectives.values()), "the objective's .model is not the encoder it was given",
+            "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+    triplets = [Triplet("a man plays a guitar", "a man plays music", "nobody plays anything"),
+                Triplet("two dogs run", "dogs are running", "the dogs sleep"),
+                Triplet("a child reads", "a kid is reading a book", "a child is swimming")]
+    try:
+        examples = prepare_examples(triplets, objectives[1.0])
+    except ValueError as exc:
+        raise ExerciseError(f"training refuses triplets: {exc}\nHint: an example holds three texts (anchor, positive, "
+                            "negative) and no label: n_texts and label_kind say so") from None
+    g = torch.Generator().manual_seed(6)
+    a, p, n = (torch.randn(10, 8, generator=g) for _ in range(3))
+    n[:4] = a[:4] + 3.0 * torch.randn(4, 8, generator=g)          # far negatives: the hinge matters
+    for margin, objective in objectives.items():
+        try:
+            got = _call(objective.loss_from_embeddings, [a, p, n], None)
+        except ExerciseError as exc:
+            raise ExerciseError(f"loss_from_embeddings(embeddings, labels=None): {exc}") from None
+        want = reference_triplet_loss(a, p, n, margin)
+        value = float(got) if isinstance(got, torch.Tensor) and got.numel() == 1 else None
+        require(value is not None, f"loss_from_embeddings returned {got!r}", "return your triplet_loss's value")
+        if abs(value - float(want)) > 1e-5:
+            used = next((m for m in (1.0, 0.3, 5.0) if abs(value - float(reference_triplet_loss(a, p, n, m))) < 1e-5), None)
+            if used is not None and used != margin:
+                hint = (f"TripletObjective(model, margin={margin:g}) computed the loss for margin {used:g}: the "
+                        "objective must pass its own margin on")
+            elif abs(value - float(reference_triplet_loss(a, n, p, margin))) < 1e-5:
+                hint = "the columns come in the order (anchor, positive, negative)"
+            else:
+                hint = "loss_from_embeddings gets [anchor, positive, negative] embeddings: give them to your triplet_loss"
+            raise ExerciseError(f"with margin {margin:g} your objective gives {value:.5f}, TripletLoss "
+                                f"{float(want):.5f}\nHint: {hint}")
+    with torch.no_grad():
+        got, want = objectives[0.3](collate(examples, encoder)), TripletLoss(encoder, margin=0.3)(collate(examples, encoder))
+    require(torch.allclose(got, want, atol=1e-5), f"end to end (three triplets through the encoder) your objective "
+            f"gives {float(got):.5f}, TripletLoss {float(want):.5f}")
+    ok("TripletObjective wraps your triplet_loss: three texts per example, its own margin, equal to TripletLoss")
+
+
+# ----------------------------------------------------------------------------- held-out distances
+def triplet_distances_truth(model, triplets):
+    """``(d(a,p), d(a,n))`` of every triplet: Euclidean distances of the model's sentence vectors (numpy)."""
+    import numpy as np
+    cols = [model.encode([getattr(t, c) for t in triplets], show_progress_bar=False) for c in
+            ("anchor", "positive", "negative")]
+    a, p, n = (np.asarray(c, dtype=np.float64) for c in cols)
+    return np.linalg.norm(a - p, axis=1), np.linalg.norm(a - n, axis=1)
+
+
+def _hidden_triplets(seed: int = 8):
+    import numpy as np
+
+    from ...data import Triplet
+    from .nb04 import HiddenEncoder
+    rng = np.random.default_rng(seed)
+    vectors, triplets = {}, []
+    for i in range(20):
+        a = rng.normal(size=6) * np.exp(rng.uniform(-1, 1.5))
+        names = [f"anchor {i}", f"positive {i}", f"negative {i}"]
+        for name, vec in zip(names, (a, a + rng.normal(scale=0.5, size=6), a + rng.normal(scale=1.2, size=6))):
+            vectors[name] = vec
+        triplets.append(Triplet(*names))
+    return HiddenEncoder(vectors), triplets
+
+
+def check_triplet_distances(triplet_distances: Callable) -> None:
+    """Check ``triplet_distances(model, triplets) -> (d_ap, d_an)``: the Euclidean distance of each anchor's
+    vector to its positive's and to its negative's, on a hidden encoder."""
+    import numpy as np
+
+    from . import two_items
+    require(callable(triplet_distances), f"pass your function itself, not {type(triplet_distances).__name__}",
+            "check_triplet_distances(triplet_distances)")
+    model, triplets = _hidden_triplets()
+    got = two_items(_call(triplet_distances, model, list(triplets)), "your function returned",
+                    "return two arrays: d(a,p) and d(a,n), one number per triplet each")
+    require(model.calls > 0, "your function never called model.encode",
+            "encode with the `model` it is given, not with a model of the notebook")
+    try:
+        d_p, d_n = (np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=float).ravel() for x in got)
+    except (TypeError, ValueError):
+        raise ExerciseError("your function returned something that is not two lists of numbers") from None
+    want_p, want_n = triplet_distances_truth(model, triplets)
+    require(len(d_p) == len(d_n) == len(triplets), f"you returned {len(d_p)} and {len(d_n)} distances for "
+            f"{len(triplets)} triplets", "one distance per triplet, in the order of the triplets")
+    if np.allclose(d_p, want_p, atol=1e-4) and np.allclose(d_n, want_n, atol=1e-4):
+        ok("triplet_distances is right: ‖a − p‖ and ‖a − n‖ of each triplet's sentence vectors")
+        return
+    cols = {c: np.asarray(model.encode([getattr(t, c) for t in triplets]), dtype=np.float64)
+            for c in ("anchor", "positive", "negative")}
+    a, p, n = cols["anchor"], cols["positive"], cols["negative"]
+    cosd = lambda x, y: 1 - (x * y).sum(1) / np.linalg.norm(x, axis=1) / np.linalg.norm(y, axis=1)  # noqa: E731
+    known = [
+        ((want_n, want_p), "the two are swapped: first the distance to the positive, then to the negative"),
+        ((want_p ** 2, want_n ** 2), "those are squared distances: the Euclidean distance is the square root"),
+        ((cosd(a, p), cosd(a, n)), "that is the cosine distance 1 − cos: the triplet objective here is Euclidean"),
+        ((np.abs(a - p).sum(1), np.abs(a - n).sum(1)), "that is the Manhattan distance (sum of |differences|): use "
+                                                       "the Euclidean one"),
+        ((np.linalg.norm(p - n, axis=1), want_n), "the first distance is the anchor's to its positive"),
+    ]
+    for (kp, kn), hint in known:
+        if np.allclose(d_p, kp, atol=1e-4) and np.allclose(d_n, kn, atol=1e-4):
+            raise ExerciseError(f"triplet 0: you returned d(a,p) = {d_p[0]:.4f}, d(a,n) = {d_n[0]:.4f}; the Euclidean "
+                                f"distances are {want_p[0]:.4f} and {want_n[0]:.4f}\nHint: {hint}")
+    k = int(np.argmax(np.abs(d_p - want_p) + np.abs(d_n - want_n)))
+    raise ExerciseError(f"triplet {k}: you returned d(a,p) = {d_p[k]:.4f}, d(a,n) = {d_n[k]:.4f}; the Euclidean "
+                        f"distances are {want_p[k]:.4f} and {want_n[k]:.4f}\nHint: encode each column (anchors, "
+                        "positives, negatives) with the model, then the length of each row's difference")
