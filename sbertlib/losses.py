@@ -209,9 +209,14 @@ class MultipleNegativesRankingLoss(SBERTLoss):
 
     ``scale = 20`` (a softmax temperature of 0.05), as sentence-transformers. Bigger batches give
     more negatives and usually better embeddings.
+
+    Under several processes (``torchrun``) each process scores its anchors against its own shard's
+    candidates only: with ``batch_size`` 16 on 4 processes an anchor meets 3 other positives, not 15,
+    so the loss (and what it teaches) differs from one process's; ``fit`` warns.
     """
 
     n_texts = (2, 3)
+    in_batch_negatives = True  # the batch is part of the objective: sharding it changes the loss
 
     def __init__(self, model: nn.Module, scale: float = 20.0):
         super().__init__(model)

@@ -58,14 +58,6 @@ def test_default_precision_is_a_setting_and_bad_settings_are_named():
         enc.encode(SENTENCES, precision="fp16")
 
 
-def test_hardware_report_names_what_bf16_runs_on():
-    line = precision.describe_hardware()
-    assert line.startswith("CPU") and "bf16" in line
-    assert ("native" in line) == precision.bf16_is_fast("cpu")
-    hw = precision.hardware()
-    assert precision.bf16_is_fast("cpu") == (hw["amx_bf16"] or hw["avx512_bf16"])
-
-
 def test_bf16_autocast_trains_on_cpu_and_fp16_is_refused():
     enc = tiny()
     data = [("a man plays", "a man plays music", 0.9), ("a dog", "the market", 0.1)] * 2

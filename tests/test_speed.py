@@ -33,13 +33,6 @@ def test_padding_share_matches_hand_count(tiny):
     assert speed.padding_share(tiny, SENTS, 4, True) == 0.0
 
 
-def test_compare_modes_rows(tiny):
-    rows = speed.compare_modes(tiny, SENTS, batch_size=4, repeats=1, warmup=0)
-    assert [r["label"] for r in rows] == list(speed.MODES)
-    assert all(r["sent_per_s"] > 0 for r in rows)
-    assert rows[2]["max_tokens"] > 0 and rows[0]["max_tokens"] is None
-
-
 def test_token_budget_batches_respect_budget(tiny):
     for _, feats in tiny.batches(SENTS, 4, max_tokens=40):
         rows, width = feats["input_ids"].shape

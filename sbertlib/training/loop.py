@@ -182,6 +182,11 @@ def fit(model, loss: TrainingLoss, train_data: Sequence, args: TrainingArguments
     rank, world = distributed.setup(device)
     if world > 1:
         _check_world(len(examples), args.batch_size, world)
+        if getattr(loss, "in_batch_negatives", False) and rank == 0:
+            warnings.warn(f"{type(loss).__name__} on {world} processes: each scores its anchors against its own "
+                          f"shard only ({args.batch_size // world - 1} in-batch negatives each instead of "
+                          f"{args.batch_size - 1}), so the loss differs from one process's; raise batch_size "
+                          f"{world}-fold to keep the negatives per anchor", stacklevel=2)
     optimizer = make_optimizer(loss, args.lr, args.weight_decay)
     scheduler = linear_warmup(optimizer, math.ceil(args.warmup_ratio * total), total)
     scaler = torch.amp.GradScaler("cuda") if amp_dtype == torch.float16 else None
