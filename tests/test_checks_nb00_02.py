@@ -182,3 +182,119 @@ def test_two_items_says_what_came_back(value, says):
         two_items(value, "f() returned", "return (a, b)")
     assert "Hint: return (a, b)" in str(err.value)
     assert two_items((7, 8), "f() returned", "") == [7, 8]
+
+
+# ----------------------------------------------------------------------------- issue 20: checks that teach without telling
+def fixed_order_concat(u, v, parts):
+    """Builds the blocks in one fixed order whatever the order of ``parts``: passes all of Table 6."""
+    table = {"u": u, "v": v, "|u-v|": torch.abs(u - v), "u*v": u * v}
+    return torch.cat([table[p] for p in ("u", "v", "|u-v|", "u*v") if p in parts], dim=1)
+
+
+def test_nb02_concat_that_ignores_the_order_of_parts_fails():
+    for parts in nb02.TABLE6_CONCATS:   # all seven in the standard order: indistinguishable from the right one
+        assert torch.equal(fixed_order_concat(torch.ones(1, 2), torch.zeros(1, 2), parts),
+                           good_concat(torch.ones(1, 2), torch.zeros(1, 2), parts))
+    with pytest.raises(ExerciseError, match=r"your blocks are \(u, v\) for parts \('v', 'u'\)") as err:
+        nb02.check_concat_features(fixed_order_concat)
+    assert "in another order" in str(err.value)
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # (u, |u-v|, v) where (u, v, |u-v|) is asked for: the student's blocks are named, in their order
+    (lambda u, v, parts: torch.cat([u, (u - v).abs(), v], 1) if tuple(parts) == ("u", "v", "|u-v|")
+     else good_concat(u, v, parts), r"your blocks are \(u, \|u-v\|, v\)"),
+    (lambda u, v, parts: torch.cat([good_concat(u, v, (p,)) for p in reversed(parts)], 1),
+     r"your blocks are \(v, u\)"),
+    (lambda u, v, parts: torch.cat([{"u": u, "v": v, "|u-v|": v - u, "u*v": u * v}[p] for p in parts], 1),
+     "v − u without the absolute value"),
+    (lambda u, v, parts: torch.cat([{"u": u, "v": v, "|u-v|": u + v, "u*v": u * v}[p] for p in parts], 1),
+     r"your blocks are \(\?\) for parts \('\|u-v\|',\): block 0 is none of u, v, \|u-v\| and u\*v"),
+])
+def test_nb02_concat_wrong_blocks_are_named_without_the_answer(wrong, says):
+    with pytest.raises(ExerciseError, match=says) as err:
+        nb02.check_concat_features(wrong)
+    message = str(err.value)
+    for answer in ("torch.cat", ".abs()", "torch.abs", "available["):
+        assert answer not in message
+
+
+def good_pool(t, mask, mode="mean"):
+    m = mask.unsqueeze(-1).to(t.dtype)
+    if mode == "mean":
+        return (t * m).sum(1) / m.sum(1)
+    if mode == "max":
+        return t.masked_fill(m == 0, float("-inf")).max(1).values
+    return t[:, 0]
+
+
+@pytest.mark.parametrize("wrong, says", [
+    # the (B, T) mask multiplied straight into the (B, T, H) token vectors
+    (lambda t, mask, mode="mean": (t * mask).sum(1) / mask.sum(1) if mode == "mean" else good_pool(t, mask, mode),
+     r"H = 5 \(vector size\) against T = 7 \(token positions\).*\(B, T, 1\)"),
+    # a (B, H) sum divided by a (B,) count
+    (lambda t, mask, mode="mean": (t * mask.unsqueeze(-1)).sum(1) / mask.sum(1) if mode == "mean"
+     else good_pool(t, mask, mode), r"H = 5 \(vector size\) against B = 4 \(sentences\).*\(B, 1\)"),
+    # max pooling with the (B, T) mask filled into (B, T, H) vectors
+    (lambda t, mask, mode="mean": t.masked_fill(mask == 0, float("-inf")).max(1).values if mode == "max"
+     else good_pool(t, mask, mode), r"(H = 5 \(vector size\) against T = 7|T = 7 \(token positions\) against H = 5)"),
+])
+def test_nb02_pooling_broadcasting_slip_is_told_with_the_students_shapes(wrong, says):
+    with pytest.raises(ExerciseError) as err:
+        nb02.check_pooling(wrong)
+    message = " ".join(str(err.value).split())
+    assert __import__("re").search(says, message), message
+    assert "token_embeddings had shape (B, T, H) = (4, 7, 5) and attention_mask (B, T) = (4, 7)" in message
+    assert "masked_fill(" not in message and "unsqueeze(-1)" not in message
+    assert isinstance(err.value.__cause__, RuntimeError)   # the student's own error stays attached …
+    shown = "\n".join(err.value._render_traceback_())      # … and its frame in their code is what Jupyter shows
+    assert "In your code:" in shown and "test_checks_nb00_02.py" in shown and "RuntimeError" in shown
+
+
+def test_exercise_error_renders_as_its_message_alone():
+    err = ExerciseError("your blocks are (u, |u-v|, v)\nHint: put each part where parts names it")
+    assert err._render_traceback_() == ["ExerciseError: your blocks are (u, |u-v|, v)",
+                                        "Hint: put each part where parts names it"]
+
+
+def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_path):
+    """Executed in a real kernel: the error output of a failed check holds its message (and the student's
+    own failing line) but no line of the check's source — some of which is the answer."""
+    pytest.importorskip("nbclient")
+    import inspect
+    import re
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from sbertlib.workbook import notebooks
+    from sbertlib.workbook.checks import nb03
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in (
+        "import torch\nfrom sbertlib.workbook.checks import nb02",
+        "def concat_features(u, v, parts):\n    t = {'u': u, 'v': v, '|u-v|': (u - v).abs(), 'u*v': u * v}\n"
+        "    order = ['u', '|u-v|', 'v'] if tuple(parts) == ('u', 'v', '|u-v|') else parts\n"
+        "    return torch.cat([t[p] for p in order], 1)\n"
+        "nb02.check_concat_features(concat_features)",
+        "def pool(t, mask, mode='mean'):\n    return (t * mask).sum(1) / mask.sum(1)\nnb02.check_pooling(pool)",
+    )]
+    with __import__("tempfile").TemporaryDirectory(prefix="sbertlib-kernel-") as sockets:
+        NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                       config=notebooks.quiet_kernel_config(sockets),
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    source_lines = set()
+    for module in (nb02, nb03, __import__("sbertlib.workbook.checks", fromlist=["x"])):
+        source_lines |= {ln.strip() for ln in inspect.getsource(module).splitlines() if len(ln.strip()) > 12}
+    for cell, says in ((nb.cells[1], "your blocks are (u, |u-v|, v)"), (nb.cells[2], "attention_mask (B, T) = (4, 7)")):
+        (error,) = [o for o in cell.outputs if o.output_type == "error"]
+        assert error.ename == "ExerciseError"
+        shown = [re.sub(r"\x1b\[[0-9;]*m", "", line) for chunk in error.traceback for line in chunk.splitlines()]
+        assert any(says in line for line in shown), shown
+        assert len(shown) < 15, shown
+        leaked = [line for line in shown if line.strip() in source_lines]
+        assert not leaked, leaked
+        assert not any("sbertlib/workbook/checks" in line for line in shown), shown
+        assert not any("nn.Linear(3 * model.dim" in line for line in shown)
+    pool_shown = "\n".join(nb.cells[2].outputs[-1].traceback)
+    assert "In your code:" in pool_shown and "(t * mask).sum(1)" in pool_shown   # the student's own line

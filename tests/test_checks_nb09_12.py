@@ -439,7 +439,8 @@ def test_nb11_bf16_round_right(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (lambda x: (x.view(torch.int32) & -65536).view(torch.float32), "truncates"),
-    (lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32), "even neighbour"),
+    (lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32), "always round up"),
+    (lambda x: ((x.view(torch.int32) + 0x7FFF) & -65536).view(torch.float32), "always round down"),
     (lambda x: x.half().float(), "float16"),
     (lambda x: x, "unchanged"),
     (lambda x: (x.view(torch.int32) + 0x7FFF + ((x.view(torch.int32) >> 16) & 1)) & -65536,   # int32 bits
@@ -514,3 +515,140 @@ def test_nb11_pick_precision_right_and_agrees_with_the_library(capsys):
 def test_nb11_pick_precision_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb11.check_pick_precision(wrong)
+
+
+# ----------------------------------------------------------------------------- issue 20: each slip named, no answer
+def _padding(lengths, bs, sort, order=None, pad_to=None, drop_last=False):
+    """The right padding share, or a usual slip: another order, one padded length, the last batch dropped."""
+    idx = (order or (lambda l: sorted(range(len(l)), key=lambda i: -l[i])))(lengths) if sort else list(range(len(lengths)))
+    slots = real = 0
+    for s in range(0, len(idx), bs):
+        batch = [lengths[i] for i in idx[s:s + bs]]
+        if drop_last and len(batch) < bs:
+            continue
+        slots += (pad_to(lengths) if pad_to else max(batch)) * len(batch)
+        real += sum(batch)
+    return 1 - real / slots
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda l, b, s: _padding(l, b, s, pad_to=max), "longest of all the sentences (12 tokens)"),
+    (lambda l, b, s: _padding(l, b, s, order=lambda x: sorted(range(len(x)), key=lambda i: x[i])),
+     "you sorted shortest first"),
+    (lambda l, b, s: _padding(l, b, s, drop_last=True), "you left out the last batch (1 sentence(s)"),
+    (lambda l, b, s: _padding(l, b, False), "with sort=True you kept the input order"),
+    (lambda l, b, s: 1 - _padding(l, b, s), "share of the slots holding real tokens"),
+    (lambda l, b, s: 100 * _padding(l, b, s), "percentage"),
+])
+def test_nb11_padding_share_names_each_slip(wrong, says):
+    with pytest.raises(ExerciseError) as err:
+        nb11.check_padding_share(wrong)
+    message = str(err.value)
+    assert says in message
+    assert f"lengths {nb11.PADDING_CASE[0]}" in message   # every length of the failing case, not the first six
+    assert "1 − real tokens / slots" not in message and "real / slots" not in message
+
+
+def test_nb11_padding_share_right_answer_still_passes(capsys):
+    nb11.check_padding_share(lambda l, b, s: _padding(l, b, s))
+    assert "[OK]" in capsys.readouterr().out
+
+
+def _reversed_ties(lengths, max_tokens):  # an ascending sort, reversed: equal lengths come out last-first
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])[::-1]
+    batches, batch = [], []
+    for i in order:
+        if batch and (len(batch) + 1) * lengths[batch[0]] > max_tokens:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch]
+
+
+def _shortest_first(lengths, max_tokens):  # ascending, costed by each batch's true longest member
+    batches, batch = [], []
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        if batch and (len(batch) + 1) * max(lengths[j] for j in batch + [i]) > max_tokens:
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch]
+
+
+def _cut_at_budget(lengths, max_tokens):  # a batch that would cost exactly max_tokens is cut too early
+    return nb11._budget_batches(lengths, max_tokens, strict=True)
+
+
+@pytest.mark.parametrize("wrong, says, never", [
+    (_reversed_ties, "not the sentences of equal length: sentences 1 and 2 both have 9 tokens", "≤ is fine"),
+    (_cut_at_budget, "a batch that costs exactly max_tokens fits", "≤ is fine"),
+    (_shortest_first, "you sorted shortest first", "≤ is fine"),
+])
+def test_nb11_token_budget_tie_order_and_cut_are_told_apart(wrong, says, never):
+    with pytest.raises(ExerciseError) as err:
+        nb11.check_token_budget_batches(wrong)
+    assert says in str(err.value) and never not in str(err.value)
+
+
+def test_nb11_bf16_tie_hint_gives_no_formula():
+    for wrong in (lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32),
+                  lambda x: x.to(torch.bfloat16).float()):
+        with pytest.raises(ExerciseError) as err:
+            nb11.check_bf16_round(wrong)
+        message = str(err.value)
+        assert "0x7FFF" not in message and ">> 16" not in message and "lowest kept bit" not in message
+    with pytest.raises(ExerciseError, match=r"1\.00390625 \(bits 0x3f808000\)"):   # a tie is the example shown
+        nb11.check_bf16_round(lambda x: ((x.view(torch.int32) + 0x8000) & -65536).view(torch.float32))
+
+
+def test_nb11_bf16_other_mistake_fallback_gives_no_formula():
+    def off(x):  # nearest, ties to even — but on the negative values' magnitude rounded the wrong way
+        r = good_bf16_round(x)
+        return torch.where(x < 0, (x.view(torch.int32) & -65536).view(torch.float32), r)
+    with pytest.raises(ExerciseError) as err:
+        nb11.check_bf16_round(off)
+    assert "0x7FFF" not in str(err.value) and "ties to even" in str(err.value)
+
+
+def test_nb12_top_k_swapped_pair_is_named():
+    with pytest.raises(ExerciseError, match=r"returned the row ids first and the scores second") as err:
+        nb12.check_top_k(lambda q, c, k: tuple(reversed(good_top_k(q, c, k))))
+    assert "normalise" not in str(err.value) and "topk" not in str(err.value)
+
+
+def test_nb12_top_k_stub_does_not_name_the_method():
+    import json
+    from pathlib import Path
+    nb = json.loads(next(Path(__file__).resolve().parents[1].glob("notebooks/12_*.ipynb")).read_text())
+    stub = next(c["metadata"]["stub"] for c in nb["cells"] if "def top_k" in "".join(c["source"])
+                and "stub" in c.get("metadata", {}))
+    assert "YOUR CODE HERE" in stub
+    for method in ("normalis", "topk", "matrix product", "argsort"):
+        assert method not in stub.split('"""')[-1]   # the comment after the docstring
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda a, e, k: float((np.asarray(a)[:, :k] == np.asarray(e)[:, :k]).mean()), "position by position"),
+    (lambda a, e, k: float(np.mean([len(set(x) & set(y)) for x, y in zip(a, e)]) / k), "the whole lists (10 ids each)"),
+    (lambda a, e, k: float(np.mean([len(set(x[:k]) & set(y[:k])) for x, y in zip(a, e)])), "a count of ids found"),
+    (lambda a, e, k: float(np.mean([len(set(x[:k]) & set(y[:k])) for x, y in zip(a, e)]) / np.shape(a)[1]),
+     "divided by the length of the lists (10), not by k = 5"),
+    (lambda a, e, k: float(np.sum([len(set(x[:k]) & set(y[:k])) for x, y in zip(a, e)]) / k), "a sum over the queries"),
+])
+def test_nb12_recall_slips_are_told_apart(wrong, says):
+    with pytest.raises(ExerciseError) as err:
+        nb12.check_recall_at_k(wrong)
+    message = str(err.value)
+    assert says in message
+    assert "use sets" not in message and "divide by k, then average" not in message   # not the whole recipe
+
+
+def test_nb12_nprobe_not_the_smallest_does_not_print_the_answer(ivf_setup):
+    index, queries, exact, recalls = ivf_setup
+    good = min(p for p, r in recalls.items() if r >= 0.95)
+    wrong = next(p for p in range(good + 1, index.nlist) if recalls[p] >= 0.95)
+    with pytest.raises(ExerciseError, match="not the smallest") as err:
+        nb12.check_nprobe(wrong, index, queries, exact, k=10, target=0.95)
+    message = str(err.value)
+    assert f"nprobe={good}" not in message and f"nprobe = {good}" not in message
+    assert not any(int(n) == good for n in __import__("re").findall(r"\b\d+\b", message.replace(str(wrong), "")))

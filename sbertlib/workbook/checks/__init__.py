@@ -3,12 +3,73 @@
 Each notebook has its own module (``sbertlib.workbook.checks.nb01`` …). A check prints ``[OK] …`` when the
 answer is right and raises :class:`ExerciseError` with a hint when it is not — so a wrong answer
 stops the notebook at the exercise instead of letting it run on with a silent mistake.
+
+A failed check shows its message and nothing of the check's own code: in Jupyter (IPython) an
+:class:`ExerciseError` renders itself (:meth:`ExerciseError._render_traceback_`) as its message alone —
+preceded, where the student's own function raised, by the frames of the student's code and that error —
+instead of a traceback through the check, whose lines can hold the answer. ``require`` and ``two_items``
+carry ``__tracebackhide__`` so pytest and IPython's own tracebacks skip them too.
 """
 from __future__ import annotations
+
+import sysconfig
+import traceback
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parents[2]  # sbertlib/: the checks' code, and the library's
+
+
+def _library_frame(filename: str) -> bool:
+    """True for a frame of sbertlib, the standard library or an installed package: not the student's."""
+    try:
+        path = Path(filename).resolve()
+    except (OSError, ValueError):
+        return False
+    roots = [_PACKAGE] + [Path(p).resolve() for p in {sysconfig.get_paths().get(k) for k in
+                                                     ("stdlib", "platstdlib", "purelib", "platlib")} if p]
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _where(filename: str) -> str:
+    """``Cell In[3]`` for a notebook cell (as IPython names it), else ``File "path"``."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        kind, name = shell.compile.format_code_name(filename) if shell is not None else (None, None)
+    except Exception:  # noqa: BLE001 - no IPython, or one without cell names: the plain file name
+        kind = name = None
+    return f"{kind} {name}" if kind and name else f'File "{filename}"'
+
+
+def student_frames(error: BaseException) -> list[str]:
+    """The traceback of ``error`` restricted to the frames of the student's own code (a notebook cell,
+    their module), formatted as Python does, followed by the error's own line; ``[]`` when none of
+    its frames is the student's."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not _library_frame(f.filename)]
+    if not frames:
+        return []
+    lines = ["In your code:"]
+    for frame in frames:
+        lines.append(f"  {_where(frame.filename)}, line {frame.lineno}, in {frame.name}")
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}")
+    lines.extend("".join(traceback.format_exception_only(type(error), error)).rstrip("\n").split("\n"))
+    return lines
 
 
 class ExerciseError(AssertionError):
     """A wrong (or unfinished) exercise answer; the message holds a hint."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for this error: the message, never the check's source lines.
+
+        When the student's own function raised (the error's ``__cause__``), the frames of the student's
+        code come first, so they can see which of their lines failed."""
+        lines = student_frames(self.__cause__) if self.__cause__ is not None else []
+        if lines:
+            lines.append("")
+        message = str(self).split("\n")
+        return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
 
 
 def ok(message: str) -> None:
@@ -17,6 +78,7 @@ def ok(message: str) -> None:
 
 def require(condition: bool, message: str, hint: str = "") -> None:
     """Fail the exercise with ``message`` (and a hint) unless ``condition`` holds."""
+    __tracebackhide__ = True  # noqa: F841 - read by pytest and IPython: the check's frame is not the student's
     if not condition:
         raise ExerciseError(message + (f"\nHint: {hint}" if hint else ""))
 
@@ -26,6 +88,7 @@ def two_items(value, said: str, hint: str) -> list:
 
     ``said`` opens the message, e.g. "your function returned"; ``hint`` says what to return.
     """
+    __tracebackhide__ = True  # noqa: F841
     require(value is not None and value is not NotImplemented and value is not Ellipsis,
             f"{said} {value!r}", hint)
     try:

@@ -1,6 +1,7 @@
 """Self-checks for ``02_the_siamese_network``."""
 from __future__ import annotations
 
+import re
 from typing import Callable, Sequence
 
 import torch
@@ -21,23 +22,39 @@ def reference_features(u: torch.Tensor, v: torch.Tensor, parts: Sequence[str]) -
     return pair_features(u, v, parts)
 
 
-def _diagnose(got: torch.Tensor, u: torch.Tensor, v: torch.Tensor, parts: tuple[str, ...]) -> str:
+# Parts in other orders than Table 6's: a function that builds the blocks in one fixed order, whatever
+# ``parts`` says, passes all seven of Table 6 (each lists its parts in the same order) but fails these.
+REORDERED = (("v", "u"), ("|u-v|", "u", "v"), ("u*v", "u"), ("u", "|u-v|", "v"), ("u*v", "|u-v|", "v", "u"))
+
+
+def _block_names(got: torch.Tensor, u: torch.Tensor, v: torch.Tensor) -> list[str]:
+    """What each ``n``-wide block of ``got`` holds, named as a part ("u", "v", "|u-v|", "u*v"), as
+    "u-v" / "v-u" (a difference without the absolute value) or "?" (none of these)."""
     n = u.shape[1]
-    want = reference_features(u, v, parts)
-    for k, p in enumerate(parts):
+    known = {"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, "u-v": u - v, "v-u": v - u}
+    names = []
+    for k in range(got.shape[1] // n):
         block = got[:, k * n:(k + 1) * n]
-        if torch.allclose(block, want[:, k * n:(k + 1) * n], atol=1e-5):
-            continue
-        if p == "|u-v|" and torch.allclose(block, u - v, atol=1e-5):
-            return f"block {k} ('|u-v|') is u − v without the absolute value: use (u - v).abs()"
-        if p == "|u-v|" and torch.allclose(block, v - u, atol=1e-5):
-            return f"block {k} ('|u-v|') is v − u without the absolute value: use (u - v).abs()"
-        others = [q for q in PARTS if q != p and torch.allclose(block, reference_features(u, v, (q,)), atol=1e-5)]
-        if others:
-            return (f"block {k} should be {p!r} but holds {others[0]!r}: put the parts in the order "
-                    f"they are named in {parts}")
-        return f"block {k} (the part {p!r}) has the wrong values"
-    return "the values are wrong"
+        names.append(next((name for name, t in known.items() if torch.allclose(block, t, atol=1e-5)), "?"))
+    return names
+
+
+def _diagnose(got: torch.Tensor, u: torch.Tensor, v: torch.Tensor, parts: tuple[str, ...]) -> str:
+    """Say what the student's blocks are, in their order — never what they should have written."""
+    names = _block_names(got, u, v)
+    said = f"your blocks are ({', '.join(names)})"
+    for k, (name, p) in enumerate(zip(names, parts)):
+        if p == "|u-v|" and name in ("u-v", "v-u"):
+            return (f"{said}: block {k} is the difference {name.replace('-', ' − ')} without the absolute value — "
+                    "'|u-v|' is element-wise |u − v|, never negative")
+    if sorted(names) == sorted(parts):
+        return (f"{said} for parts {parts}: the right parts in another order — block k must be the part "
+                "named k-th in parts, whatever the order of parts")
+    unknown = [k for k, name in enumerate(names) if name == "?"]
+    if unknown:
+        return (f"{said} for parts {parts}: block {unknown[0]} is none of u, v, |u-v| and u*v (for u, v of shape "
+                f"{tuple(u.shape)})")
+    return f"{said} for parts {parts}: each block must be the part named at the same position of parts"
 
 
 def check_concat_features(concat_features: Callable, u: torch.Tensor | None = None,
@@ -45,7 +62,9 @@ def check_concat_features(concat_features: Callable, u: torch.Tensor | None = No
     """Check ``concat_features(u, v, parts)`` for every concatenation of the paper's Table 6.
 
     Tested on random ``u, v`` of a few shapes (and on the notebook's ``u, v`` if given) against a
-    reference computed here: shape ``(B, len(parts)·n)`` and the values of each block in order.
+    reference computed here: shape ``(B, len(parts)·n)`` and the values of each block in order — for
+    Table 6's seven and for parts in other orders (:data:`REORDERED`), so a function that ignores the
+    order of ``parts`` fails. A wrong answer is told what its blocks are, e.g. ``(u, |u-v|, v)``.
     """
     require(callable(concat_features), "pass your function itself: check_concat_features(concat_features, u, v)")
     g = torch.Generator().manual_seed(0)
@@ -54,7 +73,7 @@ def check_concat_features(concat_features: Callable, u: torch.Tensor | None = No
     if u is not None and v is not None:
         inputs.append((u.detach().float().cpu(), v.detach().float().cpu()))
     for a, b in inputs:
-        for parts in TABLE6_CONCATS:
+        for parts in TABLE6_CONCATS + REORDERED:
             got = _call(concat_features, a.clone(), b.clone(), parts)
             require(got is not None and got is not NotImplemented, f"concat_features(u, v, {parts}) returned {got!r}",
                     "return the concatenated tensor")
@@ -69,7 +88,7 @@ def check_concat_features(concat_features: Callable, u: torch.Tensor | None = No
             if not torch.allclose(got, want, atol=1e-5):
                 raise ExerciseError(f"concat_features(u, v, {parts}) has the right shape but wrong values\n"
                                     f"Hint: {_diagnose(got, a, b, parts)}")
-    ok("concat_features is right for all seven concatenations of Table 6")
+    ok("concat_features is right for all seven concatenations of Table 6, and for parts in other orders")
 
 
 # ----------------------------------------------------------------------------- pooling
@@ -113,15 +132,53 @@ def _pooling_hint(mode: str, got: torch.Tensor, tokens: torch.Tensor, mask: torc
             "cls": "the vector at position 0 of every sentence"}[mode]
 
 
+_BROADCAST = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+
+
+def _shape_slip(error: Exception, tokens: torch.Tensor, mask: torch.Tensor) -> str | None:
+    """A broadcasting error inside the student's pooling, told with the student's own names: which two
+    axes of token_embeddings (B, T, H) and attention_mask (B, T) PyTorch was asked to line up.
+    The cases' B, T and H all differ, so the sizes in PyTorch's message name the axes. None when the
+    error is not a broadcasting one."""
+    found = _BROADCAST.search(str(error))
+    if not isinstance(error, RuntimeError) or not found:
+        return None
+    batch, seq, dim = tokens.shape
+    axis = {batch: f"B = {batch} (sentences)", seq: f"T = {seq} (token positions)", dim: f"H = {dim} (vector size)"}
+    a, b = (int(x) for x in found.groups())
+    said = (f"token_embeddings had shape (B, T, H) = {tuple(tokens.shape)} and attention_mask (B, T) = "
+            f"{tuple(mask.shape)}; your code combined two tensors whose axes do not line up: "
+            f"{axis.get(a, f'an axis of size {a}')} against {axis.get(b, f'an axis of size {b}')}")
+    pair = {a, b}
+    if pair == {seq, dim}:
+        hint = ("the mask meets the token vectors: PyTorch lines shapes up from the last axis, so a (B, T) mask's T "
+                "lands on H. The mask needs a last axis of size 1, (B, T, 1), to spread over the H numbers of "
+                "each token")
+    elif pair == {batch, dim}:
+        hint = ("a (B, H) result met one number per sentence of shape (B,): from the last axis, its B lands on H. "
+                "Keep that count as a column, (B, 1), so each sentence's vector is divided by its own count")
+    else:
+        hint = ("one of the tensors lost or gained an axis on the way: print the shapes of your mask and of every "
+                "intermediate result, and compare them axis by axis from the right")
+    return f"{said}\nHint: {hint}"
+
+
 def check_pooling(pool_fn: Callable) -> None:
     """Check ``pool(token_embeddings, attention_mask, mode)`` for mode ``"mean"``, ``"max"``, ``"cls"``:
     ``(B, T, H)`` and ``(B, T)`` → ``(B, H)``, equal to ``sbertlib.model.pooling.pool``. Padding is
-    made impossible to miss (far-away vectors; all-negative values with zero padding)."""
+    made impossible to miss (far-away vectors; all-negative values with zero padding). A broadcasting
+    error inside ``pool`` is explained with the axes of the student's own tensors (:func:`_shape_slip`)."""
     from ...model.pooling import pool as reference
     require(callable(pool_fn), "pass your function itself: check_pooling(pool)")
     for mode in ("mean", "max", "cls"):
         for tokens, mask in _pooling_cases():
-            got = _call(pool_fn, tokens.clone(), mask.clone(), mode)
+            try:
+                got = _call(pool_fn, tokens.clone(), mask.clone(), mode)
+            except ExerciseError as err:
+                slip = _shape_slip(err.__cause__, tokens, mask) if err.__cause__ is not None else None
+                if slip is None:
+                    raise
+                raise ExerciseError(f"pool(..., {mode!r}) stopped with a shape error: {slip}") from err.__cause__
             require(isinstance(got, torch.Tensor), f"pool(..., {mode!r}) returned {type(got).__name__}, not a tensor",
                     "return a torch tensor of shape (batch, dim)")
             want = reference(tokens, mask, mode)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 from typing import Callable
 
 import torch
@@ -33,6 +34,7 @@ class _Watch:
 
     def __init__(self, loss: losses.SBERTLoss):
         self.loss, self.texts, self.training, self.stale_grad, self.lrs, self.norms = loss, [], [], [], [], []
+        self.encoder_norms = []  # the gradient norm over the encoder's parameters alone (loss.model)
         self._handles = []
         model, tokenize = loss.model, loss.model.tokenize
 
@@ -51,9 +53,17 @@ class _Watch:
         return hook
 
     def _on_step(self, optimizer, args, kwargs):
-        norms = [p.grad.norm() for p in self.loss.parameters() if p.grad is not None]
+        def norm(params):
+            norms = [p.grad.norm() for p in params if p.grad is not None]
+            return float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0
         self.lrs.append(optimizer.param_groups[0]["lr"])
-        self.norms.append(float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0)
+        self.norms.append(norm(self.loss.parameters()))
+        self.encoder_norms.append(norm(self.loss.model.parameters()))
+
+    def head_parameters(self) -> int:
+        """How many parameters the loss trains outside its encoder (a classifier head)."""
+        inside = {id(p) for p in self.loss.model.parameters()}
+        return sum(p.numel() for p in self.loss.parameters() if id(p) not in inside)
 
     def close(self):
         for h in self._handles:
@@ -78,20 +88,52 @@ def _expected(loss, examples, s: dict):
     return history.losses, [r["lr"] for r in history.records], first_col
 
 
+def _rates(lr: float, total: int, warm: int, steps: int) -> list[float]:
+    """The learning rate of each of ``steps`` steps under fit's schedule planned for ``total`` steps
+    with ``warm`` warm-up steps (:func:`sbertlib.training.loop.linear_warmup`)."""
+    return [lr * (s / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
+            for s in range(steps)]
+
+
 def _schedule_hint(got: list[float], want: list[float], s: dict, n: int) -> str:
-    per_epoch = math.ceil(n / s["batch_size"])
-    total = s["epochs"] * per_epoch
-    warm = math.ceil(s["warmup_ratio"] * total)
+    per_epoch, epochs, ratio = math.ceil(n / s["batch_size"]), s["epochs"], s["warmup_ratio"]
+    total = epochs * per_epoch
+    warm = math.ceil(ratio * total)
+    floor_epoch = n // s["batch_size"]
     if len(got) > 1 and all(math.isclose(a, b, abs_tol=1e-12) for a, b in zip(got, want[1:])):
         return ("every step uses the next step's rate (off by one): the first step's rate is 0 — read the "
                 "schedule before stepping it, i.e. call scheduler.step() after optimizer.step()")
+    # The usual slips in planning the schedule, each rebuilt and compared rate by rate with what the loop used.
+    down = (f"{n} examples / batch size {s['batch_size']} = {n / s['batch_size']:g} batches per epoch, rounded "
+            f"down to {floor_epoch}: the last, smaller batch is a step too (the loop runs {total} steps), so the "
+            "count of batches rounds up")
+    plans = [
+        (epochs * floor_epoch, math.ceil(ratio * epochs * floor_epoch),
+         f"your schedule is planned over {epochs * floor_epoch} steps — {down}"),
+        (floor_epoch, math.ceil(ratio * floor_epoch),
+         f"your schedule is planned over one epoch, and {down}; plan it over all {epochs} epochs, not one epoch"),
+        (per_epoch, math.ceil(ratio * per_epoch),
+         f"your rate reached 0 at step {per_epoch + 1} and stayed there: the schedule is planned over "
+         f"{per_epoch} steps, one epoch, while the loop runs {epochs} epochs, {total} steps — plan it over all "
+         "of them, not one epoch"),
+        (total, math.floor(ratio * total),
+         f"your warm-up lasts {math.floor(ratio * total)} steps, fit's {warm}: warmup_ratio × total = {ratio} × "
+         f"{total} = {ratio * total:g} steps, rounded down where fit rounds up"),
+        (epochs * n, math.ceil(ratio * epochs * n),
+         f"your schedule is planned over {epochs * n} steps: that counts examples (epochs × {n}), not steps "
+         f"(one per batch)"),
+    ]
+    for plan_total, plan_warm, hint in plans:
+        if (plan_total, plan_warm) != (total, warm) and len(got) == len(want) and all(
+                math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12)
+                for a, b in zip(got, _rates(s["lr"], plan_total, plan_warm, len(got)))):
+            return hint
     if got and max(got) > 0 and got.index(max(got)) != want.index(max(want)):
-        return (f"the rate peaks at step {got.index(max(got)) + 1}, expected {warm + 1}: the warm-up is "
-                f"ceil(warmup_ratio × total steps) = {warm} steps, planned over all {total} steps "
-                f"(epochs × ceil(n / batch_size)), not one epoch ({per_epoch})")
+        return (f"the rate peaks at step {got.index(max(got)) + 1}, fit's at step {warm + 1}: the warm-up is "
+                f"{warm} steps, warmup_ratio of the whole run's {total} steps")
     if got and got[-1] > want[-1] + 1e-12:
-        return (f"after the warm-up the rate must fall linearly to 0 at step {total} (all epochs): "
-                f"factor (total − step) / (total − warmup)")
+        return (f"after the warm-up the rate must fall linearly to 0 at step {total}, the end of the last epoch; "
+                f"yours is still {got[-1]:.2e} at the last step")
     return f"expected the rates {[f'{x:.2e}' for x in want[:6]]}…, got {[f'{x:.2e}' for x in got[:6]]}…"
 
 
@@ -102,11 +144,12 @@ def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, firs
     columns = len(watch.texts) // max(1, steps)
     seen = [watch.texts[k * columns] for k in range(steps)] if columns else []
     require(columns >= 2, "each step should tokenize every text column (premises, hypotheses, …) once",
-            "columns = list(zip(*(ex.texts for ex in batch))); one model.tokenize(list(col)) per column")
+            "a batch of examples holds one column per text position (all first sentences, all second ones, …): "
+            "tokenise each column as one list and run the one encoder on each")
     for k, (a, b) in enumerate(zip(seen, first_col)):
         require(a == b, f"step {k + 1} trained on other sentences than fit's (first: {a[0]!r}, expected {b[0]!r})",
-                "for ids in epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths): "
-                "batch = [examples[i] for i in ids] — fit's batches, shuffled anew each epoch"
+                "each epoch's batches come from epoch_batches(len(examples), batch_size, seed, epoch, "
+                "lengths=lengths) — fit's batches, shuffled anew each epoch"
                 + (" and grouped by length (length_grouping=True)" if s["length_grouping"] else ""))
     require(all(watch.training), "the encoder was in eval mode during training: dropout was off",
             "call model.train() (or loss.train()) before the loop")
@@ -117,14 +160,24 @@ def _diagnose(watch: _Watch, got: list[float], want: list[float], want_lrs, firs
     if any(not math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12) for a, b in zip(watch.lrs, want_lrs)):
         raise ExerciseError("the learning rate schedule differs from fit's\nHint: "
                             + _schedule_hint(watch.lrs, want_lrs, s, n))
+    limit = s["max_grad_norm"] * 1.001 + 1e-8
     worst = max(watch.norms) if watch.norms else 0.0
-    require(worst <= s["max_grad_norm"] * 1.001 + 1e-8,
+    if worst > limit and watch.head_parameters() and max(watch.encoder_norms) <= limit:
+        raise ExerciseError(
+            f"a gradient of norm {worst:.3g} reached optimizer.step() (max_grad_norm = {s['max_grad_norm']}), "
+            "while the encoder's gradients alone stayed within it: you clipped the encoder's parameters and left "
+            f"out the classifier head — {watch.head_parameters():,} parameters of the loss itself, outside "
+            "loss.model, which the optimizer updates too\nHint: clip the gradients of every parameter the "
+            "optimizer updates, together, as one norm")
+    require(worst <= limit,
             f"a gradient of norm {worst:.3g} reached optimizer.step() (max_grad_norm = {s['max_grad_norm']})",
-            "torch.nn.utils.clip_grad_norm_(loss.parameters(), max_grad_norm) after backward(), before step()")
+            "clip the total gradient norm to max_grad_norm after backward() and before optimizer.step() "
+            "(torch.nn.utils.clip_grad_norm_)")
     k = next(i for i, (a, b) in enumerate(zip(got, want)) if abs(a - b) > 1e-5)
-    raise ExerciseError(f"step {k + 1}: loss {got[k]:.6f}, fit's {want[k]:.6f}\nHint: seed with "
-                        "torch.manual_seed(seed) first; embed each column with the one encoder, in column order; "
-                        "value = loss.loss_from_embeddings(embeddings, labels)")
+    raise ExerciseError(f"step {k + 1}: loss {got[k]:.6f}, fit's {want[k]:.6f} — the batches, the rates and the "
+                        "clipping agree with fit's, so the difference is in the step itself\nHint: seed with "
+                        "torch.manual_seed(seed) before anything random; run the one encoder on each column, in "
+                        "column order, and score the embeddings with the loss's loss_from_embeddings")
 
 
 def _run(train_loop: Callable, make_loss, encoder, data, length_grouping: bool) -> list[float]:
@@ -155,15 +208,35 @@ def check_train_loop(train_loop: Callable, encoder, pairs, triplets) -> None:
     (``length_grouping=True``: batches of similar length) — and require
     the same loss at every step (≤ 1e-5); a mismatch is explained (see the module docstring)."""
     require(callable(train_loop), "pass your function itself: check_train_loop(train_loop, encoder, pairs, triplets)")
+    start = time.perf_counter()
     diffs = _run(train_loop, lambda m: losses.SoftmaxLoss(m, num_labels=3), encoder, pairs, False)
     diffs += _run(train_loop, losses.MultipleNegativesRankingLoss, encoder, triplets, True)
     ok(f"your loop is fit's loop: {len(diffs)} steps (classification on pairs, MNRL on triplets in "
        f"length-grouped batches), "
-       f"largest loss difference {max(diffs):.1e}")
+       f"largest loss difference {max(diffs):.1e} (the check took {time.perf_counter() - start:.0f} s: both loops, "
+       "both objectives)")
 
 
 # ----------------------------------------------------------------------------- MNRL
+def _lengths_matter(student, embeddings) -> bool:
+    """True when the student's loss changes if each vector is stretched (same direction, another length):
+    scores built from dot products, not cosines. A cosine-based loss does not move."""
+    g = torch.Generator().manual_seed(3)
+    stretched = [e * torch.empty(len(e), 1).uniform_(0.3, 3.0, generator=g) for e in embeddings]
+    with torch.no_grad():
+        a = float(student.loss_from_embeddings(list(embeddings), None))
+        b = float(student.loss_from_embeddings(stretched, None))
+    return not math.isclose(a, b, rel_tol=1e-4, abs_tol=1e-5)
+
+
+NORMALISE = ("your scores are dot products, not cosines: the loss changed when each sentence vector was made "
+             "longer or shorter, keeping its direction — normalise the vectors first, so each score is a cosine "
+             "(in [−1, 1]), and only then multiply by scale")
+
+
 def _mnrl_hint(student, u, p, n, scale: float) -> str:
+    if _lengths_matter(student, [u, p, n]):
+        return NORMALISE
     got = float(student.loss_from_embeddings([u, p, n]))
     cand = torch.cat([p, n])
     cos = F.normalize(u, dim=1) @ F.normalize(cand, dim=1).T
@@ -171,11 +244,9 @@ def _mnrl_hint(student, u, p, n, scale: float) -> str:
     known = {
         "no scale: multiply the cosines by scale (20) before the softmax — cosines in [−1, 1] make a soft, "
         "slow softmax": F.cross_entropy(cos, target),
-        "the scores are dot products, not cosines: normalise the vectors first (F.normalize)":
-            F.cross_entropy(u @ cand.T * scale, target),
-        "the hard negatives were left out: candidates are all positives AND all negatives, torch.cat(embeddings[1:])":
+        "the hard negatives were left out: the candidates are all the positives AND all the negatives of the batch":
             F.cross_entropy(F.normalize(u, dim=1) @ F.normalize(p, dim=1).T * scale, target),
-        "the right candidate of anchor i is column i (its own positive): targets = torch.arange(B)":
+        "the right candidate of anchor i is column i (its own positive), not column 0 for every anchor":
             F.cross_entropy(cos * scale, torch.zeros_like(target)),
         "that is a distance, where a similarity is meant: higher score must mean more similar":
             F.cross_entropy(-cos * scale, target),
@@ -185,7 +256,8 @@ def _mnrl_hint(student, u, p, n, scale: float) -> str:
     for hint, value in known.items():
         if abs(got - float(value)) < 1e-4:
             return hint
-    return "scores = scale · cos(anchor_i, candidate_j); loss = F.cross_entropy(scores, torch.arange(B))"
+    return ("none of the usual slips: print your scores' shape (one row per anchor, one column per candidate) "
+            "and your targets, and compare each with the exercise's definition")
 
 
 def check_mnrl(cls, encoder) -> None:
@@ -209,6 +281,7 @@ def check_mnrl(cls, encoder) -> None:
             want = reference.loss_from_embeddings(embeddings)
             if not torch.allclose(got, want, atol=1e-5):
                 hint = _mnrl_hint(student, u, p, n, reference.scale) if len(embeddings) == 3 else \
+                    NORMALISE if _lengths_matter(student, embeddings) else \
                     "with two columns the candidates are just the positives"
                 raise ExerciseError(f"MNRL loss {float(got):.5f}, expected {float(want):.5f} "
                                     f"({len(embeddings)} columns, batch {b})\nHint: {hint}")

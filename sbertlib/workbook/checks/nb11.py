@@ -21,22 +21,69 @@ def _reference_padding(lengths: Sequence[int], batch_size: int, sort: bool) -> f
     return 1 - real / slots
 
 
+# A small case where every usual slip gives its own number (the last batch is smaller, lengths spread),
+# so the first failure already tells which slip it is; random cases follow.
+PADDING_CASE = ([5, 12, 3, 9, 7, 2, 11], 3)
+
+
+def _padding_slips(lengths: Sequence[int], batch_size: int, sort: bool) -> dict[str, float]:
+    """hint -> the share a usual slip gives for this case."""
+    n, bs = len(lengths), batch_size
+    full = n - n % bs
+    slips = {
+        f"you padded every sentence to the longest of all the sentences ({max(lengths)} tokens): a batch is "
+        "padded only to the longest member of that batch, so each batch has its own padded length":
+            1 - sum(lengths) / (max(lengths) * n),
+        "you sorted shortest first: sort=True means longest first — the batches then fall differently, since "
+        "only the last one can be smaller":
+            _reference_padding(sorted(lengths), bs, False) if sort else float("nan"),
+        f"you left out the last batch ({n % bs} sentence(s), fewer than batch_size = {bs}): it is padded to its "
+        "own longest member, and its slots count like any other batch's":
+            _reference_padding([lengths[i] for i in _order(lengths, sort)[:full]], bs, False) if full else 0.0,
+        "with sort=True you kept the input order: sort the sentences by length, longest first, before cutting "
+        "the batches": _reference_padding(lengths, bs, False) if sort else float("nan"),
+        "with sort=False you sorted anyway: keep the input order there": _reference_padding(lengths, bs, True)
+        if not sort else float("nan"),
+    }
+    want = _reference_padding(lengths, bs, sort)
+    slips["that is the share of the slots holding real tokens; the padding share is the rest"] = 1 - want
+    slips["that is a percentage: return a share between 0 and 1"] = 100 * want
+    return slips
+
+
+def _order(lengths: Sequence[int], sort: bool) -> list[int]:
+    return sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))
+
+
 def check_padding_share(fn: Callable[[Sequence[int], int, bool], float]) -> None:
-    """``fn(lengths, batch_size, sort)`` must return the padding share of the padded batches."""
+    """``fn(lengths, batch_size, sort)`` must return the padding share of the padded batches. A wrong
+    number is matched against the usual slips (padding to the corpus's longest, sorting shortest first,
+    dropping the last batch, ignoring ``sort``, the real-token share, a percentage), each named."""
     require(callable(fn), "Pass your function itself, e.g. check_padding_share(padding_share_by_hand).")
     rng = np.random.default_rng(11)
+    cases = [PADDING_CASE]
     for trial in range(6):
-        lengths = [int(x) for x in rng.integers(3, 60, size=int(rng.integers(5, 40)))]
-        bs = int(rng.integers(1, 9))
+        cases.append(([int(x) for x in rng.integers(3, 60, size=int(rng.integers(5, 40)))], int(rng.integers(1, 9))))
+    for lengths, bs in cases:
         for sort in (False, True):
             want = _reference_padding(lengths, bs, sort)
             try:
-                got = fn(lengths, bs, sort)
+                got = fn(list(lengths), bs, sort)
             except NotImplementedError:
                 require(False, "The function is not written yet.")
-            require(got is not None and np.isfinite(got) and abs(float(got) - want) < 1e-9,
-                    f"For lengths {lengths[:6]}…, batch size {bs}, sort={sort}: expected {want:.4f}, got {got}.",
-                    "Each batch is padded to its own longest member; padding share = 1 − real tokens / slots.")
+            try:
+                got = float(got.item() if hasattr(got, "item") else got)
+            except (TypeError, ValueError):
+                raise ExerciseError(f"`padding_share_by_hand` returned {got!r}, not a number\n"
+                                    "Hint: return one number: the share of the token slots that are padding") from None
+            if np.isfinite(got) and abs(got - want) < 1e-9:
+                continue
+            hint = next((h for h, value in _padding_slips(lengths, bs, sort).items()
+                         if np.isfinite(value) and abs(got - value) < 1e-9),
+                        "each batch is padded to its own longest member; the padding share is the share of all "
+                        "the batches' slots that hold no real token")
+            raise ExerciseError(f"For lengths {list(lengths)}, batch size {bs}, sort={sort}: expected {want:.4f}, "
+                                f"got {got:.4f}.\nHint: {hint}")
     ok("your padding share matches on random batches, sorted and unsorted")
 
 
@@ -67,9 +114,36 @@ def _budget_hint(got: list[list[int]], lengths: Sequence[int], max_tokens: int) 
             return ("a batch is padded to its *longest* member: rows × longest must stay within max_tokens "
                     f"(a batch of {len(b)} with longest {max(lengths[i] for i in b)} costs "
                     f"{len(b) * max(lengths[i] for i in b)} > {max_tokens})")
-    if flat != sorted(flat, key=lambda i: -lengths[i]):
+    seen = [lengths[i] for i in flat]
+    if seen == sorted(seen) and seen != sorted(seen, reverse=True):
+        return "you sorted shortest first: longest first, so that a batch's first member is its longest"
+    if seen != sorted(seen, reverse=True):
         return "sort the sentences by length, longest first (a stable sort keeps equal lengths in input order)"
-    return "start a new batch only when adding the next sentence would push rows × longest past max_tokens (≤ is fine)"
+    stable = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    if flat != stable:
+        k = next(k for k, (a, b) in enumerate(zip(flat, stable)) if a != b)
+        i, j = stable[k], flat[k]
+        return (f"the lengths are in the right order, but not the sentences of equal length: sentences {i} and {j} "
+                f"both have {lengths[i]} tokens and {i} comes first in the input, yet your order puts {j} first. Equal "
+                "lengths keep their input order (a stable sort); reversing an ascending sort, or numpy's default "
+                "argsort, turns ties around")
+    if got == _budget_batches(lengths, max_tokens, strict=True):
+        return ("a batch that costs exactly max_tokens fits: you started a new batch when rows × longest would "
+                "*reach* max_tokens; start one only when it would go past it")
+    return ("the order is right; the cuts differ: a new batch starts only when adding the next sentence would push "
+            "rows × longest past max_tokens, and a sentence longer than the budget travels alone")
+
+
+def _budget_batches(lengths: Sequence[int], max_tokens: int, strict: bool) -> list[list[int]]:
+    """Token-budget batches in the library's order, cut when rows × longest would reach (``strict``) the budget."""
+    batches, batch = [], []
+    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
+        cost = (len(batch) + 1) * (lengths[batch[0]] if batch else lengths[i])
+        if batch and (cost >= max_tokens if strict else cost > max_tokens):
+            batches.append(batch)
+            batch = []
+        batch.append(i)
+    return batches + [batch] if batch else batches
 
 
 def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None:
@@ -143,8 +217,8 @@ def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
             "bits.add_(…)) round the caller's tensor too; compute new tensors (bits + …, … & -65536) instead")
     require(not watch.made_bf16, "`bf16_round` converts to torch.bfloat16: PyTorch rounds for you, and the "
             "exercise is to round by hand",
-            "work on the bit pattern: view x as int32, add 0x7FFF + the lowest kept bit, clear the low 16 bits, "
-            "view back as float32")
+            "work on the bit pattern: x.view(torch.int32) shows it as integers; round there to a pattern whose "
+            "low 16 bits are zero, and view the result back as float32")
     require(isinstance(got, torch.Tensor), f"`bf16_round` returned {type(got).__name__}, not a tensor",
             "return a float32 tensor of the same shape")
     require(got.dtype == torch.float32 and got.shape == x.shape,
@@ -154,22 +228,33 @@ def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
         ok("your bf16 rounding matches PyTorch's bit for bit, ties included")
         return
     bits = x.view(torch.int32)
-    slips = {
-        "the value came back unchanged: zero the low 16 bits of the pattern after rounding": x,
-        "that truncates (rounds toward zero): add half of the dropped part before clearing the low 16 bits":
-            (bits & -65536).view(torch.float32),
-        "ties must round to the even neighbour (add 0x7FFF plus the lowest kept bit), not always up":
-            ((bits + 0x8000) & -65536).view(torch.float32),
+    tie = (bits & 0xFFFF) == 0x8000           # the dropped 16 bits are exactly half a step
+    even = ((bits >> 16) & 1) == 0             # … and the last kept bit is 0: ties-to-even rounds these down
+    tie_rule = ("on a tie the result is the neighbour whose last kept bit is 0 (ties to even): down when that bit "
+                "is 0, up when it is 1")
+    slips = {  # hint, the slip's result, which values to show an example of
+        "the value came back unchanged: zero the low 16 bits of the pattern after rounding": (x, None),
+        "that truncates (rounds toward zero): round to the *nearest* pattern with 16 zero low bits, and clear "
+        "the low bits only after that": ((bits & -65536).view(torch.float32), None),
+        f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round up; {tie_rule}":
+            (((bits + 0x8000) & -65536).view(torch.float32), tie & even),
+        f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round down; {tie_rule}":
+            (((bits + 0x7FFF) & -65536).view(torch.float32), tie & ~even),
         "that is float16 (5 exponent bits, 10 mantissa bits); bfloat16 keeps float32's 8 exponent bits":
-            x.half().float(),
+            (x.half().float(), None),
     }
-    for hint, wrong in slips.items():
+    differ = got != want
+    for hint, (wrong, where) in slips.items():
         if torch.equal(got, wrong):
-            raise ExerciseError(f"{int((got != want).sum())} of {len(x)} values differ from bfloat16\nHint: {hint}")
-    i = int((got != want).nonzero()[0])
-    raise ExerciseError(f"{int((got != want).sum())} of {len(x)} values differ, e.g. {float(x[i])!r} -> "
-                        f"{float(got[i])!r}, bfloat16 gives {float(want[i])!r}\nHint: view the float32 as int32 "
-                        "bits, add 0x7FFF + ((bits >> 16) & 1), clear the low 16 bits, view back as float32")
+            i = int((differ & where if where is not None else differ).nonzero()[0])
+            raise ExerciseError(f"{int(differ.sum())} of {len(x)} values differ from bfloat16, e.g. {float(x[i])!r} "
+                                f"(bits {int(bits[i]) & 0xFFFFFFFF:#010x}) -> {float(got[i])!r}, bfloat16 gives "
+                                f"{float(want[i])!r}\nHint: {hint}")
+    i = int(differ.nonzero()[0])
+    raise ExerciseError(f"{int(differ.sum())} of {len(x)} values differ, e.g. {float(x[i])!r} "
+                        f"(bits {int(bits[i]) & 0xFFFFFFFF:#010x}) -> {float(got[i])!r}, bfloat16 gives "
+                        f"{float(want[i])!r}\nHint: round to the nearest float32 whose low 16 bits are zero; "
+                        f"{tie_rule}")
 
 
 def _choice_cases() -> list[tuple[dict, float, str]]:

@@ -37,6 +37,15 @@ def _as_array(value, what: str) -> np.ndarray:
         raise ExerciseError(f"`top_k` returned {what} that is not an array: {type(value).__name__}") from None
 
 
+def _whole_numbers(a: np.ndarray) -> bool:
+    return a.size > 0 and bool(np.all(np.isfinite(a))) and bool(np.all(a == np.round(a)))
+
+
+def _sample(a: np.ndarray) -> str:
+    first = a.reshape(-1)[:3]
+    return ", ".join(f"{x:g}" for x in first) + (", …" if a.size > 3 else "")
+
+
 def _top_k_hint(ids: np.ndarray, scores: np.ndarray, queries, corpus, k: int) -> str:
     cos = (queries / np.linalg.norm(queries, axis=1, keepdims=True)) @ \
         (corpus / np.linalg.norm(corpus, axis=1, keepdims=True)).T
@@ -58,7 +67,8 @@ def _top_k_hint(ids: np.ndarray, scores: np.ndarray, queries, corpus, k: int) ->
 
 def check_top_k(top_k: Callable) -> None:
     """Pass when ``top_k(query_emb, corpus_emb, k)`` returns ``(scores, ids)`` equal to
-    :func:`sbertlib.search.semantic_search` (cosine, best first) on hidden vectors, for several ``k``."""
+    :func:`sbertlib.search.semantic_search` (cosine, best first) on hidden vectors, for several ``k``.
+    ``(ids, scores)`` — the pair the other way round — is named as such."""
     require(callable(top_k), f"`top_k` must be a function (query_emb, corpus_emb, k); got {type(top_k).__name__}",
             "define it with `def` in the solution cell and run that cell first")
     queries, corpus = _top_k_case()
@@ -70,6 +80,10 @@ def check_top_k(top_k: Callable) -> None:
         scores, ids = (_as_array(x, w) for x, w in zip(two_items(result, "`top_k` returned",
                                                                   "return (scores, ids), each of shape (queries, k)"),
                                                         ("scores", "ids")))
+        require(not (_whole_numbers(scores) and not _whole_numbers(ids)),
+                f"k={k}: `top_k` returned the row ids first and the scores second — the first item holds whole "
+                f"numbers ({_sample(scores)}), the second fractions in [−1, 1] ({_sample(ids)})",
+                "return them in the order (scores, ids)")
         require(scores.shape == ids.shape == (len(queries), k),
                 f"k={k}: scores {scores.shape} and ids {ids.shape}, expected ({len(queries)}, {k}) each",
                 "one row per query, k columns: the k best corpus rows")
@@ -105,6 +119,26 @@ def _hidden_id_lists() -> list[tuple[np.ndarray, np.ndarray, int]]:
     return cases
 
 
+def _recall_slips(approx: np.ndarray, exact: np.ndarray, k: int) -> dict[str, float]:
+    """hint -> what a usual slip gives on this case (the first slip that matches is named)."""
+    width = approx.shape[1]
+    found = lambda a, e: [len(set(x.tolist()) & set(y.tolist())) for x, y in zip(a, e)]  # noqa: E731
+    top = found(approx[:, :k], exact[:, :k])
+    slips = {
+        "you compared the lists position by position: an id counts wherever it sits in the other top-k list "
+        "(the order inside the top-k does not matter)": float((approx[:, :k] == exact[:, :k]).mean()),
+        f"you used the whole lists ({width} ids each) where only the first k = {k} of each count":
+            float(np.mean(found(approx, exact)) / k),
+        f"you divided by the length of the lists ({width}), not by k = {k}": float(np.mean(top) / width),
+        "that is a count of ids found per query; recall is a share of the k, between 0 and 1":
+            float(np.mean(top)),
+        "that is a sum over the queries; recall is the mean over them": float(np.sum(top) / k),
+    }
+    if width == k:  # the cut changes nothing here: do not name it
+        slips = {h: v for h, v in slips.items() if "whole lists" not in h and "length of the lists" not in h}
+    return slips
+
+
 def check_recall_at_k(my_recall: Callable) -> None:
     """Pass when ``my_recall(approx_ids, exact_ids, k)`` equals the library's recall@k on every hidden case."""
     require(my_recall is not None and my_recall is not Ellipsis and callable(my_recall),
@@ -123,11 +157,12 @@ def check_recall_at_k(my_recall: Callable) -> None:
         require(isinstance(got, (int, float)) and not isinstance(got, bool),
                 f"`my_recall` must return one number, got {got!r}.")
         want = recall_at_k(approx, exact, k)
-        require(abs(got - want) <= TOLERANCE,
-                f"Hidden case {idx} ({len(approx)} queries, lists of {approx.shape[1]}, k={k}): "
-                f"you give {got:.4f}, expected {want:.4f}.",
-                "Per query, count the ids that appear in BOTH top-k lists (order inside the list does not "
-                "matter: use sets), look only at the first k columns, divide by k, then average over queries.")
+        if abs(got - want) > TOLERANCE:
+            hint = next((h for h, value in _recall_slips(approx, exact, k).items() if abs(got - value) <= TOLERANCE),
+                        "per query, the share of the exact top-k ids that the approximate top-k also holds; then the "
+                        "mean over the queries")
+            raise ExerciseError(f"Hidden case {idx} ({len(approx)} queries, lists of {approx.shape[1]}, k={k}): "
+                                f"you give {got:.4f}, expected {want:.4f}.\nHint: {hint}")
     ok(f"my_recall agrees with search.recall_at_k on {len(cases)} hidden cases")
 
 
@@ -166,9 +201,9 @@ def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float =
     for smaller in range(1, nprobe):
         lower = _recall_at(index, smaller, queries, exact, k)
         require(lower < target,
-                f"nprobe={nprobe} reaches recall@{k} = {recall:.3f}, but so does nprobe={smaller} "
-                f"(recall@{k} = {lower:.3f} ≥ {target}): {nprobe} is not the smallest.",
-                "Try every nprobe from 1 upwards (not only powers of two) and stop at the FIRST one whose "
+                f"nprobe={nprobe} reaches recall@{k} = {recall:.3f}, but a smaller nprobe reaches the target "
+                f"{target} too: {nprobe} is not the smallest.",
+                "try every nprobe from 1 upwards (not only powers of two) and stop at the first one whose "
                 "recall reaches the target: each cell visited costs time.")
     ok(f"nprobe={nprobe} is the smallest with recall@{k} ≥ {target} ({recall:.3f}), visiting {nprobe} of "
        f"{nlist} cells (≈{100 * nprobe / nlist:.0f}% of the corpus)")
