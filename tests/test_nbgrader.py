@@ -83,14 +83,25 @@ def test_every_notebook_converts_to_answer_test_and_read_only_cells(path):
     checks = [lecturer.cells[e.check].source for e in ne.exercises(lecturer, path.name[:2]) if e.check is not None]
     test_text = "\n".join(c.source for c in tests)
     for check in checks:
-        for part in ne.check_calls(check):
-            assert part.strip().splitlines()[-1].strip() in test_text
+        for is_check, part in ne.check_parts(check):
+            assert any(part in c.source for c in (tests if is_check else nb.cells))
+            assert is_check == (part in test_text)
 
 
-def test_check_cell_of_several_checks_becomes_one_test_each_and_a_raising_stub_keeps_its_comments():
-    assert ne.check_calls("checks.check_a(a)\nchecks.check_b(b)\n") == ["checks.check_a(a)", "checks.check_b(b)"]
-    mixed = "checks.check_a(a)\nx = a(2)\n"
-    assert ne.check_calls(mixed) == [mixed]
+def test_check_cell_is_cut_into_graded_checks_and_a_raising_stub_keeps_its_comments():
+    assert ne.check_parts("checks.check_a(a)\nchecks.check_b(b)\n") == [(True, "checks.check_a(a)"),
+                                                                         (True, "checks.check_b(b)")]
+    # what a check cell does after the check (print, plot) is read-only, ungraded: its errors cost nothing
+    assert ne.check_parts("# the check\nchecks.check_a(a)\nx = a(2)\n\nprint(x)\nsep = check_s(s)\n") == [
+        (True, "# the check\nchecks.check_a(a)"), (False, "x = a(2)\n\nprint(x)"), (True, "sep = check_s(s)")]
+    assert ne.check_parts("%time checks.check_a(a)\nx = 1") == [(True, "%time checks.check_a(a)\nx = 1")]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def f():\n    return 1", metadata={"tags": ["solution"]}),
+                                         nbformat.v4.new_code_cell("checks.check_f(f)\nprint(f() + 'x')")])
+    report = ne.NotebookReport("nb")
+    cells = ne.to_nbgrader(nb, report=report).cells
+    assert [(_nbgrader_meta(c)["grade"], _nbgrader_meta(c)["locked"]) for c in cells] == [
+        (False, False), (True, True), (False, True)]
+    assert cells[2].source == "print(f() + 'x')" and report.points == 1
     source = ne.answer_source("# YOUR CODE HERE — then run the check cell below\nraise NotImplementedError('x')\n",
                               "a = 1\n")
     assert "raise" not in source.split("### BEGIN SOLUTION")[0]

@@ -13,8 +13,9 @@ it unchanged. What each lecturer-notebook cell becomes:
   stub, redefines what the stub defined, so the source notebook still runs as the lecturer's.) A stub
   that raises at the top level (the default ``NotImplementedError`` one) keeps only its comments.
 * the exercise's check cell (the next code cell calling a ``check_...`` function) → an
-  **autograder test** cell (``grade: true, locked: true``, 1 point per check call; a cell of several
-  bare check calls becomes one test cell per call). Its code runs inside
+  **autograder test** cell per check call (``grade: true, locked: true``, 1 point each); what the
+  cell does after its check (print or plot the answer) becomes a read-only cell, so an error there
+  costs no point (:func:`check_parts`). A test's code runs inside
   ``contextlib.redirect_stderr(sys.stdout)``: nbgrader gives 0 points to a test cell that writes
   anything to stderr, and a warning or a progress bar is no wrong answer.
 * the questionnaire's answers (a cell tagged ``answers``) → left out, as in the student copies;
@@ -351,21 +352,32 @@ def answer_source(stub: str, solution: str) -> str:
     return f"{stub}\n{region}" if stub else region
 
 
-def check_calls(source: str) -> list[str]:
-    """A check cell's parts: one per call when it is nothing but several bare ``check_...(...)`` calls
-    (each then its own test), else the whole cell as one part."""
-    tree = _python(source)
-    if tree is None or len(tree.body) < 2:
-        return [source]
-    parts = []
-    for node in tree.body:
-        call = node.value if isinstance(node, ast.Expr) else None
-        func = getattr(call, "func", None)
-        name = getattr(func, "attr", None) or getattr(func, "id", None)
-        if not isinstance(call, ast.Call) or not (name or "").startswith("check_"):
-            return [source]
-        parts.append(ast.get_source_segment(source, node))
-    return parts
+def check_parts(source: str) -> list[tuple[bool, str]]:
+    """A check cell cut into ``(is_check, code)`` parts, in order: each top-level statement that calls a
+    ``check_...`` function (bare, or assigned: ``sep = checks.check_separation(...)``) is a part of its
+    own, and the statements between them are kept together. Only the check parts are graded: a cell
+    that goes on to use the answer (print it, plot it) costs no point when that later code fails.
+    A cell that does not parse, or has IPython magics, is one check part."""
+    try:
+        tree = ast.parse(source)      # the raw source: a cell with magics does not parse, and stays whole
+    except SyntaxError:
+        return [(True, source)]
+    if not tree.body:
+        return [(True, source)]
+    lines = source.splitlines(keepends=True)
+    starts = [0] + [min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - 1
+                    for node in tree.body[1:]]
+    ends = starts[1:] + [len(lines)]
+    parts: list[tuple[bool, str]] = []
+    for a, b in zip(starts, ends):
+        code = "".join(lines[a:b])
+        is_check = bool(_CHECK_CALL.search(code))
+        if parts and not is_check and not parts[-1][0]:
+            parts[-1] = (False, parts[-1][1] + code)
+        else:
+            parts.append((is_check, code))
+    parts = [(is_check, code.strip("\n")) for is_check, code in parts if code.strip()]
+    return parts if any(is_check for is_check, _ in parts) else [(True, source)]
 
 
 def graded_source(code: str, points: float, what: str) -> str:
@@ -487,18 +499,22 @@ def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, w
                     report.points += 1
                     report.hidden.append(name)
                 continue
-            parts = check_calls(cell.source)
-            for k, part in enumerate(parts):
-                grade_id = f"test_{ex.grade_id}" + (f"_{k + 1}" if len(parts) > 1 else "")
-                what = f"runs the check of `{', '.join(ex.names) or ex.grade_id}` above"
-                if k == 0:
-                    cell.source = graded_source(part, 1, what)
-                    cell.metadata["nbgrader"] = _meta(grade_id, grade=True, locked=True, points=1)
-                    out.append(cell)
+            parts = check_parts(cell.source)
+            n_checks = sum(is_check for is_check, _ in parts)
+            what = f"runs the check of `{', '.join(ex.names) or ex.grade_id}` above"
+            k = 0
+            for j, (is_check, code) in enumerate(parts):
+                part = cell if j == 0 else _new_code_cell("", {})
+                if is_check:
+                    k += 1
+                    part.source = graded_source(code, 1, what)
+                    part.metadata["nbgrader"] = _meta(f"test_{ex.grade_id}" + (f"_{k}" if n_checks > 1 else ""),
+                                                      grade=True, locked=True, points=1)
+                    report.points += 1
                 else:
-                    out.append(_new_code_cell(graded_source(part, 1, what),
-                                              _meta(grade_id, grade=True, locked=True, points=1)))
-                report.points += 1
+                    part.source = code
+                    part.metadata["nbgrader"] = _meta(f"cell_{i:02d}_{j}", locked=True)
+                out.append(part)
             report.visible.append(ex.grade_id)
             continue
         cell.metadata["nbgrader"] = _meta(f"cell_{i:02d}", locked=True)
@@ -509,19 +525,20 @@ def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, w
 
 # ----------------------------------------------------------------------------------------- stored values
 def stored_values(path: Path, profile: str = GRADING_PROFILE, timeout: int = 900) -> tuple[dict, list[str]]:
-    """Run the lecturer notebook ``path`` on ``profile`` with each exercise's probes after its check
-    cell; returns ({name: the probe's result}, notes on the probes that gave none)."""
+    """Run the lecturer notebook ``path`` on ``profile`` with each exercise's probes right after its
+    solution cell (so a later cell that fails takes no stored value with it); returns
+    ({name: the probe's result}, notes on the probes that gave none)."""
     nb = nbformat.read(path, as_version=4)
     number = _notebook_number(path)
     cells, notes, wanted = [], [], []
-    found = {e.check: e for e in exercises(nb, number) if e.check is not None}
+    found = {e.solution: e for e in exercises(nb, number) if e.check is not None}
     for i, cell in enumerate(nb.cells):
         cells.append(cell)
         ex = found.get(i)
         for name in ex.names if ex else []:
             probe = ex.probes.get(name)
             if probe is None:
-                notes.append(f"{ex.grade_id}: `{name}` has more than one right answer — graded by its check")
+                notes.append(f"`{name}`: more than one answer is right — graded by its check")
                 continue
             wanted.append(name)
             probe_cell = nbformat.v4.new_code_cell(probe_cell_source(name, probe))
@@ -584,8 +601,8 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.Execute.timeout = {timeout}
 c.ExecutePreprocessor.timeout = {timeout}
 
-# The sbertlib profile the notebooks run on when nbgrader executes them: smoke takes seconds per
-# notebook (a tiny random network); offline gives the numbers students saw, in minutes.
+# The sbertlib profile the notebooks run on when nbgrader executes them: smoke is the fastest (a tiny
+# random network, short runs); offline gives the numbers students saw, and takes longer.
 {pin}
 '''
 
@@ -594,6 +611,9 @@ def readme_text(course_id: str, profile: str, hidden_tests: bool, reports: list[
     rows = "\n".join(f"| `{r.name}` | {r.exercises} | {r.points:g} | "
                      + (", ".join(f"`{n}`" for n in r.hidden) or "–") + " | "
                      + (", ".join(f"`{n}`" for n in r.visible) or "–") + " |" for r in reports)
+    notes = "".join(f"\n* `{r.name}`: {n}" for r in reports for n in r.notes + [f"`{g}` has no check cell: not graded"
+                                                                           for g in r.no_check])
+    rows += f"\n{notes}" if notes else ""
     first = reports[0].name if reports else "02_the_siamese_network"
     hidden = (f"""
 ## Hidden tests (this course was written with `--hidden-tests`)
@@ -607,7 +627,7 @@ its hints while they work) but no longer counts. So editing or side-stepping a c
 `checks.check_pooling = lambda *a: None` in an answer cell) earns nothing. The stored values hold
 for the `{profile}` profile only, so `nbgrader_config.py` sets `SBERTLIB_PROFILE={profile}` for
 grading. Write the folder again (same command) after you change a solution or upgrade sbertlib.
-Exercises in the "check" column keep their check as the grader: there is more than one right answer
+Exercises in the "graded by the check" column keep their check as the grader: there is more than one right answer
 (any paraphrase pair in 10, any leak-free split in 13), or no fixed-input test exists for them.
 The feedback and the autograded notebooks show the hidden tests' code after grading.
 """ if hidden_tests else f"""
@@ -670,9 +690,9 @@ Everything a student installs is readable, and none of it hides an answer:
   their stored values).
 
 The checks are there to teach: a student who reads them learns the answer. For marks, treat the
-exercises as open-book and grade what the autograder can see (hidden tests make the grade
-independent of the visible checks); where copying matters, add exercises of your own or grade
-the written answers and an oral check.
+exercises as open-book: the autograder tells a working answer from a wrong one, not who wrote it.
+Hidden tests make the grade independent of the visible checks; where copying matters, add exercises
+of your own, or grade the written answers and talk to the student.
 {hidden}"""
 
 
