@@ -298,3 +298,10 @@ def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_pat
         assert not any("nn.Linear(3 * model.dim" in line for line in shown)
     pool_shown = "\n".join(nb.cells[2].outputs[-1].traceback)
     assert "In your code:" in pool_shown and "(t * mask).sum(1)" in pool_shown   # the student's own line
+
+
+def test_only_the_stubs_bare_not_implemented_error_means_not_written_yet():
+    from sbertlib.workbook.checks import unfinished
+    assert unfinished(NotImplementedError())
+    assert not unfinished(NotImplementedError('"bitwise_and_cpu" not implemented for \'Float\''))
+    assert not unfinished(ValueError())

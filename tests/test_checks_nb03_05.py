@@ -427,3 +427,14 @@ def test_the_reference_is_not_labelled_a_stand_in():
     assert label.endswith("all-MiniLM-L6-v2 (packaged) [offline]") and "stand-in" not in label
     tiny = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
     assert evaluation.label_for(tiny, "smoke", "untrained").endswith("[smoke, stand-in]")
+
+
+def test_nb03_a_loop_or_loss_that_raises_is_told_as_the_students_error(encoder, nli_data, one_thread):
+    def broken_loop(loss, examples, **settings):
+        return [loss.model(ex.texts) for ex in examples]      # texts straight into the encoder, untokenised
+    with pytest.raises(ExerciseError, match="your train_loop raised") as err:
+        nb03.check_train_loop(broken_loop, encoder, *nli_data)
+    shown = "\n".join(err.value._render_traceback_())
+    assert "In your code:" in shown and "broken_loop" in shown and "checks/nb03.py" not in shown
+    with pytest.raises(ExerciseError, match=r"your loss_from_embeddings \(3 columns of shape \(6, 8\)\) raised"):
+        nb03.check_mnrl(_mnrl(lambda a, c: a @ c), encoder)    # (6, 8) @ (12, 8): c not transposed

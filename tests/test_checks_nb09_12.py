@@ -652,3 +652,21 @@ def test_nb12_nprobe_not_the_smallest_does_not_print_the_answer(ivf_setup):
     message = str(err.value)
     assert f"nprobe={good}" not in message and f"nprobe = {good}" not in message
     assert not any(int(n) == good for n in __import__("re").findall(r"\b\d+\b", message.replace(str(wrong), "")))
+
+
+@pytest.mark.parametrize("check, fn, says", [
+    (nb11.check_padding_share, lambda l, b, s: max(l[i:i + b] for i in range(0, len(l), b)).sum(),
+     r"`padding_share_by_hand` \(lengths \[5, 12, 3, 9, 7, 2, 11\], batch size 3, sort=False\) raised AttributeError"),
+    (nb11.check_token_budget_batches, lambda l, m: sorted(l)[len(l)], r"`token_budget_batches` \(lengths .*raised IndexError"),
+    (nb11.check_bf16_round, lambda x: x.view(torch.int32) + 0x7FFF + (x.view(torch.int32) >> 16) & 1 + x,
+     r"`bf16_round` raised NotImplementedError: .*not implemented for 'Float'"),   # PyTorch's, not the stub's
+    (nb11.check_pick_precision, lambda rows, tol: rows["fp16"], r"`pick_precision` \(rows .*raised KeyError"),
+    (nb12.check_top_k, lambda q, c, k: torch.topk(torch.as_tensor(q) @ torch.as_tensor(c), k),
+     r"`top_k` \(queries \(6, 16\), corpus \(40, 16\), k=1\) raised RuntimeError"),
+])
+def test_a_function_that_raises_is_told_as_the_students_error_with_their_line(check, fn, says):
+    with pytest.raises(ExerciseError, match=says) as err:
+        check(fn)
+    shown = "\n".join(err.value._render_traceback_())
+    assert "In your code:" in shown and "test_checks_nb09_12.py" in shown
+    assert "sbertlib/workbook/checks" not in shown

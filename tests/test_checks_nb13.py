@@ -129,3 +129,12 @@ def test_filling_until_the_share_is_rejected_naming_the_large_group():
 def test_wrong_splits_are_named(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb13.check_split(wrong)
+
+
+def test_a_split_that_raises_is_told_as_the_students_error():
+    def split(pairs, share, seed):
+        return pairs[0].sentence3, []          # a typo: STSPair has no sentence3
+    with pytest.raises(ExerciseError, match=r"`split_pairs` \(test_share=0.2, seed=7\) raised AttributeError") as err:
+        nb13.check_split(split)
+    shown = "\n".join(err.value._render_traceback_())
+    assert "In your code:" in shown and "sentence3" in shown and "checks/nb13.py" not in shown

@@ -72,6 +72,22 @@ class ExerciseError(AssertionError):
         return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
 
 
+def unfinished(error: BaseException) -> bool:
+    """True for the stub's bare ``raise NotImplementedError``; False for one PyTorch raises with a message
+    (an operation a dtype lacks, e.g. ``&`` on floats), which is the student's error, not an empty answer."""
+    return type(error) is NotImplementedError and not error.args
+
+
+def student_raised(what: str, error: Exception) -> ExerciseError:
+    """The ExerciseError to raise ``from error`` when the student's own code raised ``error``: it names
+    the error; Jupyter shows the student's failing line above it (see :meth:`ExerciseError._render_traceback_`),
+    never the check's lines."""
+    if isinstance(error, ExerciseError):
+        return error
+    return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
+                         "Hint: the lines of your code shown above are where it stopped")
+
+
 def ok(message: str) -> None:
     print(f"[OK] {message}")
 

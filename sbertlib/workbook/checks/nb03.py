@@ -19,7 +19,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from ... import losses
 from ...training import epoch_batches, fit, prepare_examples
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, student_raised, unfinished
 
 __all__ = ["check_train_loop", "check_mnrl"]
 
@@ -189,8 +189,10 @@ def _run(train_loop: Callable, make_loss, encoder, data, length_grouping: bool) 
     watch = _Watch(twin)
     try:
         got = train_loop(twin, examples, **settings)
-    except NotImplementedError:
-        raise ExerciseError("train_loop is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+    except Exception as exc:  # noqa: BLE001 - the student's loop failed: say so, with their line, not ours
+        if unfinished(exc):
+            raise ExerciseError("train_loop is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+        raise student_raised("your train_loop", exc) from exc
     finally:
         watch.close()
     require(isinstance(got, (list, tuple)) and all(isinstance(x, (float, int)) for x in got),
@@ -274,8 +276,11 @@ def check_mnrl(cls, encoder) -> None:
         for embeddings in ([u, p, n], [u, p]):
             try:
                 got = student.loss_from_embeddings(embeddings, None)
-            except NotImplementedError:
-                raise ExerciseError("MNRL is not written yet\nHint: fill in loss_from_embeddings") from None
+            except Exception as exc:  # noqa: BLE001
+                if unfinished(exc):
+                    raise ExerciseError("MNRL is not written yet\nHint: fill in loss_from_embeddings") from None
+                raise student_raised(f"your loss_from_embeddings ({len(embeddings)} columns of shape "
+                                     f"{tuple(u.shape)})", exc) from exc
             require(isinstance(got, torch.Tensor) and got.dim() == 0, f"loss_from_embeddings returned {got!r}",
                     "return one scalar tensor")
             want = reference.loss_from_embeddings(embeddings)

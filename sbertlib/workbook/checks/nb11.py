@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, student_raised, unfinished
 
 
 def _reference_padding(lengths: Sequence[int], batch_size: int, sort: bool) -> float:
@@ -69,8 +69,10 @@ def check_padding_share(fn: Callable[[Sequence[int], int, bool], float]) -> None
             want = _reference_padding(lengths, bs, sort)
             try:
                 got = fn(list(lengths), bs, sort)
-            except NotImplementedError:
-                require(False, "The function is not written yet.")
+            except Exception as exc:  # noqa: BLE001
+                require(not unfinished(exc), "The function is not written yet.")
+                raise student_raised(f"`padding_share_by_hand` (lengths {list(lengths)}, batch size {bs}, "
+                                     f"sort={sort})", exc) from exc
             try:
                 got = float(got.item() if hasattr(got, "item") else got)
             except (TypeError, ValueError):
@@ -157,8 +159,10 @@ def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None
     for lengths, budget in cases:
         try:
             got = fn(list(lengths), budget)
-        except NotImplementedError:
-            raise ExerciseError("The function is not written yet (it raised NotImplementedError).") from None
+        except Exception as exc:  # noqa: BLE001
+            if unfinished(exc):
+                raise ExerciseError("The function is not written yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`token_budget_batches` (lengths {list(lengths)}, max_tokens {budget})", exc) from exc
         got = _as_batches(got)
         want = token_budget_truth(lengths, budget)
         if got != want:
@@ -208,8 +212,10 @@ def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     try:
         with _Bf16Watch() as watch:
             got = fn(given)
-    except NotImplementedError:
-        raise ExerciseError("`bf16_round` is not written yet (it raised NotImplementedError).") from None
+    except Exception as exc:  # noqa: BLE001
+        if unfinished(exc):
+            raise ExerciseError("`bf16_round` is not written yet (it raised NotImplementedError).") from None
+        raise student_raised("`bf16_round`", exc) from exc
     changed = int((given.view(torch.int32) != x.view(torch.int32)).sum())
     require(changed == 0, f"`bf16_round` changed its input: {changed} of {len(x)} values of the tensor passed in "
             "were overwritten",
@@ -298,8 +304,10 @@ def check_pick_precision(fn: Callable[[dict, float], str]) -> None:
     for rows, tol, _ in cases:
         try:
             got.append(fn(dict(rows), tol))
-        except NotImplementedError:
-            raise ExerciseError("`pick_precision` is not written yet (it raised NotImplementedError).") from None
+        except Exception as exc:  # noqa: BLE001
+            if unfinished(exc):
+                raise ExerciseError("`pick_precision` is not written yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`pick_precision` (rows {rows}, tolerance {tol})", exc) from exc
     wrong = [i for i, (case, answer) in enumerate(zip(cases, got)) if answer != case[2]]
     if not wrong:
         ok(f"your rule picks the fastest precision that leaves the Spearman unchanged, on {len(cases)} tables")

@@ -15,7 +15,7 @@ import random
 from typing import Callable
 
 from ...data import STSPair
-from . import ExerciseError, ok, require, two_items
+from . import ExerciseError, ok, require, student_raised, two_items, unfinished
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
 # hidden groups but the FAQ one are three or five pairs, so groups added while they fit under the share,
@@ -64,8 +64,10 @@ def _check_one(split_pairs: Callable, pairs: list[STSPair], share: float, seed: 
     where = f"test_share={share}, seed={seed}"
     try:
         result = split_pairs(list(pairs), share, seed)
-    except NotImplementedError:
-        raise ExerciseError("`split_pairs` is not written yet (it raised NotImplementedError).") from None
+    except Exception as exc:  # noqa: BLE001
+        if unfinished(exc):
+            raise ExerciseError("`split_pairs` is not written yet (it raised NotImplementedError).") from None
+        raise student_raised(f"`split_pairs` ({where})", exc) from exc
     train, test = (list(x) for x in two_items(result, "`split_pairs` returned",
                                               "return (train, test): two lists of pairs"))
     require(train and test, f"{where}: one side is empty ({len(train)} train, {len(test)} test)",
