@@ -166,7 +166,7 @@ def bi_encoder_most_similar_pair(encoder, sentences: Sequence[str], batch_size: 
     from ..model.similarity import cos_sim
     _sync(encoder.device)
     start = time.perf_counter()
-    emb = encoder.encode(list(sentences), batch_size=batch_size, convert_to="torch")
+    emb = encoder.encode(list(sentences), batch_size=batch_size, convert_to="torch", show_progress_bar=False)
     sims = cos_sim(emb, emb)
     sims.fill_diagonal_(-2.0)
     flat = int(torch.argmax(sims))
@@ -224,7 +224,7 @@ def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, pre
             t = measure(name, lambda: encoder.encode(sentences, batch_size, show_progress_bar=False),
                         len(sentences), repeats, warmup, encoder.device)
             memory = memory_used(encoder.device)
-            emb = encoder.encode(probe, batch_size, convert_to="torch")
+            emb = encoder.encode(probe, batch_size, convert_to="torch", show_progress_bar=False)
             ref = emb if ref is None else ref
             cos = torch.nn.functional.cosine_similarity(emb, ref, dim=1)
             row = {**t.as_dict(), "precision": name, "batch_size": batch_size, "spearman": evaluator(encoder),
