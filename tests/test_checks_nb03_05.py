@@ -438,3 +438,39 @@ def test_nb03_a_loop_or_loss_that_raises_is_told_as_the_students_error(encoder, 
     assert "In your code:" in shown and "broken_loop" in shown and "checks/nb03.py" not in shown
     with pytest.raises(ExerciseError, match=r"your loss_from_embeddings \(3 columns of shape \(6, 8\)\) raised"):
         nb03.check_mnrl(_mnrl(lambda a, c: a @ c), encoder)    # (6, 8) @ (12, 8): c not transposed
+
+
+def test_nb05_regression_runs_name_the_run_and_pass_when_loaded(tiny_encoder, capsys):
+    import copy
+    nb05.check_regression_runs({}, 2, 16, 20)
+    assert "trained before and are loaded" in capsys.readouterr().out
+    good, bad = copy.deepcopy(tiny_encoder), copy.deepcopy(tiny_encoder)
+    runs = {"stsb": (good, nb05.fingerprint(good), _run(good)), "two-stage": (bad, nb05.fingerprint(bad), _run(bad, copy_first=False))}
+    with pytest.raises(ExerciseError, match="the 'two-stage' run: training changed the model you started from"):
+        nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
+    del runs["two-stage"]
+    nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
+    assert "trained a copy for 4 steps" in capsys.readouterr().out
+
+
+def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
+    """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
+    with its record, and nothing of an earlier run in that folder stays beside it."""
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import get_profile
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    smoke = get_profile("smoke")
+    stale = runs.model_dir(smoke, "stsb") / "checkpoint"
+    stale.mkdir(parents=True)
+    (stale / "state.pt").write_text("an interrupted fit run")
+    objective, step_losses, seconds = _run(tiny_encoder)
+    runs.save_run(smoke, "stsb", objective, step_losses, seconds, lr=1e-3, trained_by="notebook 05: your train_loop",
+                  epochs=2, batch_size=16)
+    assert runs.is_trained(smoke, "stsb") and not stale.exists()
+    model, history = runs.trained_model(smoke, "stsb")
+    assert history.losses == step_losses and history.loss == "ReferenceRegressionObjective"
+    assert history.settings == {"trained_by": "notebook 05: your train_loop", "lr": 1e-3, "epochs": 2, "batch_size": 16}
+    probe = ["A man plays a guitar."]
+    assert np.allclose(model.encode(probe), objective.model.encode(probe), atol=1e-6)
+    with pytest.raises(ValueError, match="no training steps"):
+        runs.save_run(smoke, "two-stage", objective, [], 1.0, lr=1e-3)

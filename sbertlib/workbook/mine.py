@@ -106,9 +106,9 @@ def is_yours(obj: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------- keep
-def keep(obj: Callable, notebook: str | None = None, name: str | None = None, quiet: bool = False) -> Path:
+def keep(obj: Callable, notebook: str | None = None, name: str | None = None, quiet: bool = False) -> None:
     """Write ``obj``'s source (a function or class the student defined in a notebook), with what it
-    needs to run on its own, to ``your_code/<name>.py``; returns the path.
+    needs to run on its own, to ``your_code/<name>.py`` (:func:`path_for`) and say so in one line.
 
     ``notebook``: where it was written (``"03"``), named in later notebooks' messages. ``name``:
     defaults to the object's own (a lambda takes the name it is bound to in the notebook). What the
@@ -140,7 +140,6 @@ def keep(obj: Callable, notebook: str | None = None, name: str | None = None, qu
         for n, what in missing.items():
             print(f"  warning: {name} uses {n!r} ({what}), which cannot be saved with it: where a later notebook "
                   f"runs that line it fails with NameError — pass {n} in as an argument instead")
-    return path
 
 
 # ----------------------------------------------------------------------------- load

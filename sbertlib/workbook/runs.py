@@ -101,16 +101,20 @@ def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
 
 
 def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: float, warmup_ratio: float = 0.1,
-             seed: int = 42, pooling: str = "mean", trained_by: str = "notebook"):
+             seed: int = 42, pooling: str = "mean", trained_by: str = "notebook", **settings):
     """Store a model trained in a notebook (e.g. by the student's own loop, checked equal to ``fit``)
-    where :func:`trained_model` finds it; returns its :class:`History` (one record per step, with the
-    learning rate of fit's schedule for ``lr`` and ``warmup_ratio``, which that loop follows)."""
+    where :func:`trained_model` and :func:`is_trained` find it — ``model_dir(profile, objective, seed,
+    pooling)``, emptied first so nothing of an earlier run stays beside it; returns its :class:`History`
+    (one record per step, with the learning rate of fit's schedule for ``lr`` and ``warmup_ratio``,
+    which that loop follows). ``settings`` (e.g. ``epochs``, ``batch_size``) are recorded with ``trained_by``."""
     import math
 
     import torch
 
     from ..training import History, linear_warmup
     total = len(step_losses)
+    if total == 0:
+        raise ValueError(f"no training steps to save for {objective!r}: the loop returned no losses")
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
     schedule = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
     lrs = []
@@ -118,9 +122,11 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
         lrs.append(schedule.get_last_lr()[0])
         optimizer.step()
         schedule.step()
-    folder = model_dir(profile, objective, seed, pooling)
+    folder = fresh_folder(model_dir(profile, objective, seed, pooling))
+    folder.mkdir(parents=True, exist_ok=True)
     history = History(profile=profile.name, backbone=profile.backbone, loss=type(loss).__name__,
-                      total_steps=total, seconds=float(seconds), settings={"trained_by": trained_by, "lr": lr},
+                      total_steps=total, seconds=float(seconds),
+                      settings={"trained_by": trained_by, "lr": lr, **settings},
                       records=[{"step": k + 1, "loss": float(v), "lr": lrs[k]} for k, v in enumerate(step_losses)])
     loss.model.save(folder / "final")
     history.save(folder / "history.json")

@@ -192,3 +192,22 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the run with time.perf_counter()")
     ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epochs); the start is untouched")
+
+
+def check_regression_runs(new_runs: dict, epochs: int, batch_size: int, n_examples: int) -> None:
+    """:func:`check_regression_run` for each run notebook 05 trained this time: ``{objective: (start, its
+    fingerprint before, what train_regression returned)}`` — empty when both were loaded from an earlier run."""
+    require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
+    if not new_runs:
+        ok("both runs were trained before and are loaded, not trained now: nothing new to check "
+           "(RETRAIN = True trains them again with your train_regression)")
+        return
+    models = []
+    for objective, (start, before, result) in new_runs.items():
+        try:
+            check_regression_run(result, start, before, epochs, batch_size, n_examples)
+        except ExerciseError as exc:
+            raise ExerciseError(f"the {objective!r} run: {exc}") from None
+        models.append(result[0].model)
+    require(len({id(m) for m in models}) == len(models), "two runs returned the same model",
+            "each run trains its own copy of its own start")
