@@ -164,7 +164,10 @@ def test_command_line_forms(tmp_path, capsys):
     # SOURCE DEST --nbgrader: DEST is the course
     assert student_cli.main([str(NOTEBOOK_DIR), str(tmp_path / "c1"), "--nbgrader", "--only", "04"]) == 0
     assert (tmp_path / "c1" / "source" / "04_sts_evaluation" / "04_sts_evaluation.ipynb").is_file()
-    assert 'os.environ.setdefault("SBERTLIB_PROFILE", "smoke")' in (tmp_path / "c1" / "nbgrader_config.py").read_text()
+    config_text = (tmp_path / "c1" / "nbgrader_config.py").read_text()
+    assert 'os.environ.setdefault("SBERTLIB_PROFILE", "smoke")' in config_text
+    assert 'os.environ["SBERTLIB_OUTPUT_DIR"] = "sbertlib-runs"' in config_text   # each run keeps its own
+    assert '"feedback", "sbertlib-runs"]' in config_text                          # ... and never releases it
     for argv, said in ((["--hidden-tests", str(NOTEBOOK_DIR), str(tmp_path / "x")], "only go with --nbgrader"),
                        (["--nbgrader"], "without a folder"),
                        ([str(NOTEBOOK_DIR)], "give the notebooks and where the copies go"),
@@ -289,13 +292,14 @@ def test_round_trip_solutions_full_marks_untouched_zero_mistake_partial_with_the
     start = time.perf_counter()
     course = tmp_path / "course"
     assert student_cli.main(["--nbgrader", str(course), "--only", "02"]) == 0
+    validated = nbgrader(course, "validate", str(Path("source") / NB02 / f"{NB02}.ipynb"))
+    assert "Success! Your notebook passes all the tests." in validated.stdout
     nbgrader(course, "generate_assignment", NB02)
+    assert sorted(p.name for p in (course / "release" / NB02).iterdir()) == [f"{NB02}.ipynb"]
     released = nbformat.read(course / "release" / NB02 / f"{NB02}.ipynb", as_version=4)
     _submit(course, "solutions", _answered(released))
     _submit(course, "untouched", released)
     _submit(course, "mistake", _answered(released, replace={"pool": (MASKED_MEAN, MASKLESS_MEAN)}))
-    validated = nbgrader(course, "validate", str(Path("source") / NB02 / f"{NB02}.ipynb"))
-    assert "Success! Your notebook passes all the tests." in validated.stdout
     nbgrader(course, "autograde", NB02)
     scores = _scores(course)
     print(f"\nnbgrader round trip on {NB02}: {scores} ({time.perf_counter() - start:.0f} s)")

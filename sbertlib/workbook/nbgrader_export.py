@@ -57,6 +57,7 @@ from .notebooks import DEFAULT_STUB, NOTEBOOK_DIR, execute, notebook_paths, stri
 
 COURSE_ID = "sbert-workbook"
 GRADING_PROFILE = "smoke"
+RUNS_FOLDER = "sbertlib-runs"   # SBERTLIB_OUTPUT_DIR while nbgrader runs a notebook: beside it
 CELL_TIMEOUT = 600          # seconds per cell when nbgrader executes a notebook (validate, autograde)
 SCHEMA_VERSION = 3
 _CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
@@ -464,7 +465,7 @@ def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, w
     report = report if report is not None else NotebookReport("")
     found = {e.solution: e for e in exercises(src, number)}
     by_check = {e.check: e for e in found.values() if e.check is not None}
-    out = []
+    out, test_ids = [], set()
     for i, cell in enumerate(src.cells):
         cell = nbformat.from_dict(cell)
         cell.metadata.pop("nbgrader", None)
@@ -507,9 +508,12 @@ def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, w
                 part = cell if j == 0 else _new_code_cell("", {})
                 if is_check:
                     k += 1
+                    called = _CHECK_CALL.search(code).group(0).rstrip("( ")[len("check_"):]   # several: by check
+                    test_id = f"test_{ex.grade_id if n_checks == 1 else _safe_id(called)}"
+                    test_id = test_id if test_id not in test_ids else f"{test_id}_{k}"
+                    test_ids.add(test_id)
                     part.source = graded_source(code, 1, what)
-                    part.metadata["nbgrader"] = _meta(f"test_{ex.grade_id}" + (f"_{k}" if n_checks > 1 else ""),
-                                                      grade=True, locked=True, points=1)
+                    part.metadata["nbgrader"] = _meta(test_id, grade=True, locked=True, points=1)
                     report.points += 1
                 else:
                     part.source = code
@@ -601,6 +605,14 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.Execute.timeout = {timeout}
 c.ExecutePreprocessor.timeout = {timeout}
 
+# What a notebook trains and the student code it passes on to later notebooks (sbertlib.workbook.runs and
+# .mine) go to a folder beside the notebook nbgrader runs: autograded/<student>/<notebook>/{RUNS_FOLDER}.
+# So one student's models and code never reach another's grading, and each notebook is graded on its
+# own (where a notebook loads code a student kept in an earlier one, it uses the workbook's reference).
+# Ignored below, so a validate run in source/ never ships the solutions' kept code into the release.
+os.environ["SBERTLIB_OUTPUT_DIR"] = "{RUNS_FOLDER}"
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "{RUNS_FOLDER}"]
+
 # The sbertlib profile the notebooks run on when nbgrader executes them: smoke is the fastest (a tiny
 # random network, short runs); offline gives the numbers students saw, and takes longer.
 {pin}
@@ -675,7 +687,11 @@ Students need what the notebooks need: `pip install "sbertlib[workbook,search,of
 cell of every notebook installs it where it is missing) and the course data (`SBERTLIB_DATA_DIR`, or
 the Hugging Face Hub). Notebook 13 reads `examples/`, copied beside it. Autograding runs each notebook
 top to bottom on the profile `nbgrader_config.py` names (`{profile}`); a cell may take
-{CELL_TIMEOUT} s (`c.Execute.timeout`).
+{CELL_TIMEOUT} s (`c.Execute.timeout`). Each run keeps what it trains, and the student code a notebook
+passes on, in `{RUNS_FOLDER}/` beside the notebook it runs (`autograded/<student>/<notebook>/`): no
+student's models or code reach another's grading, and a notebook that loads code a student kept
+in an earlier one gets the workbook's reference instead, so each notebook is graded on its own
+(and trains its models again for every submission).
 
 ## What students can read — say it before you grade
 
