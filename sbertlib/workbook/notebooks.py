@@ -9,6 +9,7 @@ Conventions the notebooks follow:
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -47,14 +48,57 @@ def strip_outputs(nb):
 
 def student_copy(nb):
     """A copy with every ``solution`` cell replaced by its stub and every ``answers`` cell (the
-    questionnaire's answers) left out."""
+    questionnaire's written answers) left out. The questionnaire becomes self-check cells: where the
+    ``## Questions`` cell is followed by a cell tagged ``quiz`` (``quiz.ask("NN")``), each numbered
+    question gets a markdown cell of its own and, below it, a ``quiz.ask("NN.q")`` cell that answers
+    back (:mod:`sbertlib.workbook.quiz`); no right answer is in any cell's text."""
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if "answers" not in tags(c)]
     for c in nb.cells:
         if "solution" in tags(c):
             c.source = c.metadata.get("stub", DEFAULT_STUB)
             c.metadata["tags"] = [t for t in tags(c) if t != "solution"] + ["exercise"]
+    nb.cells = _self_check_cells(nb.cells)
     return strip_outputs(nb)
+
+
+_ASK_ALL = re.compile(r"""quiz\.ask\(\s*["'](\d\d)["']\s*\)""")
+_QUESTION_ITEM = re.compile(r"^(\d+)\.\s", re.M)
+SELF_CHECK_NOTE = ("*Each question has a self-check cell below it: run it, pick an option or type a number, and "
+                   "press **Check** — a wrong answer gets a hint. Without widgets, "
+                   "`quiz.check(\"{example}\", answer)` answers the same.*")
+
+
+def _self_check_cells(cells: list) -> list:
+    """``cells`` with the questionnaire (a ``## Questions`` cell, then the ``quiz`` cell asking for the
+    whole notebook) split into one markdown cell and one ``quiz.ask`` cell per question."""
+    from . import quiz
+
+    for i, cell in enumerate(cells[:-1]):
+        nxt = cells[i + 1]
+        m = _ASK_ALL.search(nxt.source) if "quiz" in tags(nxt) else None
+        if cell.cell_type != "markdown" or "## questions" not in cell.source.lower() or not m:
+            continue
+        number = m.group(1)
+        starts = [(int(q.group(1)), q.start()) for q in _QUESTION_ITEM.finditer(cell.source)]
+        if not starts or not quiz.checkable(number):
+            continue
+        head = nbformat.from_dict(cell)
+        head.source = cell.source[:starts[0][1]].rstrip() + "\n\n" + SELF_CHECK_NOTE.format(
+            example=quiz.checkable(number)[0])
+        out = [head]
+        for k, (q, start) in enumerate(starts):
+            end = starts[k + 1][1] if k + 1 < len(starts) else len(cell.source)
+            item = nbformat.v4.new_markdown_cell(cell.source[start:end].rstrip())
+            item.id = f"{cell.id}-q{q}"[:64]
+            out.append(item)
+            if quiz.checkable(f"{number}.{q}"):
+                ask = nbformat.v4.new_code_cell(f'from sbertlib.workbook import quiz\nquiz.ask("{number}.{q}")')
+                ask.id = f"{nxt.id}-q{q}"[:64]
+                ask.metadata["tags"] = ["quiz"]
+                out.append(ask)
+        return cells[:i] + out + cells[i + 2:]
+    return cells
 
 
 def code_lines(nb) -> tuple[int, int]:

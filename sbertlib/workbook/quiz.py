@@ -1,0 +1,334 @@
+"""Self-check questionnaires: each notebook's questions answer back.
+
+Every notebook ends with ``## Questions``. Most questions have a self-check: a **choice** (pick one
+option; each wrong option is a common misconception and gets its own hint) or a **number** (right
+within a tolerance; too low and too high get different hints, and a few typical slips — a value a
+known mistake gives — get a hint of their own). A question that is genuinely open stays a
+**discussion** question: the notebook says "discuss" and no check is offered.
+
+In a notebook::
+
+    from sbertlib.workbook import quiz
+    quiz.ask("03")            # every self-check of notebook 03 (one question: quiz.ask("03.2"))
+    quiz.check("03.2a", 126)  # the same feedback as text, without widgets
+
+``ask`` shows, in JupyterLab, one control per check (radio buttons, or a box for a number) and a
+*Check* button that answers "right" or the hint for that answer. Run without a widget frontend (CI,
+a page exported from the executed notebook) it leaves a static list of the questions and their
+options, which never marks the right one; nothing waits for input. ``check`` prints the same
+feedback as the button; :func:`feedback` returns it (for tests and scripts).
+
+Ids: ``"NN.q"`` is question *q* of notebook *NN*; a question with several checks has ``"NN.qa"``,
+``"NN.qb"`` … (:func:`ids` lists a notebook's).
+
+Where the answers are: in :mod:`sbertlib.workbook.quiz_bank`, installed with ``sbertlib``. The
+student copies (``python -m sbertlib student``) hold no right answer as text — their question
+cells hold the question and a ``quiz.ask`` call — but a determined student can read the answers in
+the installed package, as they can read the checks' reference code (:mod:`sbertlib.workbook.checks`).
+The self-checks are for learning, not for grading; the lecturer's copy and the course site keep the
+written answers (the cell tagged ``answers``).
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import random
+import re
+from dataclasses import dataclass, field
+
+LETTERS = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Pick one option. ``hints`` maps every wrong option's letter to a hint that teaches without
+    giving the answer away."""
+    prompt: str
+    options: dict[str, str]
+    answer: str
+    hints: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number, right when within ``tolerance`` of ``answer``. ``traps`` maps values a typical slip
+    gives to their own hint (matched within the same tolerance); any other wrong value gets
+    ``hint_low`` or ``hint_high``."""
+    prompt: str
+    answer: float
+    tolerance: float
+    hint_low: str
+    hint_high: str
+    traps: dict[float, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Discuss:
+    """An open question: no self-check; talk it over (the lecturer's copy has a written answer)."""
+    prompt: str
+
+
+Question = Choice | Number | Discuss
+
+
+def choice(prompt: str, answer: str, hints: dict[str, str]) -> Choice:
+    """A multiple-choice question: ``answer`` is the right option's text, ``hints`` maps each wrong
+    option's text to its hint. The options are lettered in an order fixed by the prompt (a seeded
+    shuffle), so where the right one stands tells nothing."""
+    if answer in hints or not hints or len(hints) >= len(LETTERS):
+        raise ValueError("give the right option and 1 to 7 other options, each with a hint")
+    texts = [answer, *hints]
+    random.Random(hashlib.sha256(prompt.encode()).hexdigest()).shuffle(texts)
+    options = dict(zip(LETTERS, texts))
+    right = next(k for k, t in options.items() if t == answer)
+    return Choice(prompt, options, right, {k: hints[t] for k, t in options.items() if k != right})
+
+
+def number(prompt: str, answer: float, tolerance: float, hint_low: str, hint_high: str,
+           traps: dict[float, str] | None = None) -> Number:
+    """A question answered with a number within ``tolerance`` of ``answer``."""
+    if tolerance < 0:
+        raise ValueError("tolerance must be 0 or more")
+    traps = dict(traps or {})
+    if any(abs(t - answer) <= tolerance for t in traps):
+        raise ValueError("a trap lies within the tolerance of the right answer")
+    return Number(prompt, float(answer), float(tolerance), hint_low, hint_high, traps)
+
+
+def discuss(prompt: str) -> Discuss:
+    return Discuss(prompt)
+
+
+# --------------------------------------------------------------------------------------------------
+# Looking questions up
+
+_ID = re.compile(r"^(\d\d)\.(\d+)([a-z]?)$")
+
+
+def bank() -> dict[str, Question]:
+    """Every question, by id, in notebook and question order."""
+    from .quiz_bank import QUESTIONS
+    return QUESTIONS
+
+
+def parse_id(qid: str) -> tuple[str, int, str]:
+    """``"03.2a"`` → ``("03", 2, "a")``."""
+    m = _ID.match(qid)
+    if not m:
+        raise ValueError(f"{qid!r} is no question id: write it as \"03.2\" (notebook 03, question 2)")
+    return m.group(1), int(m.group(2)), m.group(3)
+
+
+def ids(which: str = "") -> list[str]:
+    """The ids of a notebook's questions (``"03"``), of one question's parts (``"03.2"``), or all."""
+    out = []
+    for qid in bank():
+        nb, q, _ = parse_id(qid)
+        if not which or which == nb or which == f"{nb}.{q}" or which == qid:
+            out.append(qid)
+    return out
+
+
+def checkable(which: str = "") -> list[str]:
+    """The ids of ``which`` that have a self-check (not discussion questions)."""
+    return [q for q in ids(which) if not isinstance(bank()[q], Discuss)]
+
+
+def _question(qid: str) -> Question:
+    qid = str(qid).strip()
+    try:
+        return bank()[qid]
+    except KeyError:
+        parse_id(qid)
+        parts = ids(qid)
+        if parts:
+            raise KeyError(f"question {qid} has several parts: check each of {', '.join(parts)}") from None
+        nb = qid.split(".")[0]
+        known = ids(nb)
+        raise KeyError(f"no question {qid}" + (f"; notebook {nb}'s are {', '.join(known)}" if known else "")) from None
+
+
+# --------------------------------------------------------------------------------------------------
+# Feedback
+
+@dataclass(frozen=True)
+class Feedback:
+    """``right``: True, False, or None when the answer could not be read (or there is nothing to check)."""
+    qid: str
+    right: bool | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _read_letter(q: Choice, answer) -> str | None:
+    text = str(answer).strip()
+    letter = text.strip("()[]. ").lower()
+    if letter in q.options:
+        return letter
+    for k, option in q.options.items():
+        if text.lower() == option.lower():
+            return k
+    return None
+
+
+def _read_number(answer) -> float | None:
+    if isinstance(answer, bool):
+        return None
+    if isinstance(answer, (int, float)):
+        return float(answer)
+    text = re.sub(r"[\s,_']", "", str(answer)).replace("−", "-")
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def feedback(qid: str, answer) -> Feedback:
+    """What the self-check says to ``answer`` for question ``qid``."""
+    qid = str(qid).strip()
+    q = _question(qid)
+    if isinstance(q, Discuss):
+        return Feedback(qid, None, f"{qid} is a discussion question: there is no single right answer to check. "
+                                   "Talk it over, then compare with your lecturer's answer.")
+    if isinstance(q, Choice):
+        letter = _read_letter(q, answer)
+        if letter is None:
+            return Feedback(qid, None, f"{qid}: answer with one of the letters {', '.join(q.options)} "
+                                       f"(you gave {answer!r}).")
+        if letter == q.answer:
+            return Feedback(qid, True, f"{qid}: ({letter}) is right.")
+        return Feedback(qid, False, f"{qid}: ({letter}) is not it. Hint: {q.hints[letter]}")
+    value = _read_number(answer)
+    if value is None:
+        return Feedback(qid, None, f"{qid}: answer with a number (you gave {answer!r}).")
+    shown = f"{value:g}"
+    slack = q.tolerance + 1e-9 * max(1.0, abs(q.answer))  # 0.67 + 0.01 is not exactly 0.68 in floating point
+    if abs(value - q.answer) <= slack:
+        return Feedback(qid, True, f"{qid}: {shown} is right.")
+    for trap, hint in q.traps.items():
+        if abs(value - trap) <= slack:
+            return Feedback(qid, False, f"{qid}: {shown} is not it. Hint: {hint}")
+    hint = q.hint_low if value < q.answer else q.hint_high
+    return Feedback(qid, False, f"{qid}: {shown} is too {'low' if value < q.answer else 'high'}. Hint: {hint}")
+
+
+def check(qid: str, answer) -> None:
+    """Print the self-check's feedback to ``answer`` — the same as the *Check* button's."""
+    print(feedback(qid, answer).text)
+
+
+# --------------------------------------------------------------------------------------------------
+# Showing the questions
+
+def _how(qid: str, q: Question) -> str:
+    if isinstance(q, Choice):
+        return f'quiz.check("{qid}", "<letter>")'
+    if isinstance(q, Number):
+        return f'quiz.check("{qid}", <number>)'
+    return "discuss"
+
+
+def text_listing(which: str) -> str:
+    """The self-checks of ``which`` as plain text (no answer marked)."""
+    lines = []
+    for qid in checkable(which):
+        q = bank()[qid]
+        lines.append(f"{qid}  {q.prompt}")
+        if isinstance(q, Choice):
+            lines += [f"    ({k}) {v}" for k, v in q.options.items()]
+        lines.append(f"    answer with {_how(qid, q)}")
+    open_ = [qid for qid in ids(which) if qid not in checkable(which)]
+    if open_:
+        lines.append(f"To discuss (no self-check): {', '.join(open_)}")
+    return "\n".join(lines)
+
+
+def html_listing(which: str) -> str:
+    """The self-checks of ``which`` as static HTML (for a page without a kernel; no answer marked)."""
+    parts = ["<div class='sbert-snapshot sbert-quiz'><p><i>Self-check questions: open the notebook in "
+             "JupyterLab to answer them, or type <code>quiz.check(id, answer)</code>.</i></p>"]
+    for qid in checkable(which):
+        q = bank()[qid]
+        parts.append(f"<p><b>{qid}</b> {html.escape(q.prompt)}</p>")
+        if isinstance(q, Choice):
+            parts.append("<ol type='a'>" + "".join(f"<li>{html.escape(v)}</li>" for v in q.options.values()) + "</ol>")
+        else:
+            parts.append("<p>(a number)</p>")
+    open_ = [qid for qid in ids(which) if qid not in checkable(which)]
+    if open_:
+        parts.append(f"<p>To discuss (no self-check): {', '.join(open_)}</p>")
+    return "".join(parts) + "</div>"
+
+
+def _feedback_html(fb: Feedback) -> str:
+    colour = {True: "#1a7f37", False: "#b35900", None: "#555"}[fb.right]
+    mark = {True: "✓ ", False: "✗ ", None: ""}[fb.right]
+    return f"<span style='color:{colour}'>{mark}{html.escape(fb.text)}</span>"
+
+
+class QuizWidget:
+    """One control and a *Check* button per self-check of ``which``; displays as the live widget
+    plus a static listing (``text/html``, ``text/plain``) for pages and consoles without widgets."""
+
+    def __init__(self, which: str):
+        import ipywidgets as W
+
+        self.which = which
+        self.controls: dict[str, object] = {}
+        self.buttons: dict[str, object] = {}
+        self.results: dict[str, object] = {}
+        rows = []
+        for qid in checkable(which):
+            q = bank()[qid]
+            if isinstance(q, Choice):
+                control = W.RadioButtons(options=[(f"({k}) {v}", k) for k, v in q.options.items()], value=None,
+                                         layout=W.Layout(width="auto"))
+            else:
+                control = W.Text(placeholder="a number", layout=W.Layout(width="12em"))
+            button = W.Button(description="Check", layout=W.Layout(width="6em"))
+            result = W.HTML()
+            button.on_click(lambda _b, qid=qid: self.press(qid))
+            self.controls[qid], self.buttons[qid], self.results[qid] = control, button, result
+            rows.append(W.VBox([W.HTML(f"<b>{qid}</b> {html.escape(q.prompt)}"), control, W.HBox([button, result])],
+                               layout=W.Layout(margin="0 0 1em 0")))
+        open_ = [qid for qid in ids(which) if qid not in checkable(which)]
+        if open_:
+            rows.append(W.HTML(f"<i>To discuss (no self-check): {', '.join(open_)}</i>"))
+        self.widget = W.VBox(rows)
+
+    def press(self, qid: str) -> Feedback:
+        value = self.controls[qid].value
+        fb = Feedback(qid, None, f"{qid}: pick or type an answer first.") if value in (None, "") else feedback(qid, value)
+        self.results[qid].value = _feedback_html(fb)
+        return fb
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        bundle = self.widget._repr_mimebundle_()
+        bundle["text/plain"] = text_listing(self.which)
+        bundle["text/html"] = html_listing(self.which)
+        return bundle
+
+
+def ask(which: str) -> None:
+    """Show the self-checks of a notebook (``"03"``) or one question (``"03.2"``): widgets in
+    JupyterLab; as text where there is no IPython (where ``quiz.check`` answers)."""
+    if not ids(which):
+        parse_id(which) if "." in which else None
+        raise KeyError(f"no questions for {which!r}")
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is None:
+        print(text_listing(which))
+        return
+    try:
+        view = QuizWidget(which)
+    except ImportError:  # no ipywidgets: the listing, answered with quiz.check
+        display({"text/plain": text_listing(which), "text/html": html_listing(which)}, raw=True)
+        return
+    display(view)
