@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from sbertlib.workbook import notebooks, quiz
-from sbertlib.workbook.quiz import Choice, Discuss, Number
+from sbertlib.workbook.quiz import Choice, Number
 
 QUESTIONS = quiz.bank()
 CHOICES = {qid: q for qid, q in QUESTIONS.items() if isinstance(q, Choice)}

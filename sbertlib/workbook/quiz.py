@@ -10,7 +10,7 @@ In a notebook::
 
     from sbertlib.workbook import quiz
     quiz.ask("03")            # every self-check of notebook 03 (one question: quiz.ask("03.2"))
-    quiz.check("03.2a", 126)  # the same feedback as text, without widgets
+    quiz.check("03.2a", 120)  # the same feedback as text, without widgets
 
 ``ask`` shows, in JupyterLab, one control per check (radio buttons, or a box for a number) and a
 *Check* button that answers "right" or the hint for that answer. Run without a widget frontend (CI,
@@ -315,8 +315,7 @@ def ask(which: str) -> None:
     """Show the self-checks of a notebook (``"03"``) or one question (``"03.2"``): widgets in
     JupyterLab; as text where there is no IPython (where ``quiz.check`` answers)."""
     if not ids(which):
-        parse_id(which) if "." in which else None
-        raise KeyError(f"no questions for {which!r}")
+        raise KeyError(f"no questions for {which!r}: name a notebook (\"03\") or one of its questions (\"03.2\")")
     try:
         from IPython import get_ipython
         from IPython.display import display
