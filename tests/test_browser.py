@@ -50,8 +50,9 @@ def _chromium() -> str | None:
 
 
 @contextlib.contextmanager
-def chromium_page(width: int, height: int):
-    """A page of headless Chromium (skips the test without Playwright or Chromium); closed on exit."""
+def chromium_page(width: int, height: int, mobile: bool = False):
+    """A page of headless Chromium (skips the test without Playwright or Chromium); closed on exit.
+    ``mobile``: a phone's page (touch events, mobile viewport), for ``tap()``."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (pip) not installed")
     chromium = _chromium()
     if chromium is None:
@@ -60,7 +61,8 @@ def chromium_page(width: int, height: int):
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         try:
-            yield browser.new_page(viewport={"width": width, "height": height})
+            yield browser.new_page(viewport={"width": width, "height": height}, is_mobile=mobile, has_touch=mobile,
+                                   device_scale_factor=2 if mobile else 1)
         finally:
             browser.close()
 

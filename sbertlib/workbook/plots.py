@@ -36,13 +36,25 @@ def _new_ax(ax, figsize=(6, 5)):
 
 
 def _new_axes(axes, n: int, figsize):
-    if axes is None:
-        _, axes = plt.subplots(1, n, figsize=figsize, squeeze=False)
+    if axes is None:  # a figure of our own: laid out so that no label runs into the next panel
+        _, axes = plt.subplots(1, n, figsize=figsize, squeeze=False, layout="constrained")
         axes = axes[0]
     axes = list(np.ravel(axes))
     if len(axes) < n:
         raise ValueError(f"need {n} axes, got {len(axes)}")
     return axes
+
+
+def fit_title(ax, text: str, fontsize=None, **kwargs):
+    """``ax.set_title(text)``, wrapped onto several lines where one line would be wider than the panel
+    (a long title on a panel of a multi-panel figure otherwise runs over its neighbour's)."""
+    import textwrap
+    fig = ax.figure
+    size = plt.matplotlib.font_manager.FontProperties(size=fontsize or plt.rcParams["axes.titlesize"]).get_size_in_points()
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72
+    chars = max(12, int(width_pt / (0.55 * size)))  # an average character is about 0.55 em wide
+    wrapped = "\n".join(textwrap.wrap(text, chars, break_long_words=False)) if len(text) > chars else text
+    return ax.set_title(wrapped, fontsize=fontsize, **kwargs)
 
 
 # --------------------------------------------------------------------------- projections
@@ -175,6 +187,10 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
     ``history`` is a :class:`sbertlib.training.History` or a dict with ``steps``, ``losses`` and
     optionally ``dev_steps``, ``dev_scores``, ``profile``, ``backbone``. ``axes`` may be two Axes,
     or one Axes (the dev score then goes on a twin y-axis).
+
+    A run evaluated only once (``evaluation_steps=0``: at the end) has no dev *curve*: its panel
+    states the score instead of showing a lone dot, and on one Axes the score joins the legend.
+    A single training step is drawn as a marker.
     """
     def series(key):
         v = _history_get(history, key)
@@ -183,23 +199,40 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
     steps, losses = series("steps"), series("losses")
     dev_steps, dev_scores = series("dev_steps"), series("dev_scores")
     has_dev = len(dev_scores) > 0
+    once = len(dev_scores) == 1  # evaluated at the end only: a score, not a curve
 
     if axes is None:
         axes = _new_axes(None, 2 if has_dev else 1, figsize=(12 if has_dev else 6.5, 4.5))
     axes = list(np.ravel(axes))
     loss_ax = axes[0]
     own_panel = len(axes) > 1
-    dev_ax = (axes[1] if own_panel else loss_ax.twinx()) if has_dev else None
+    dev_ax = (axes[1] if own_panel else (None if once else loss_ax.twinx())) if has_dev else None
 
-    loss_ax.plot(steps, losses, color="C0", alpha=0.3, linewidth=1, label="loss")
+    marker = "o" if len(steps) == 1 else None
+    loss_ax.plot(steps, losses, color="C0", alpha=0.3, linewidth=1, label="loss", marker=marker)
     if len(losses):
-        loss_ax.plot(steps, _ema(losses, smoothing), color="C0", linewidth=2, label="smoothed")
+        loss_ax.plot(steps, _ema(losses, smoothing), color="C0", linewidth=2, label="smoothed", marker=marker)
     loss_ax.set_xlabel("step")
     loss_ax.set_ylabel("training loss")
     about = [f"{k}: {v}" for k in ("profile", "backbone") if (v := _history_get(history, k))]
-    loss_ax.set_title("training loss" + (" — " + ", ".join(about) if about else ""))
+    fit_title(loss_ax, "training loss" + (" — " + ", ".join(about) if about else ""))
 
-    if has_dev:
+    extra = []
+    if once:
+        said = f"dev score {dev_scores[0]:.2f}, evaluated once (after step {dev_steps[0]:.0f})"
+        if own_panel:
+            dev_ax.set_xticks([])
+            dev_ax.set_yticks([])
+            for spine in dev_ax.spines.values():
+                spine.set_visible(False)
+            dev_ax.text(0.5, 0.55, f"{dev_scores[0]:.2f}", ha="center", va="center", fontsize=28, color="C1",
+                        transform=dev_ax.transAxes)
+            dev_ax.text(0.5, 0.35, f"dev score, evaluated once\n(after step {dev_steps[0]:.0f}, the end of training)",
+                        ha="center", va="center", fontsize="small", transform=dev_ax.transAxes)
+            dev_ax.set_title("dev score after training")
+        else:
+            extra.append(Line2D([], [], color="C1", marker="o", linestyle="", label=said))
+    elif has_dev:
         dev_ax.plot(dev_steps, dev_scores, color="C1", marker="o", label="dev score")
         best = int(np.argmax(dev_scores))
         dev_ax.annotate(f"best {dev_scores[best]:.2f}", (dev_steps[best], dev_scores[best]),
@@ -209,11 +242,11 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
         if own_panel:
             dev_ax.set_xlabel("step")
             dev_ax.set_title("dev score during training")
-    # one legend per panel; on a shared (twin) panel it lists the dev curve too
-    handles = loss_ax.get_legend_handles_labels()[0]
-    if has_dev and not own_panel:
+    # one legend per panel; on a shared (twin) panel it lists the dev curve (or the one dev score) too
+    handles = loss_ax.get_legend_handles_labels()[0] + extra
+    if has_dev and not own_panel and not once:
         handles += dev_ax.get_legend_handles_labels()[0]
-    loss_ax.legend(handles=handles, loc="upper right", fontsize="small")
+    loss_ax.legend(handles=handles, loc="best", fontsize="small")
     return loss_ax.figure
 
 
