@@ -170,6 +170,41 @@ def test_nb04_pooled_and_wmean_wrong_answers_fail(wrong, hint):
         nb04.check_pooled_and_wmean(wrong)
 
 
+# ----------------------------------------------------------------------------- nb04: the largest rank errors
+def make_worst_k(rank=rankdata, size=np.abs, sign=1, stable=True):
+    def worst_k(gold, predicted, k=10):
+        errors = sign * (rank(predicted) - rank(gold))
+        order = np.argsort(-size(errors), kind="stable" if stable else "quicksort")[:k]
+        return order, errors[order]
+    return worst_k
+
+
+def test_nb04_worst_k_right_passes_and_is_worst_pairs(capsys):
+    from sbertlib import data, evaluation
+    nb04.check_worst_k(make_worst_k())
+    assert "[OK] worst_k is right" in capsys.readouterr().out
+    gold, pred = nb04.hidden_ranking()
+    pairs = [data.STSPair(f"a{i}", f"b{i}", float(g)) for i, g in enumerate(gold)]
+    table = evaluation.worst_pairs(pairs, pred, k=6)
+    idx, err = nb04.worst_k_truth(gold, pred, 6)
+    assert list(table.index) == list(idx) and np.allclose(table["rank_diff"], err)
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (make_worst_k(sign=-1), "sign is flipped"),
+    (make_worst_k(size=lambda e: e), "not the largest in size"),
+    (make_worst_k(rank=lambda a: _ordinal(a) + 1.0), "same gold score got different ranks"),
+    (lambda gold, pred, k=10: (np.argsort(-np.abs(pred - gold / 5), kind="stable")[:k],
+                               (pred - gold / 5)[np.argsort(-np.abs(pred - gold / 5), kind="stable")[:k]]),
+     "differences of the scores themselves"),
+    (lambda gold, pred, k=10: make_worst_k()(gold, pred, k)[0], "two things"),
+    (lambda gold, pred, k=10: make_worst_k()(gold, pred, k + 2), "for k = 6 you returned 8"),
+])
+def test_nb04_worst_k_wrong_fails(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb04.check_worst_k(wrong)
+
+
 # ----------------------------------------------------------------------------- nb05: regression loss
 def good_loss(u, v, scores):
     return ((F.cosine_similarity(u, v, dim=1) - scores / 5) ** 2).mean()

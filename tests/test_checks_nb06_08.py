@@ -139,6 +139,29 @@ def test_nb06_triplet_distances_cosine_and_manhattan_are_named():
         nb06.check_triplet_distances(manhattan)
 
 
+def good_triplet_scores(d_ap, d_an, margins):
+    return 100 * np.mean(d_ap < d_an), {m: 100 * np.mean(d_an - d_ap >= m) for m in margins}
+
+
+def test_nb06_triplet_scores_right_passes(capsys):
+    nb06.check_triplet_scores(good_triplet_scores)
+    assert "[OK] triplet_scores is right" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda p, n, ms: (np.mean(p < n), good_triplet_scores(p, n, ms)[1]), "share, not a percentage"),
+    (lambda p, n, ms: (100 * np.mean(p <= n), good_triplet_scores(p, n, ms)[1]), "strictly closer"),
+    (lambda p, n, ms: (100 * np.mean(p > n), good_triplet_scores(p, n, ms)[1]), "wrong way round"),
+    (lambda p, n, ms: (good_triplet_scores(p, n, ms)[0], {m: 100 * np.mean(n - p > m) for m in ms}), "exactly ε"),
+    (lambda p, n, ms: (good_triplet_scores(p, n, ms)[0], {m: 100 * np.mean(p - n >= m) for m in ms}), r"d\(a,n\) − d\(a,p\)"),
+    (lambda p, n, ms: (good_triplet_scores(p, n, ms)[0], {1.0: 50.0}), "margins"),
+    (lambda p, n, ms: good_triplet_scores(p, n, ms)[0], "two things"),
+])
+def test_nb06_triplet_scores_wrong_fails(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb06.check_triplet_scores(wrong)
+
+
 def test_nb07_classifier_size_right(capsys):
     nb07.check_classifier_size(lambda concat, n, k: len(concat) * n * k + k)
     assert "[OK]" in capsys.readouterr().out

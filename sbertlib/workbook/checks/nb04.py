@@ -9,8 +9,8 @@ from scipy.stats import pearsonr, spearmanr
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "hidden_cases", "spearman_truth",
-           "sts_evaluate_truth", "pooled_and_wmean_truth"]
+__all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "check_worst_k", "hidden_cases",
+           "spearman_truth", "sts_evaluate_truth", "pooled_and_wmean_truth", "worst_k_truth"]
 
 
 def hidden_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -263,3 +263,77 @@ def check_pooled_and_wmean(pooled_and_wmean: Callable) -> None:
                             f"{want_wmean:.4f}\nHint: {hint}")
     ok(f"pooled_and_wmean is right: all {want_all:.2f} (one Spearman over the {len(pairs)} pairs), wmean "
        f"{want_wmean:.2f} ({detail}, weighted by size)")
+
+
+# ----------------------------------------------------------------------------- the largest rank errors
+def worst_k_truth(gold, predicted, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """``(indices, rank errors)`` of the ``k`` pairs :func:`sbertlib.evaluation.worst_pairs` lists: rank error =
+    predicted rank − gold rank (ranks 1..n, ties averaged), largest ``|error|`` first, ties in data order."""
+    from scipy.stats import rankdata
+    errors = rankdata(np.asarray(predicted, dtype=float)) - rankdata(np.asarray(gold, dtype=float))
+    order = np.argsort(-np.abs(errors), kind="stable")[:k]
+    return order, errors[order]
+
+
+def hidden_ranking(seed: int = 21) -> tuple[np.ndarray, np.ndarray]:
+    """STS-like gold scores (many ties) and predictions with a few pairs badly misplaced both ways."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, 11, 40) / 2
+    pred = np.tanh(gold / 5 + rng.normal(0, 0.15, 40))
+    pred[[3, 17]] += 0.9                                   # two pairs the model finds far too similar
+    pred[[8, 30, 31]] -= 0.9                               # three it finds far too dissimilar
+    return gold, pred
+
+
+def check_worst_k(worst_k: Callable) -> None:
+    """Check ``worst_k(gold, predicted, k) -> (indices, rank errors)`` against
+    :func:`sbertlib.evaluation.worst_pairs` on hidden scores with ties."""
+    from . import two_items
+    require(callable(worst_k), f"pass your function itself, not {type(worst_k).__name__}",
+            "check_worst_k(worst_k) — no parentheses after the name")
+    gold, pred = hidden_ranking()
+    k = 6
+    got = two_items(_call(worst_k, gold.copy(), pred.copy(), k), "your function returned",
+                    "return two things: the pairs' indices, then their rank errors")
+    try:
+        idx = [int(i) for i in np.asarray(got[0]).ravel()]
+        err = np.asarray(got[1], dtype=float).ravel()
+    except (TypeError, ValueError):
+        raise ExerciseError(f"your function returned {got!r}: indices (whole numbers), then rank errors") from None
+    want_idx, want_err = worst_k_truth(gold, pred, k)
+    require(len(idx) == k and len(err) == k, f"for k = {k} you returned {len(idx)} indices and {len(err)} errors",
+            "the k pairs with the largest rank errors, no more")
+    all_err = worst_k_truth(gold, pred, len(gold))
+    full = dict(zip(all_err[0].tolist(), all_err[1].tolist()))
+    if idx == list(want_idx) and np.allclose(err, want_err):
+        ok(f"worst_k is right: the {k} pairs furthest from their gold rank (ranks with ties averaged), largest first")
+        return
+    from scipy.stats import rankdata
+    ordinal = lambda a: np.argsort(np.argsort(a, kind="stable"), kind="stable") + 1.0  # noqa: E731
+    known = [
+        ((want_idx, -want_err), "the sign is flipped: the error is the predicted rank minus the gold rank "
+                                         "(positive = the model put the pair higher, more similar, than the annotators)"),
+        ((lambda e: (np.argsort(-e, kind="stable")[:k], np.sort(e)[::-1][:k]))(rankdata(pred) - rankdata(gold)),
+         "you took the largest errors, not the largest in size: a pair the model puts far too low (a large negative "
+         "error) is as wrong as one it puts far too high"),
+        ((lambda e: (np.argsort(-np.abs(e), kind="stable")[:k], e[np.argsort(-np.abs(e), kind="stable")[:k]]))(
+            ordinal(pred) - ordinal(gold)),
+         "pairs with the same gold score got different ranks: tied scores share the average of their ranks"),
+        ((lambda e: (np.argsort(-np.abs(e), kind="stable")[:k], e[np.argsort(-np.abs(e), kind="stable")[:k]]))(
+            pred - gold / 5), "those are differences of the scores themselves: Spearman's view of an error compares "
+                              "ranks (a cosine and a 0–5 score are not on one scale)"),
+    ]
+    for (kidx, kerr), hint in known:
+        if idx == [int(i) for i in kidx] and np.allclose(err, kerr):
+            raise ExerciseError(f"you picked pairs {idx}; the largest rank errors are pairs {list(map(int, want_idx))}"
+                                f"\nHint: {hint}")
+    if sorted(idx) == sorted(want_idx.tolist()) and np.allclose(sorted(err), sorted(want_err)):
+        raise ExerciseError(f"the right pairs in another order: {idx}, expected {list(map(int, want_idx))}\nHint: "
+                            "largest |rank error| first; pairs with equally large errors keep their order in the data")
+    if set(idx) <= set(full) and not np.allclose(err, [full[i] for i in idx]):
+        raise ExerciseError(f"the rank errors you returned for pairs {idx} are {np.round(err, 2).tolist()}; they are "
+                            f"{np.round([full[i] for i in idx], 2).tolist()}\nHint: predicted rank − gold rank, each "
+                            "list ranked on its own (1 = smallest, ties averaged)")
+    raise ExerciseError(f"you picked pairs {idx}; the largest rank errors are pairs {list(map(int, want_idx))}\n"
+                        "Hint: rank the gold scores and the predictions each on their own, subtract, then take the "
+                        "k largest in size")

@@ -9,8 +9,8 @@ from ...losses import TripletLoss
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "reference_triplet_loss",
-           "triplet_distances_truth"]
+__all__ = ["check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
+           "reference_triplet_loss", "triplet_distances_truth", "triplet_scores_truth"]
 
 MARGINS = (1.0, 0.1, 0.5, 5.0)
 
@@ -217,3 +217,54 @@ def check_triplet_distances(triplet_distances: Callable) -> None:
     raise ExerciseError(f"triplet {k}: you returned d(a,p) = {d_p[k]:.4f}, d(a,n) = {d_n[k]:.4f}; the Euclidean "
                         f"distances are {want_p[k]:.4f} and {want_n[k]:.4f}\nHint: encode each column (anchors, "
                         "positives, negatives) with the model, then the length of each row's difference")
+
+
+# ----------------------------------------------------------------------------- accuracy and the margins met
+def triplet_scores_truth(d_ap, d_an, margins) -> tuple[float, dict]:
+    """``(accuracy %, {ε: % meeting ε})``: the share of triplets with d(a,p) < d(a,n) (Table 4's accuracy),
+    and for each margin the share with d(a,n) − d(a,p) ≥ ε (zero loss: they stop teaching)."""
+    import numpy as np
+    d_ap, d_an = np.asarray(d_ap, dtype=float), np.asarray(d_an, dtype=float)
+    return 100 * float(np.mean(d_ap < d_an)), {m: 100 * float(np.mean(d_an - d_ap >= m)) for m in margins}
+
+
+def check_triplet_scores(triplet_scores: Callable) -> None:
+    """Check ``triplet_scores(d_ap, d_an, margins) -> (accuracy %, {margin: % meeting it})`` on hidden distances,
+    some of them exactly at a margin and some ties."""
+    import numpy as np
+
+    from . import two_items
+    require(callable(triplet_scores), f"pass your function itself, not {type(triplet_scores).__name__}",
+            "check_triplet_scores(triplet_scores)")
+    d_ap = np.array([0.5, 1.0, 2.0, 1.5, 0.2, 3.0, 1.0, 0.7, 2.5, 0.4])
+    d_an = np.array([1.5, 1.0, 1.0, 6.5, 0.3, 2.0, 2.0, 5.9, 3.5, 0.4])  # gaps 1, 0, −1, 5, 0.1, −1, 1, 5.2, 1, 0
+    margins = (0.1, 1.0, 5.0)
+    got = two_items(_call(triplet_scores, d_ap.copy(), d_an.copy(), margins), "your function returned",
+                    "return two things: the accuracy in %, then {margin: % of triplets meeting it}")
+    want_acc, want_meets = triplet_scores_truth(d_ap, d_an, margins)
+    try:
+        acc = float(got[0])
+        meets = {float(m): float(v) for m, v in dict(got[1]).items()}
+    except (TypeError, ValueError):
+        raise ExerciseError(f"your function returned {got!r}: a number, then a dict {{margin: percentage}}") from None
+    if abs(acc - want_acc) > 1e-6:
+        hint = ("that is a share, not a percentage: × 100" if abs(acc - want_acc / 100) < 1e-6 else
+                "a triplet at equal distances is not right yet: the anchor must be strictly closer to its positive"
+                if abs(acc - 100 * np.mean(d_ap <= d_an)) < 1e-6 else
+                "the comparison is the wrong way round: right means the positive is closer"
+                if abs(acc - 100 * np.mean(d_ap > d_an)) < 1e-6 else
+                "the share of triplets whose anchor is closer to its positive than to its negative")
+        raise ExerciseError(f"accuracy: you returned {acc:.1f}, expected {want_acc:.1f} on 10 hidden triplets\nHint: {hint}")
+    require(set(meets) == set(margins), f"you returned the margins {sorted(meets)}, not {list(margins)}",
+            "one entry per margin given, keyed by the margin")
+    for m in margins:
+        if abs(meets[m] - want_meets[m]) > 1e-6:
+            gap = d_an - d_ap
+            hint = ("a triplet whose gap is exactly ε has zero loss too: it meets the margin"
+                    if abs(meets[m] - 100 * np.mean(gap > m)) < 1e-6 else
+                    "the gap is d(a,n) − d(a,p): how much further the negative is than the positive"
+                    if abs(meets[m] - 100 * np.mean(d_ap - d_an >= m)) < 1e-6 else
+                    "that is a share, not a percentage: × 100" if abs(meets[m] - want_meets[m] / 100) < 1e-6 else
+                    "the share of triplets whose negative is at least ε further from the anchor than the positive")
+            raise ExerciseError(f"meets ε = {m:g}: you returned {meets[m]:.1f}, expected {want_meets[m]:.1f}\nHint: {hint}")
+    ok("triplet_scores is right: accuracy = d(a,p) < d(a,n); a margin is met at d(a,n) − d(a,p) ≥ ε")
