@@ -305,3 +305,39 @@ def test_only_the_stubs_bare_not_implemented_error_means_not_written_yet():
     assert unfinished(NotImplementedError())
     assert not unfinished(NotImplementedError('"bitwise_and_cpu" not implemented for \'Float\''))
     assert not unfinished(ValueError())
+
+
+# ----------------------------------------------------------------------------- nb02: one pair's loss, branch by branch
+def make_pair_loss(score=lambda u, v: torch.nn.functional.cosine_similarity(u, v), square=True, which=("a", "b")):
+    def pair_loss(model, fa, fb, target, detach_a=False, detach_b=False):
+        u, v = model(fa), model(fb)
+        flags = dict(zip(which, (detach_a, detach_b)))
+        u = u.detach() if flags.get("a") else u
+        v = v.detach() if flags.get("b") else v
+        diff = score(u, v) - target
+        return (diff ** 2 if square else diff.abs()).mean()
+    return pair_loss
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder():
+    from sbertlib.model.encoder import SentenceEncoder
+    return SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=32)
+
+
+def test_nb02_pair_loss_right_passes(tiny_encoder, capsys):
+    nb02.check_pair_loss(make_pair_loss(), tiny_encoder)
+    assert "[OK] pair_loss is right" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (make_pair_loss(which=("b", "a")), "you cut the other branch: detach_a is about branch A"),
+    (make_pair_loss(which=()), "with detach_a=True the gradient still flows through branch A"),
+    (make_pair_loss(square=False), r"\|cos − target\| \(or cos − target\): square it"),
+    (make_pair_loss(score=lambda u, v: (u * v).sum(-1)), "dot product"),
+    (lambda model, fa, fb, target, detach_a=False, detach_b=False: float(make_pair_loss()(model, fa, fb, target)),
+     "no .item()"),
+])
+def test_nb02_pair_loss_wrong_fails(tiny_encoder, wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb02.check_pair_loss(wrong, tiny_encoder)

@@ -11,8 +11,8 @@ from ...paper import TABLE6_CONCATS
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_concat_features", "check_pooling", "check_siamese_classifier", "reference_features",
-           "TABLE6_CONCATS"]
+__all__ = ["check_concat_features", "check_pair_loss", "check_pooling", "check_siamese_classifier", "pair_loss_truth",
+           "reference_features", "TABLE6_CONCATS"]
 
 PARTS = CONCAT_PARTS
 
@@ -254,3 +254,71 @@ def check_siamese_classifier(cls, encoder) -> None:
             raise ExerciseError(f"loss {float(got):.5f}, expected {float(want):.5f}\n"
                                 f"Hint: {_head_hint(student, reference, u, v, labels)}")
     ok(f"SiameseClassifier computes softmax(W·(u, v, |u−v|)) + cross-entropy, W: {3 * n} → 3, as SoftmaxLoss")
+
+
+# ----------------------------------------------------------------------------- tied weights: one pair, two branches
+def pair_loss_truth(model, fa, fb, target, detach_a: bool = False, detach_b: bool = False) -> torch.Tensor:
+    """``(cos(u, v) − target)²`` (mean over the pair) with ``u = model(fa)``, ``v = model(fb)``; a detached branch's
+    vector is a constant for autograd."""
+    import torch.nn.functional as F
+    u, v = model(fa), model(fb)
+    u = u.detach() if detach_a else u
+    v = v.detach() if detach_b else v
+    return F.mse_loss(F.cosine_similarity(u, v), target)
+
+
+def _grads(fn, model, *args, **kwargs) -> torch.Tensor:
+    model.zero_grad(set_to_none=True)
+    value = fn(model, *args, **kwargs)
+    value.backward()
+    out = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).flatten() for p in model.parameters()])
+    model.zero_grad(set_to_none=True)
+    return out
+
+
+def check_pair_loss(pair_loss: Callable, encoder) -> None:
+    """Check ``pair_loss(model, fa, fb, target, detach_a=False, detach_b=False)`` on a hidden pair through
+    ``encoder`` (in eval mode): its value is ``(cos(u, v) − target)²``, and ``detach_a`` / ``detach_b`` stop the
+    gradient through branch A (``u = model(fa)``) / branch B (``v = model(fb)``) without changing the value."""
+    import copy
+    require(callable(pair_loss), f"pass your function itself, not {type(pair_loss).__name__}",
+            "check_pair_loss(pair_loss, encoder)")
+    model = copy.deepcopy(encoder).cpu().eval()
+    fa, fb = model.tokenize(["A dog runs across the field."]), model.tokenize(["The market closed early today."])
+    target = torch.tensor([0.2])
+    got = _call(pair_loss, model, fa, fb, target)
+    require(isinstance(got, torch.Tensor) and got.numel() == 1, f"pair_loss returned {got!r}",
+            "return the loss: a tensor holding one number, still attached to the model (no .item())")
+    want = pair_loss_truth(model, fa, fb, target)
+    if abs(float(got) - float(want)) > 1e-5:
+        import torch.nn.functional as F
+        u, v = model(fa), model(fb)
+        cos = F.cosine_similarity(u, v)
+        hint = ("that is |cos − target| (or cos − target): square it"
+                if abs(abs(float(got)) - float((cos - target).abs().sum())) < 1e-5 else
+                "the dot product u·v is not the cosine: these vectors are not normalised"
+                if abs(float(got) - float(F.mse_loss((u * v).sum(-1), target))) < 1e-4 else
+                "the loss compares cos(u, v) with the target: (cos − target)²")
+        raise ExerciseError(f"on a hidden pair your loss is {float(got):.6f}, (cos(u, v) − target)² is "
+                            f"{float(want):.6f}\nHint: {hint}")
+    require(got.requires_grad, "the loss has no gradient: it is detached from the model",
+            "compute it from model(fa) and model(fb) with torch operations")
+    full = _grads(pair_loss_truth, model, fa, fb, target)
+    via_a = _grads(pair_loss_truth, model, fa, fb, target, detach_b=True)
+    via_b = _grads(pair_loss_truth, model, fa, fb, target, detach_a=True)
+    for flag, own, other, branch in (("detach_a", via_b, via_a, "A (u = model(fa))"),
+                                     ("detach_b", via_a, via_b, "B (v = model(fb))")):
+        value = _call(lambda *args: pair_loss(*args, **{flag: True}), model, fa, fb, target)
+        require(isinstance(value, torch.Tensor) and abs(float(value) - float(want)) < 1e-5,
+                f"with {flag}=True your loss is {float(value) if isinstance(value, torch.Tensor) else value!r}, not "
+                f"{float(want):.6f}", "detaching a branch changes where the gradient flows, not the loss's value")
+        got_grad = _grads(pair_loss, model, fa, fb, target, **{flag: True})
+        if torch.allclose(got_grad, own, atol=1e-7, rtol=1e-4):
+            continue
+        if torch.allclose(got_grad, full, atol=1e-7, rtol=1e-4):
+            raise ExerciseError(f"with {flag}=True the gradient still flows through branch {branch}\nHint: make that "
+                                "branch's vector a constant for autograd")
+        if torch.allclose(got_grad, other, atol=1e-7, rtol=1e-4):
+            raise ExerciseError(f"with {flag}=True you cut the other branch: {flag} is about branch {branch}")
+        raise ExerciseError(f"with {flag}=True the gradient is neither the full one nor branch {branch}'s alone")
+    ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
