@@ -33,12 +33,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.functional import cosine_similarity as cos_sim
 
 from sbertlib import losses
 from sbertlib.training import make_optimizer
 
 SCALE = 20.0
 NAMES = ("a", "b")
+LIMIT = float("inf")
 """,
     """
 def ranks(a):
@@ -88,6 +90,7 @@ def decorated(u: torch.Tensor, *, eps: float = 1e-9) -> torch.Tensor:
     if (n := norm(u)).min() < eps:
         raise ValueError(f"a zero vector among {len(u)}: {[round(float(x), 3) for x in n.ravel()]}")
     assert callable(make_optimizer) and issubclass(nn.Linear, nn.Module) and math.pi > 3
+    assert float(cos_sim(u, u).min()) < LIMIT          # a torch builtin imported by name; a float that is no literal
     counted = Counter(NAMES)
     return u / n * len(counted)
 """,
@@ -148,6 +151,7 @@ def test_the_syntax_a_student_writes_round_trips(nb, capsys):
     text = mine.path_for("decorated").read_text()
     assert "from torch import nn" in text and "import math" in text and "NAMES = ('a', 'b')" in text
     assert "from collections import Counter" in text and "from sbertlib.training" in text
+    assert "from torch import cosine_similarity as cos_sim" in text and "LIMIT = float('inf')" in text
     loaded = mine.load("decorated")
     x = torch.randn(3, 4, requires_grad=True)
     assert torch.allclose(loaded(x), nb["decorated"](x)) and not loaded(x).requires_grad  # the decorator came along

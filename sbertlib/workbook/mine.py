@@ -320,14 +320,20 @@ def _import_line(name: str, value) -> str | None:
     if isinstance(value, types.ModuleType):
         module = value.__name__
         return f"import {module}" if module == name else f"import {module} as {name}"
-    module, qual = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    if module and qual and module != "__main__" and "." not in qual and "<" not in qual:
+    module = getattr(value, "__module__", None)
+    if not module or module == "__main__":
+        return None
+    # a class or function by its qualified name; a builtin (torch.cosine_similarity's qualname is
+    # "_VariableFunctionsClass.cosine_similarity") by its plain name, where the module has it
+    for attr in dict.fromkeys((getattr(value, "__qualname__", None), getattr(value, "__name__", None))):
+        if not attr or "." in attr or "<" in attr:
+            continue
         try:
-            found = getattr(importlib.import_module(module), qual)
+            found = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError):
-            found = None
+            continue
         if found is value:
-            return f"from {module} import {qual}" + (f" as {name}" if name != qual else "")
+            return f"from {module} import {attr}" + (f" as {name}" if name != attr else "")
     return None
 
 
@@ -366,6 +372,8 @@ def _requirements(obj, name: str, namespace: dict) -> tuple[list[str], list[str]
                 pending.append((helper, _namespace(value)))
             elif _literal(value):
                 imports.append(f"{free} = {value!r}")
+            elif isinstance(value, float):  # nan, inf: their repr is no literal
+                imports.append(f"{free} = float({str(value)!r})")
             else:
                 missing[free] = f"a {type(value).__name__} made in this notebook"
     ordered = sorted(i for i in imports if i.startswith("import ")) + \
