@@ -153,7 +153,7 @@ def test_generate_assignment_releases_the_stubs_and_the_checks(tmp_path):
     text = nbformat.writes(released)
     assert "BEGIN SOLUTION" not in text and MASKED_MEAN not in text
     tests = [c for c in released.cells if _nbgrader_meta(c).get("grade")]
-    assert [_nbgrader_meta(c)["points"] for c in tests] == [1, 1, 1]
+    assert len(tests) >= len(answers) and all(_nbgrader_meta(c)["points"] == 1 for c in tests)
     assert "checks.check_pooling(pool)" in tests[0].source
 
 
@@ -303,10 +303,12 @@ def test_round_trip_solutions_full_marks_untouched_zero_mistake_partial_with_the
     nbgrader(course, "autograde", NB02)
     scores = _scores(course)
     print(f"\nnbgrader round trip on {NB02}: {scores} ({time.perf_counter() - start:.0f} s)")
-    assert scores["solutions"]["total"] == scores["solutions"]["max"] == 3
+    tests = [name for name in scores["solutions"] if name.startswith("test_")]
+    assert "test_pool" in tests and len(tests) >= 3
+    assert scores["solutions"]["total"] == scores["solutions"]["max"] == len(tests)
     assert scores["untouched"]["total"] == 0
-    assert scores["mistake"] == {"test_pool": 0, "test_SiameseClassifier": 1, "test_concat_features": 1,
-                                 "total": 2, "max": 3}
+    assert scores["mistake"] == {**{name: int(name != "test_pool") for name in tests},
+                                 "total": len(tests) - 1, "max": len(tests)}
     # the check's message is in the autograded notebook and in the feedback
     message = _wrong_pool_message()
     graded = nbformat.read(course / "autograded" / "mistake" / NB02 / f"{NB02}.ipynb", as_version=4)
@@ -336,10 +338,12 @@ def test_hidden_tests_grade_by_stored_values_whatever_the_visible_check_says(tmp
     nbgrader(course, "autograde", NB02)
     scores = _scores(course)
     print(f"\nhidden tests on {NB02}: {scores} ({time.perf_counter() - start:.0f} s)")
-    assert scores["solutions"]["total"] == scores["solutions"]["max"] == 3
+    tests = [name for name in scores["solutions"] if name not in ("total", "max")]
+    assert "hidden_pool" in tests and sum(name.startswith("hidden_") for name in tests) >= 3
+    assert scores["solutions"]["total"] == scores["solutions"]["max"] == len(tests)
     assert scores["untouched"]["total"] == 0
-    assert scores["tampered"] == {"hidden_pool": 0, "hidden_SiameseClassifier": 1, "hidden_concat_features": 1,
-                                  "total": 2, "max": 3}
+    assert scores["tampered"] == {**{name: int(name != "hidden_pool") for name in tests},
+                                  "total": len(tests) - 1, "max": len(tests)}
     graded = nbformat.read(course / "autograded" / "tampered" / NB02 / f"{NB02}.ipynb", as_version=4)
     cells = {_nbgrader_meta(c).get("grade_id"): c for c in graded.cells}
     assert not [o for o in cells["check_pool"].outputs if o.output_type == "error"], "the check was switched off"

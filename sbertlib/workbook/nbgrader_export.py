@@ -112,6 +112,20 @@ PROBES: dict[str, dict[str, str | None]] = {
             _result = {"classifier": [_head.classifier.in_features, _head.classifier.out_features],
                        "loss": _head.loss_from_embeddings([_u, _v], _torch.tensor([0, 1, 2, 1, 0]))}
             """,
+        "pair_loss": """
+            _rng = _np.random.default_rng(2036)
+            _lin = _torch.nn.Linear(4, 3)
+            with _torch.no_grad():
+                _lin.weight.copy_(_torch.tensor(_rng.normal(size=(3, 4)), dtype=_torch.float32))
+                _lin.bias.copy_(_torch.tensor([0.1, -0.3, 0.2]))
+            _fa, _fb = (_torch.tensor(_rng.normal(size=(2, 4)), dtype=_torch.float32) for _ in range(2))
+            _result = {}
+            for _branch, _detach in (("both", {}), ("A only", {"detach_b": True}), ("B only", {"detach_a": True})):
+                _lin.zero_grad()
+                _loss = pair_loss(_lin, _fa, _fb, _torch.tensor([0.2, 0.9]), **_detach)
+                _loss.backward()
+                _result[_branch] = {"loss": _loss, "weight gradient": _lin.weight.grad}
+            """,
         "concat_features": """
             _rng = _np.random.default_rng(2024)
             _u, _v = (_torch.tensor(_rng.normal(size=(2, 3)), dtype=_torch.float32) for _ in range(2))
@@ -141,12 +155,42 @@ PROBES: dict[str, dict[str, str | None]] = {
             _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
                        spearman(_rng.normal(size=30), _rng.normal(size=30))]
             """,
+        "sts_evaluate": """
+            from sbertlib import data as _data
+            from sbertlib.workbook.profiles import load_encoder as _load_encoder
+            _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
+            """,
+        "worst_k": """
+            _gold, _pred = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10.0, 1, 2, 3, 4, 9, 5, 6, 7, 8]
+            _ids, _errors = worst_k(_gold, _pred, 2)
+            _all = worst_k(_gold, _pred, 10)
+            _result = {"k=2": [_ids, _errors],            # ties among the rest: every pair compared as a set
+                       "all": sorted([int(i), float(e)] for i, e in zip(*(_np.asarray(x).tolist() for x in _all)))}
+            """,
+        "pooled_and_wmean": """
+            import types as _types
+            _rng = _np.random.default_rng(2033)
+            _pairs = [_types.SimpleNamespace(sentence1=f"a{i}", sentence2=f"b{i}", score=float(s), source=src)
+                      for i, (s, src) in enumerate(zip(_rng.uniform(0, 5, 30).round(1), ["news", "forum", "images"] * 10))]
+            _result = pooled_and_wmean(_pairs, _rng.normal(size=30))
+            """,
     },
     "05": {
         "regression_loss": """
             _rng = _np.random.default_rng(2027)
             _u, _v = (_torch.tensor(_rng.normal(size=(4, 6)), dtype=_torch.float32) for _ in range(2))
             _result = regression_loss(_u, _v, _torch.tensor([0.0, 1.5, 3.2, 5.0]))
+            """,
+        "RegressionObjective": """
+            _rng = _np.random.default_rng(2034)
+            _objective = RegressionObjective(_Model())
+            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
+            _result = {"label_kind": _objective.label_kind, "score_range": list(_objective.score_range),
+                       "loss": _objective.loss_from_embeddings([_u, _v], _torch.tensor([0.0, 1.0, 2.5, 4.0, 5.0]))}
+            """,
+        "train_regression": """
+            _objective, _losses, _seconds = train_regression(load_encoder(profile))
+            _result = _losses
             """,
     },
     "06": {
@@ -155,6 +199,18 @@ PROBES: dict[str, dict[str, str | None]] = {
             _a, _p, _n = (_torch.tensor(_rng.normal(size=(6, 5)), dtype=_torch.float32) for _ in range(3))
             _result = [triplet_loss(_a, _p, _n), triplet_loss(_a, _p, _n, margin=0.5),
                        triplet_loss(_a, _p, _n, margin=3.0)]
+            """,
+        "TripletObjective": """
+            _rng = _np.random.default_rng(2035)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
+            _result = {"n_texts": list(TripletObjective(_Model()).n_texts),
+                       "loss": TripletObjective(_Model()).loss_from_embeddings([_a, _p, _n]),
+                       "margin 0.3": TripletObjective(_Model(), margin=0.3).loss_from_embeddings([_a, _p, _n])}
+            """,
+        "triplet_distances": "_result = triplet_distances(encoder, heldout[:12])",
+        "triplet_scores": """
+            _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
+                       triplet_scores(_np.array([1.0, 2.0]), _np.array([1.2, 1.0]), [0.2])]
             """,
     },
     "07": {
