@@ -102,6 +102,18 @@ def test_a_second_run_into_the_same_folder_is_refused(tiny_encoder, tmp_path):
     assert quiet_fit(tiny_encoder, tmp_path, max_steps=2, resume=True).records  # no checkpoint: warns, trains
 
 
+@pytest.mark.parametrize("damage", ["truncated", "not a checkpoint"])
+def test_a_damaged_checkpoint_is_named(tiny_encoder, tmp_path, damage):
+    quiet_fit(tiny_encoder, tmp_path, checkpoint_steps=2, max_steps=2)
+    path = tmp_path / "checkpoint" / "state.pt"
+    if damage == "truncated":
+        path.write_bytes(path.read_bytes()[:5000])
+    else:
+        torch.save({"weights": torch.zeros(2)}, path)
+    with pytest.raises(ValueError, match=f"cannot resume from {path}: the checkpoint is damaged or incomplete"):
+        quiet_fit(tiny_encoder, tmp_path, checkpoint_steps=2, max_steps=2, resume=True)
+
+
 def test_retraining_a_lesson_replaces_its_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
     smoke = profiles.get_profile("smoke")

@@ -93,7 +93,13 @@ def load_checkpoint(path: Path, loss: TrainingLoss, optimizer, scheduler, scaler
 
     ValueError, naming each difference, when the checkpoint was written for another run.
     """
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        state["fingerprint"], state["step"]  # noqa: B018  (a file of another kind is damaged for us)
+    except (RuntimeError, EOFError, OSError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"cannot resume from {path}: the checkpoint is damaged or incomplete ({type(err).__name__}: "
+                         f"{str(err).splitlines()[0][:120] if str(err) else 'no detail'}); delete it (or the "
+                         "folder) and start again with resume=False") from None
     saved = state["fingerprint"]
     missing = object()  # a key one side lacks differs (a run of 2 processes vs one that never said)
     changed = {k: (saved.get(k, missing), fingerprint.get(k, missing)) for k in {**saved, **fingerprint}
