@@ -333,7 +333,7 @@ def build_site(executed: Sequence[Path], results: Sequence[notebooks.RunResult],
 
 # --------------------------------------------------------------------------- finishing the built pages
 
-_HASH_NAME = re.compile(r"^[0-9a-f]{32,}(\.\w+)?$")
+_HASH_NAME = re.compile(r"(^|/)[0-9a-f]{32,}(\.\w+)?$")  # myst-nb's alt: "_images/<sha256>.png"
 _SKIP_PARENTS = {"a", "pre", "code", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6", "title", "button"}
 _NOTEBOOK_REF = re.compile(r"\b([Nn]otebooks?)(\s+)(\d\d(?:(?:,\s*|\s+(?:and|or|to)\s+|\s*[–-]\s*)\d\d)*)\b")
 _ISSUE_REF = re.compile(r"(?<![\w&/])#(\d{2,5})\b")
@@ -417,7 +417,7 @@ def finish_pages(site: Path, chapters: Sequence[tuple[str, str]], alts: dict[str
             stem = name.rsplit(".", 1)[0]
             if stem in alts:
                 img["alt"] = alts[stem]
-            elif not img.get("alt") or _HASH_NAME.match(str(img.get("alt", ""))):
+            elif not img.get("alt") or _HASH_NAME.search(str(img.get("alt", ""))):
                 if "logo" in name or img.find_parent(class_="navbar-brand"):
                     continue
                 heading = img.find_previous(["h1", "h2", "h3"])

@@ -304,8 +304,9 @@ def syllabus_page(chapters: Sequence[Chapter], index: dict) -> str:
         if not present:
             continue
         timed = [c.seconds for c in present if c.seconds is not None]
-        total = f"{sum(timed) / 60:.1f} min measured" if len(timed) == len(present) else \
-            f"{sum(timed) / 60:.1f} min measured for {len(timed)} of {len(present)} notebooks"
+        total = (f"{sum(timed) / 60:.1f} min measured" if len(timed) == len(present) else
+                 f"{sum(timed) / 60:.1f} min measured for {len(timed)} of {len(present)} notebooks" if timed else
+                 "not measured (this build did not run these notebooks)")
         lines += [f"## Session {k} · {title}", "", f"{about[0].upper()}{about[1:]}. Running time: {total}.", "",
                   "| notebook | measured | builds on |", "|---|---|---|"]
         for c in present:
