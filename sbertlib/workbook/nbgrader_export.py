@@ -610,7 +610,9 @@ def stored_values(path: Path, profile: str = GRADING_PROFILE, timeout: int = 900
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / path.name
         nbformat.write(nb, copy)
-        ran, result = execute(copy, timeout=timeout, env={"SBERTLIB_PROFILE": profile}, cwd=path.parent)
+        # as nbgrader will run it (nbgrader_config.py): on the profile, with a runs folder of its own
+        ran, result = execute(copy, timeout=timeout, cwd=path.parent,
+                              env={"SBERTLIB_PROFILE": profile, "SBERTLIB_OUTPUT_DIR": str(Path(tmp) / RUNS_FOLDER)})
     values = {}
     for cell in ran.cells:
         name = cell.metadata.get("sbertlib_probe")
