@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from sbertlib.workbook.checks import ExerciseError, nb00, nb01, nb02
+from test_checks_build_it import good_pool  # the one right pooling of the check tests
 
 
 # ----------------------------------------------------------------------------- nb00
@@ -219,13 +220,6 @@ def test_nb02_concat_wrong_blocks_are_named_without_the_answer(wrong, says):
         assert answer not in message
 
 
-def good_pool(t, mask, mode="mean"):
-    m = mask.unsqueeze(-1).to(t.dtype)
-    if mode == "mean":
-        return (t * m).sum(1) / m.sum(1)
-    if mode == "max":
-        return t.masked_fill(m == 0, float("-inf")).max(1).values
-    return t[:, 0]
 
 
 @pytest.mark.parametrize("wrong, says", [

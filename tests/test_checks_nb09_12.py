@@ -219,7 +219,11 @@ def test_nb10_low_cosine_still_fails():
 
 # ----------------------------------------------------------------------------- nb11: token-budget batches
 def good_budget(lengths, max_tokens):
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
+    return cut_by_budget(sorted(range(len(lengths)), key=lambda i: -lengths[i]), lengths, max_tokens)
+
+
+def cut_by_budget(order, lengths, max_tokens):
+    """Batches of ``order`` (longest first), each cut before it would pass ``max_tokens`` padded tokens."""
     batches, batch = [], []
     for i in order:
         if batch and (len(batch) + 1) * lengths[batch[0]] > max_tokens:
@@ -555,14 +559,7 @@ def test_nb11_padding_share_right_answer_still_passes(capsys):
 
 
 def _reversed_ties(lengths, max_tokens):  # an ascending sort, reversed: equal lengths come out last-first
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])[::-1]
-    batches, batch = [], []
-    for i in order:
-        if batch and (len(batch) + 1) * lengths[batch[0]] > max_tokens:
-            batches.append(batch)
-            batch = []
-        batch.append(i)
-    return batches + [batch]
+    return cut_by_budget(sorted(range(len(lengths)), key=lambda i: lengths[i])[::-1], lengths, max_tokens)
 
 
 def _shortest_first(lengths, max_tokens):  # ascending, costed by each batch's true longest member
