@@ -34,7 +34,7 @@ from .common import command, parser
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
 REFERENCE_MODELS = ("minilm", "all-MiniLM-L6-v2")  # the reference loads the packaged MiniLM only
 TRAIN_PRECISIONS = ("fp32", "bf16", "fp16")  # fp32 weights, with or without autocast
-OLD_INT8 = "int8-torch.ao"  # bench encode only: int8 through torch.ao's deprecated quantize_dynamic
+TORCHAO_INT8 = "int8-torchao"  # bench encode only: int8 through torchao, beside int8's torch.ao
 
 
 class ReferenceUnavailable(RuntimeError):
@@ -104,22 +104,22 @@ def bench_encode(args) -> dict:
 def bench_precisions(args) -> dict:
     """Ours and sentence-transformers at each precision: same sentences, threads and batch size;
     our STSb test Spearman at each precision against fp32's. ``auto`` is timed as ``auto`` and its
-    entry says what it ran as (``runs_as``); the reference runs that concrete precision. ``int8-torch.ao``
-    is int8 through torch.ao's deprecated ``quantize_dynamic`` (the path ``int8`` took before torchao), on
-    an encoder of its own, beside ``int8``; sentence-transformers' int8 is that path too (its users' way)."""
+    entry says what it ran as (``runs_as``); the reference runs that concrete precision. ``int8-torchao`` is
+    int8 through torchao (the replacement of the deprecated ``quantize_dynamic`` that ``int8`` runs), on an
+    encoder of its own, beside ``int8``; sentence-transformers' int8 is ``quantize_dynamic`` (its users' way)."""
     from .. import data
     wanted = _names(args.precision)
     encoder = SentenceEncoder.from_pretrained(args.model, device=args.device)
     for name in wanted:
-        if name != OLD_INT8:
+        if name != TORCHAO_INT8:
             precisions.check_precision(name, encoder.device)
     sentences, stsb = corpus(args.corpus, args.n, args.data_dir), data.load_stsb("test", args.data_dir)
-    rows = speed.precision_comparison(encoder, sentences, stsb, [n for n in wanted if n != OLD_INT8],
+    rows = speed.precision_comparison(encoder, sentences, stsb, [n for n in wanted if n != TORCHAO_INT8],
                                       args.batch_size, args.repeats, args.warmup_runs)
     encoders = {row["precision"]: encoder for row in rows}
-    if OLD_INT8 in wanted:
-        encoders[OLD_INT8], row = _old_int8(args, sentences, stsb)   # its spearman_diff: against the same fp32
-        rows.append({**row, "precision": OLD_INT8})
+    if TORCHAO_INT8 in wanted:
+        encoders[TORCHAO_INT8], row = _torchao_int8(args, sentences, stsb)   # spearman_diff: against the same fp32
+        rows.append({**row, "precision": TORCHAO_INT8})
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
               "hardware": precisions.describe_hardware(encoder.device),
               **speed.environment(encoder.device), "precisions": {}}
@@ -128,8 +128,8 @@ def bench_precisions(args) -> dict:
         name, ours_encoder = row["precision"], encoders[row["precision"]]
         entry = {"ours": row["sent_per_s"], "sentence_transformers": None, "spearman_diff": row["spearman_diff"],
                  "spearman": row["spearman"], "max_abs_diff_vs_fp32": row["max_abs_diff"]}
-        runs_as = "int8" if name == OLD_INT8 else encoder.resolved_precision(name)
-        if runs_as != name and name != OLD_INT8:
+        runs_as = "int8" if name == TORCHAO_INT8 else encoder.resolved_precision(name)
+        if runs_as != name and name != TORCHAO_INT8:
             entry["runs_as"] = runs_as
         if runs_as not in references:
             references[runs_as] = reference(args, "encode", {
@@ -140,20 +140,19 @@ def bench_precisions(args) -> dict:
         if ref is None:
             entry["reference_note"] = why
         else:
-            with precisions.int8_backend("torch.ao" if name == OLD_INT8 else "torchao"):
-                ours = ours_encoder.encode(sentences, args.batch_size, precision="int8" if name == OLD_INT8 else name,
-                                           show_progress_bar=False)
+            with precisions.int8_backend("torchao" if name == TORCHAO_INT8 else "torch.ao"):
+                ours = ours_encoder.encode(sentences, args.batch_size,
+                                           precision="int8" if name == TORCHAO_INT8 else name, show_progress_bar=False)
             entry["sentence_transformers"] = ref["sent_per_s"]
             entry["max_abs_diff_vs_sentence_transformers"] = float(np.abs(ref["embeddings"] - ours).max())
         result["precisions"][name] = entry
     return result
 
 
-def _old_int8(args, sentences, stsb) -> tuple[SentenceEncoder, dict]:
-    """``(encoder, row)``: int8 through torch.ao's ``quantize_dynamic``, timed and scored as
-    :func:`speed.precision_comparison` does every precision (on a fresh encoder: one keeps the int8 copy
-    it has made)."""
-    with precisions.int8_backend("torch.ao"):
+def _torchao_int8(args, sentences, stsb) -> tuple[SentenceEncoder, dict]:
+    """``(encoder, row)``: int8 through torchao, timed and scored as :func:`speed.precision_comparison`
+    does every precision (on a fresh encoder: one keeps the int8 copy it has made)."""
+    with precisions.int8_backend("torchao"):
         old = SentenceEncoder.from_pretrained(args.model, device=args.device)
         rows = speed.precision_comparison(old, sentences, stsb, ["fp32", "int8"], args.batch_size, args.repeats,
                                           args.warmup_runs)
@@ -332,9 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--precision", default=None,
                      help="comma-separated precisions (fp32,bf16,int8 on a CPU; fp32,bf16,fp16 on a GPU; auto: "
-                          "what encode(precision='auto') picks here; int8-torch.ao: int8 through the deprecated "
-                          "torch.ao quantize_dynamic, the old path, beside int8's torchao): ours and "
-                          "sentence-transformers at each, and the STSb Spearman difference from fp32")
+                          "what encode(precision='auto') picks here; int8-torchao: int8 through torchao, beside "
+                          "int8's deprecated torch.ao quantize_dynamic): ours and sentence-transformers at each, "
+                          "and the STSb Spearman difference from fp32")
     enc.add_argument("--json", action="store_true",
                      help="print one JSON object (with --precision: {precision: {ours, sentence_transformers, "
                           "spearman_diff, ...}})")
@@ -411,8 +410,8 @@ def _check_settings(ap: argparse.ArgumentParser, args) -> None:
 def _encode_precision_problem(name: str, device: torch.device) -> str | None:
     """Why ``encode`` cannot run at ``name`` on ``device`` (None if it can)."""
     try:
-        if name == OLD_INT8:
-            with precisions.int8_backend("torch.ao"):
+        if name == TORCHAO_INT8:
+            with precisions.int8_backend("torchao"):
                 precisions.check_precision("int8", device)
         else:
             precisions.check_precision(name, device)

@@ -10,10 +10,9 @@ precision  what runs
            On Apple's GPU (``mps``) only with macOS 14 or newer
 ``fp16``   float16 on a GPU: CUDA or Apple's ``mps`` (5 exponent bits: may overflow; a CPU
            emulates it)
-``int8``   dynamic quantisation of every ``nn.Linear`` with torchao (the ``int8`` extra): weights
-           stored as int8 with one scale per output row, activations quantised per token at
-           run time, int8 × int8 products (``torch._int_mm``: AVX512-VNNI or AMX where the
-           CPU has them); CPU only — see :func:`quantize_int8`
+``int8``   dynamic quantisation of every ``nn.Linear`` (weights stored as int8, activations
+           quantised per batch) by torch.ao's ``quantize_dynamic``, deprecated in torch 2.13
+           but, in eager mode on a CPU, still the fast one: see :func:`quantize_int8`; CPU only
 ``auto``   bf16 where it is native *and* the pooling averages over tokens (mean, max), else
            fp32 — see :func:`auto_precision`
 =========  ==========================================================================
@@ -52,10 +51,10 @@ _TORCH_PROBES = {"avx512_bf16": "_is_avx512_bf16_supported", "avx512_f": "_is_av
                  "amx_tile": "_is_amx_tile_supported", "avx2": "_is_avx2_supported"}
 # macOS sysctl feature words (lower-cased) where /proc/cpuinfo's names differ
 _MAC_NAMES = {"avx1.0": "avx", "sse4.1": "sse4_1", "sse4.2": "sse4_2", "avx512bf16": "avx512_bf16"}
-# how int8 quantises: torchao (the supported path), or torch.ao's quantize_dynamic (deprecated in torch
-# 2.13; kept only so that the bench can time the old int8 beside the new)
-INT8_BACKENDS = ("torchao", "torch.ao")
-_INT8 = {"backend": "torchao"}
+# how int8 quantises: torch.ao's quantize_dynamic (deprecated in torch 2.13, still the fast one in eager
+# mode), or torchao, its replacement (the bench times it beside: int8-torchao); see quantize_int8
+INT8_BACKENDS = ("torch.ao", "torchao")
+_INT8 = {"backend": "torch.ao"}
 
 
 def check_precision(precision: str, device: torch.device | str) -> str:
@@ -73,8 +72,8 @@ def check_precision(precision: str, device: torch.device | str) -> str:
         raise ValueError(f"precision='int8' (dynamic quantisation) runs on the CPU only, not {kind}; "
                          "on a GPU use 'bf16' or 'fp16'")
     if precision == "int8" and _INT8["backend"] == "torchao" and importlib.util.find_spec("torchao") is None:
-        raise ValueError("precision='int8' quantises with torchao, which is not installed: "
-                         "pip install 'sbertlib[int8]' (or torchao)")
+        raise ValueError("int8 through torchao needs torchao, which is not installed: "
+                         "pip install 'sbertlib[torchao]' (or torchao)")
     return precision
 
 
@@ -338,8 +337,8 @@ def cast_backbone(backbone: torch.nn.Module, precision: str) -> torch.nn.Module:
 
 @contextlib.contextmanager
 def int8_backend(name: str):
-    """Within the block, ``int8`` casts quantise with ``name`` (one of :data:`INT8_BACKENDS`); for the
-    bench's old-against-new comparison. An encoder keeps the int8 copy it has made: use one made inside."""
+    """Within the block, ``int8`` casts quantise with ``name`` (one of :data:`INT8_BACKENDS`), e.g. torchao
+    for the bench's comparison. An encoder keeps the int8 copy it has made: use one made inside."""
     if name not in INT8_BACKENDS:
         raise ValueError(f"int8 backend must be one of {INT8_BACKENDS}, not {name!r}")
     saved, _INT8["backend"] = _INT8["backend"], name
@@ -352,18 +351,23 @@ def int8_backend(name: str):
 def quantize_int8(module: torch.nn.Module) -> torch.nn.Module:
     """``module`` with every ``nn.Linear`` quantised to int8 for inference, in place.
 
-    torchao (``quantize_`` with ``Int8DynamicActivationInt8WeightConfig``, torchao 0.18 on torch 2.13):
-    each weight row gets its own scale and each token's activations theirs, and the products run in int8
-    (``torch._int_mm``). Measured against the old path on STSb (BENCHMARKS.md): the Spearman moves less
-    from fp32's, and encoding is faster. The old path, ``torch.ao.quantization.quantize_dynamic`` (one
-    scale for a whole weight matrix, fbgemm kernels), is deprecated in torch 2.13 together with its
-    quantized tensor types; it runs only inside ``int8_backend("torch.ao")``, its deprecation warnings
-    silenced there, since the bench calls it on purpose.
+    By torch.ao's ``quantize_dynamic``: one scale for each weight matrix, activations quantised per batch,
+    fbgemm's fused int8 kernels. torch 2.13 deprecates it, with its quantized tensor types, in favour of
+    torchao; its deprecation warnings are filtered here, because the replacement does not do this job
+    yet. torchao's ``Int8DynamicActivationInt8WeightConfig`` (torchao 0.18, run inside
+    ``int8_backend("torchao")``) rounds less — a scale per weight row and per token — but in eager mode
+    it runs as separate operations: the activations' quantisation, then ``torch._int_mm``, which on a CPU
+    is slower than an fp32 matrix product. It is fast only under ``torch.compile`` (Inductor lowers it to
+    oneDNN's int8 kernels), whose compilation — minutes on two cores, again for each new batch shape —
+    ``encode`` cannot pay. Measured with all-MiniLM-L6-v2 on the STSb test sentences (BENCHMARKS.md,
+    2-core Xeon with AMX, torch 2.13): torchao's int8 ran at about 0.6× fp32's speed, torch.ao's at about
+    2.5×; STSb Spearman 81.75 and 81.08 (fp32 82.03). When torch removes ``quantize_dynamic``, int8 moves
+    to torchao (compiled); ``python -m sbertlib.bench encode --precision fp32,int8,int8-torchao`` compares them.
     """
     if _INT8["backend"] == "torch.ao":
         from torch.ao.quantization import quantize_dynamic
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # deprecated in torch 2.13 (see above): called on purpose
+            warnings.simplefilter("ignore")  # deprecated in torch 2.13; its replacement is slower here (above)
             return quantize_dynamic(module, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
     quantize_, config = _torchao()
     quantize_(module, config())
