@@ -360,8 +360,8 @@ def quantize_int8(module: torch.nn.Module) -> torch.nn.Module:
     is slower than an fp32 matrix product. It is fast only under ``torch.compile`` (Inductor lowers it to
     oneDNN's int8 kernels), whose compilation — minutes on two cores, again for each new batch shape —
     ``encode`` cannot pay. Measured with all-MiniLM-L6-v2 on the STSb test sentences (BENCHMARKS.md,
-    2-core Xeon with AMX, torch 2.13): torchao's int8 ran at about 0.6× fp32's speed, torch.ao's at about
-    2.5×; STSb Spearman 81.75 and 81.08 (fp32 82.03). When torch removes ``quantize_dynamic``, int8 moves
+    2-core Xeon with AMX, torch 2.13): torchao's int8 ran at about half fp32's speed, torch.ao's at about
+    2.3×; STSb Spearman 81.75 and 81.08 (fp32 82.03). When torch removes ``quantize_dynamic``, int8 moves
     to torchao (compiled); ``python -m sbertlib.bench encode --precision fp32,int8,int8-torchao`` compares them.
     """
     if _INT8["backend"] == "torch.ao":
