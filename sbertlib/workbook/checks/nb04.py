@@ -325,8 +325,10 @@ def check_worst_k(worst_k: Callable) -> None:
     ]
     for (kidx, kerr), hint in known:
         if idx == [int(i) for i in kidx] and np.allclose(err, kerr):
-            raise ExerciseError(f"you picked pairs {idx}; the largest rank errors are pairs {list(map(int, want_idx))}"
-                                f"\nHint: {hint}")
+            said = (f"the right pairs, but their rank errors are {np.round(err, 1).tolist()}, not "
+                    f"{np.round(want_err, 1).tolist()}" if idx == list(want_idx) else
+                    f"you picked pairs {idx}; the largest rank errors are pairs {list(map(int, want_idx))}")
+            raise ExerciseError(f"{said}\nHint: {hint}")
     if sorted(idx) == sorted(want_idx.tolist()) and np.allclose(sorted(err), sorted(want_err)):
         raise ExerciseError(f"the right pairs in another order: {idx}, expected {list(map(int, want_idx))}\nHint: "
                             "largest |rank error| first; pairs with equally large errors keep their order in the data")
