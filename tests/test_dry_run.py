@@ -140,4 +140,4 @@ def test_notebook_06_takes_its_triplets_from_triplet_pools():
     import nbformat
     nb = nbformat.read(Path(__file__).resolve().parents[1] / "notebooks" / "06_triplet_objective.ipynb", as_version=4)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert "triplet_pools(profile)" in code and "nli_triplets(load_nli_train(" not in code
+    assert "triplet_pools(profile, make_triplets=nli_to_triplets)" in code and "nli_triplets(load_nli_train(" not in code

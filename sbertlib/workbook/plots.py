@@ -358,3 +358,84 @@ def pair_search_times(cross_pairs_per_s: float, bi_sent_per_s: float, ns: Sequen
     ax.set_title("finding the most similar pair")
     ax.legend(fontsize="small")
     return ax.figure
+
+
+def triplet_runs(histories: Mapping[str, Sequence[float]], gaps: Mapping[str, np.ndarray], before: str, after: str,
+                 margins: Sequence[float], title: str = "", after_label: str = "after training with ε = 1"):
+    """Notebook 06's figure: each run's training loss per step (left) and the held-out gaps
+    ``d(a,n) − d(a,p)`` before and after training (right), a dotted line at each margin ε on the chart;
+    margins beyond every gap are named in the panel's title instead. ``histories``: run name → loss of
+    each step (a run named ``"MNRL"`` is labelled as on another scale); ``gaps``: model name → gaps.
+    Returns the figure."""
+    fig, (loss_ax, gap_ax) = plt.subplots(1, 2, figsize=(14, 4))
+    for label, step_losses in histories.items():
+        loss_ax.plot(range(1, len(step_losses) + 1), step_losses, marker="." if len(step_losses) < 30 else None,
+                     label=label if label != "MNRL" else "MNRL (cross-entropy, other scale)")
+    loss_ax.set(xlabel="step", ylabel="training loss")
+    fit_title(loss_ax, "training loss" + (f" ({title})" if title else ""), fontsize="small")
+    loss_ax.legend(fontsize="small")
+
+    hi = max(float(np.max(g)) for g in gaps.values())
+    bins = np.linspace(min(float(np.min(g)) for g in gaps.values()), hi, 40)
+    gap_ax.hist(gaps[before], bins=bins, alpha=0.5, label="untrained")
+    gap_ax.hist(gaps[after], bins=bins, alpha=0.5, label=after_label)
+    gap_ax.axvline(0, color="black", linewidth=0.8)
+    top = gap_ax.get_ylim()[1]
+    for m in margins:
+        if m <= hi:
+            gap_ax.axvline(m, color="grey", linestyle=":")
+            gap_ax.text(m, top * 0.92, f" ε={m:g}", fontsize="small")
+    beyond = [f"{m:g}" for m in margins if m > hi]
+    if beyond:
+        fit_title(gap_ax, f"ε = {', '.join(beyond)}: beyond every held-out triplet's gap (off the chart →)",
+                  fontsize="small")
+    gap_ax.set(xlabel="d(a,n) − d(a,p) on held-out triplets  (right of ε: zero loss)", ylabel="triplets")
+    gap_ax.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def index_comparison(tables: Mapping[str, pd.DataFrame], k: int, title: str = ""):
+    """Notebook 12's FAISS comparison: median latency per query (log scale, left) and recall@k against exact
+    search (right) of each index kind, one bar group per corpus. ``tables``: corpus label → the table of
+    :func:`sbertlib.search.compare_indexes` (rows: index kinds; columns ``latency_ms``, ``recall@k``).
+    Returns the figure."""
+    fig, (ax_lat, ax_rec) = plt.subplots(1, 2, figsize=(13, 4.5))
+    kinds = list(next(iter(tables.values())).index)
+    x = np.arange(len(kinds))
+    width = 0.8 / len(tables)
+    for n, (label, table) in enumerate(tables.items()):
+        off = (n - (len(tables) - 1) / 2) * width
+        bars = ax_lat.bar(x + off, table.loc[kinds, "latency_ms"], width, label=label, color=f"C{n}")
+        ax_lat.bar_label(bars, fmt="%.3g", fontsize=8)
+        bars = ax_rec.bar(x + off, table.loc[kinds, f"recall@{k}"], width, label=label, color=f"C{n}")
+        ax_rec.bar_label(bars, fmt="%.3f", fontsize=8)
+    ax_lat.set_yscale("log")
+    ax_lat.legend(fontsize="small", loc="best")
+    ax_lat.set_ylabel("median latency per query (ms, log scale)")
+    ax_rec.set_ylabel(f"recall@{k} vs exact search")
+    ax_rec.set_ylim(0, 1.35)
+    ax_rec.legend(fontsize="small", loc="upper center", ncol=2)
+    for ax in (ax_lat, ax_rec):
+        ax.set_xticks(x, kinds)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def nprobe_curve(sweep: pd.DataFrame, chosen: int, nlist: int, k: int, target: float = 0.95, ax=None,
+                 title: str = ""):
+    """recall@k against IVF's ``nprobe`` (log scale) from a sweep table (index ``nprobe``, column
+    ``recall@k``), the ``target`` as a dashed line and the ``chosen`` nprobe as a dotted one. Returns the figure."""
+    ax = _new_ax(ax, figsize=(6.5, 4))
+    ax.plot(sweep.index, sweep[f"recall@{k}"], marker="o")
+    ax.axhline(target, color="grey", linestyle="--", linewidth=1)
+    ax.axvline(chosen, color="C1", linestyle=":", label=f"your nprobe = {chosen}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"nprobe (of nlist = {nlist})")
+    ax.set_ylabel(f"recall@{k}")
+    if title:
+        fit_title(ax, title, fontsize="medium")
+    ax.legend()
+    return ax.figure

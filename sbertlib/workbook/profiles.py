@@ -33,7 +33,7 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import torch
 
@@ -266,17 +266,18 @@ def describe_precision(profile: Profile) -> str:
 
 # ----------------------------------------------------------------------------- using
 def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, seed: int = 0,
-                   triplets: bool = False) -> list:
+                   triplets: bool = False, make_triplets: Callable | None = None) -> list:
     """The NLI training data of ``profile``: shuffled with ``seed`` and cut to ``max_train_pairs``.
 
     ``allnli``: the AllNLI train split (file found in the data folder, or downloaded);
     ``offline-nli``: SNLI dev + test and SICK train from the offline data folder.
     ``triplets=True``: (premise, entailed, contradicting) triplets (``data.nli_triplets``) instead
-    of labelled pairs — what MNRL and the triplet objective train on.
+    of labelled pairs — what MNRL and the triplet objective train on; ``make_triplets`` (pairs →
+    triplets, default ``data.nli_triplets``) makes them — notebook 06 passes the student's.
     """
     from .. import data
     if profile.nli_source == "allnli" and profile.dry_run:
-        return _dry_run_allnli(profile, data_dir, seed, triplets)
+        return _dry_run_allnli(profile, data_dir, seed, triplets, make_triplets)
     if profile.nli_source == "allnli":
         pairs = data.load_allnli("train", data_dir)
     elif profile.nli_source == "offline-nli":
@@ -284,7 +285,7 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
     else:
         raise ValueError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
     if triplets:
-        pairs = data.nli_triplets(pairs)
+        pairs = _triplets_of(pairs, make_triplets)
     random.Random(seed).shuffle(pairs)
     return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
 
@@ -295,31 +296,42 @@ def _offline_nli(data_dir) -> list:
     return data.load_snli("dev", data_dir) + data.load_snli("test", data_dir) + data.load_sick_nli("train", data_dir)
 
 
-def _dry_run_allnli(profile: Profile, data_dir, seed: int, triplets: bool) -> list:
+def _triplets_of(pairs: list, make_triplets: Callable | None) -> list:
+    """``make_triplets(pairs)`` (default ``data.nli_triplets``) as ``data.Triplet`` records."""
+    from .. import data
+    made = (make_triplets or data.nli_triplets)(pairs)
+    return [t if isinstance(t, data.Triplet) else data.Triplet(*t) for t in made]
+
+
+def _dry_run_allnli(profile: Profile, data_dir, seed: int, triplets: bool,
+                    make_triplets: Callable | None = None) -> list:
     """A dry run's AllNLI train: the offline NLI pairs (or their triplets) shuffled with ``seed`` and
     cycled to ``max_train_pairs``, or to all of AllNLI: its pairs, or as many triplets as the offline
     data's triplets per pair give from them."""
     from .. import data
     pairs = _offline_nli(data_dir)
-    items = data.nli_triplets(pairs) if triplets else pairs
+    items = _triplets_of(pairs, make_triplets) if triplets else pairs
     full = round(ALLNLI_TRAIN_PAIRS * len(items) / len(pairs))
     random.Random(seed).shuffle(items)
     return [items[i % len(items)] for i in range(min(profile.max_train_pairs or full, full))]
 
 
-def triplet_pools(profile: Profile, data_dir: str | os.PathLike | None = None) -> tuple[list, list, str]:
+def triplet_pools(profile: Profile, data_dir: str | os.PathLike | None = None,
+                  make_triplets: Callable | None = None) -> tuple[list, list, str]:
     """``(training triplets, held-out triplets, name of the held-out source)`` of the triplet lesson
     (notebook 06). Offline: SNLI dev + SICK train, SNLI test held out. AllNLI: the profile's NLI
     triplets (made from *all* its pairs, then cut to ``max_train_pairs``), AllNLI test held out (SNLI
-    test in a dry run)."""
+    test in a dry run). ``make_triplets`` (NLI pairs → triplets, default ``data.nli_triplets``) makes
+    both pools: notebook 06 passes the student's ``nli_to_triplets``."""
     from .. import data
+    made = lambda pairs: _triplets_of(pairs, make_triplets)  # noqa: E731
     if profile.nli_source == "offline-nli":
-        return (data.nli_triplets(data.load_snli("dev", data_dir) + data.load_sick_nli("train", data_dir)),
-                data.nli_triplets(data.load_snli("test", data_dir)), "SNLI test")
-    train = load_nli_train(profile, data_dir, triplets=True)
+        return (made(data.load_snli("dev", data_dir) + data.load_sick_nli("train", data_dir)),
+                made(data.load_snli("test", data_dir)), "SNLI test")
+    train = load_nli_train(profile, data_dir, triplets=True, make_triplets=make_triplets)
     if profile.dry_run:
-        return train, data.nli_triplets(data.load_snli("test", data_dir)), "SNLI test (dry run: for AllNLI test)"
-    return train, data.nli_triplets(data.load_allnli("test", data_dir)), "AllNLI test"
+        return train, made(data.load_snli("test", data_dir)), "SNLI test (dry run: for AllNLI test)"
+    return train, made(data.load_allnli("test", data_dir)), "AllNLI test"
 
 
 def inference_precision(profile: Profile, device=None, pooling: str = "mean") -> str:

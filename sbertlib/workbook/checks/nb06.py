@@ -5,14 +5,94 @@ from typing import Callable
 
 import torch
 
+from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
+__all__ = ["check_nli_triplets", "check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
            "reference_triplet_loss", "triplet_distances_truth", "triplet_scores_truth"]
 
 MARGINS = (1.0, 0.1, 0.5, 5.0)
+
+
+# ----------------------------------------------------------------------------- triplets from NLI
+def _hidden_nli_pairs() -> list[NLIPair]:
+    """NLI pairs built so that each usual slip gives other triplets: a premise with two entailed and
+    three contradicting hypotheses (the negatives must be taken in turn), one with only neutral and
+    entailed ones, one with a contradiction but no entailment, a pair that appears twice, and premises
+    interleaved in the file."""
+    e, n, c = "entailment", "neutral", "contradiction"
+    rows = [("P1", "P1 e1", e), ("P2", "P2 c1", c), ("P1", "P1 n1", n), ("P1", "P1 c1", c), ("P3", "P3 e1", e),
+            ("P1", "P1 e2", e), ("P1", "P1 c2", c), ("P3", "P3 n1", n), ("P2", "P2 n1", n), ("P4", "P4 c1", c),
+            ("P4", "P4 e1", e), ("P4", "P4 e1", e), ("P1", "P1 c3", c), ("P5", "P5 e1", e), ("P5", "P5 c1", c),
+            ("P5", "P5 e2", e), ("P5", "P5 e3", e), ("P4", "P4 e2", e), ("P4", "P4 c2", c), ("P6", "P6 e1", e)]
+    rename = {f"P{i}": f"P{7 - i}" for i in range(1, 7)}         # first appearance is not alphabetical order
+    return [NLIPair(rename[a], rename[a] + b[2:], label) for a, b, label in rows]
+
+
+def _as_triplets(got, what: str) -> list[tuple[str, str, str]]:
+    require(got is not None and got is not Ellipsis, f"{what} returned {got!r}", "return the list of triplets")
+    try:
+        items = list(got)
+    except TypeError:
+        raise ExerciseError(f"{what} returned a {type(got).__name__}, not a list of triplets") from None
+    out = []
+    for i, t in enumerate(items):
+        if isinstance(t, Triplet):
+            t = (t.anchor, t.positive, t.negative)
+        require(isinstance(t, (tuple, list)) and len(t) == 3 and all(isinstance(x, str) for x in t),
+                f"item {i} of what {what} returned is {t!r}, not a triplet",
+                "each triplet is data.Triplet(anchor, positive, negative) (or a tuple of three sentences)")
+        out.append(tuple(t))
+    return out
+
+
+def _nli_triplets_hint(got: list, pairs: list[NLIPair], want: list) -> str:
+    label = {(p.premise, p.hypothesis): p.label for p in pairs}
+    roles = [(label.get((a, pos)), label.get((a, neg))) for a, pos, neg in got]
+    if any(r == ("contradiction", "entailment") for r in roles):
+        return ("some triplets have positive and negative swapped: the positive is a hypothesis the premise "
+                "entails, the negative one it contradicts")
+    if any("neutral" in r for r in roles):
+        return ("a neutral hypothesis is neither a positive nor a negative: the negative is a hypothesis the "
+                "premise contradicts")
+    if any(None in r for r in roles):
+        return ("some triplets pair a premise with a sentence that is not one of its hypotheses (or the anchor is not "
+                "the premise): every triplet is (premise, its entailed hypothesis, its contradicting hypothesis)")
+    if len(got) > len(set(got)) or len(got) > len(want):
+        return ("some triplets are repeated: a pair that appears twice in the file is still one hypothesis — take "
+                "each distinct entailed hypothesis once")
+    if set(got) != set(want) and {(a, pos) for a, pos, _ in got} == {(a, pos) for a, pos, _ in want}:
+        return ("the right anchors and positives, but not the negatives asked for: when a premise has several "
+                "contradicting hypotheses, its 1st entailed hypothesis takes the 1st, the 2nd the 2nd, and so on, "
+                "starting again from the 1st when they run out")
+    if len(got) < len(want):
+        missing = sorted({a for a, _, _ in want} - {a for a, _, _ in got})
+        return ("some premises that have both an entailed and a contradicting hypothesis gave no triplet"
+                + (f" (here: {', '.join(missing)})" if missing else ": one triplet per distinct entailed hypothesis"))
+    if set(got) == set(want):
+        return ("the right triplets in another order: go through the premises in the order they first appear in "
+                "the file, and each premise's hypotheses in file order")
+    return "one triplet per distinct entailed hypothesis of each premise that also has a contradicting one"
+
+
+def check_nli_triplets(make_triplets: Callable) -> None:
+    """Pass when ``make_triplets(pairs)`` equals :func:`sbertlib.data.nli_triplets` on hidden NLI pairs:
+    (premise, entailed hypothesis, contradicting hypothesis), one per distinct entailed hypothesis, the
+    premise's contradictions taken in turn, premises lacking either skipped, in file order."""
+    require(callable(make_triplets), f"pass your function itself, not {type(make_triplets).__name__}",
+            "check_nli_triplets(nli_to_triplets) — no parentheses after the name")
+    pairs = _hidden_nli_pairs()
+    want = [(t.anchor, t.positive, t.negative) for t in nli_triplets(pairs)]
+    got = _as_triplets(_call(make_triplets, list(pairs)), "your function")
+    if got != want:
+        raise ExerciseError(f"on {len(pairs)} hidden NLI pairs you made {len(got)} triplets; they are not the ones "
+                            f"asked for ({len(want)} triplets)\nHint: {_nli_triplets_hint(got, pairs, want)}")
+    require(_as_triplets(_call(make_triplets, []), "your function on no pairs") == [],
+            "with no NLI pairs your function made some triplets", "no pairs, no triplets: return an empty list")
+    ok(f"{len(want)} triplets from {len(pairs)} hidden NLI pairs, equal to data.nli_triplets: premises without an "
+       "entailed or a contradicting hypothesis skipped, repeated pairs taken once, negatives taken in turn")
 
 
 def reference_triplet_loss(anchor: torch.Tensor, positive: torch.Tensor, negative: torch.Tensor,
