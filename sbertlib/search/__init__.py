@@ -5,7 +5,8 @@ written here from scratch so each step can be read. One module an idea; every pu
 importable from ``sbertlib.search`` itself:
 
 * :mod:`.semantic` — :func:`semantic_search`: top-k corpus entries for every query, computed chunk by
-  chunk so that the full query × corpus score matrix never has to exist at once;
+  chunk so that the full query × corpus score matrix never has to exist at once; :func:`as_hits` turns
+  ``(scores, ids)`` arrays into its hit lists;
 * :mod:`.paraphrase` — :func:`paraphrase_mining_embeddings`: the most similar pairs inside one collection;
 * :mod:`.reranking` — :func:`rerank` / :func:`retrieve_and_rerank`: the bi-encoder retrieves the top-k
   candidates fast, a cross-encoder (:class:`sbertlib.model.cross_encoder.CrossEncoder`) re-scores only
@@ -26,8 +27,8 @@ from .ann import (INDEX_KINDS, build_faiss_index, compare_indexes, faiss_search,
 from .clustering import community_detection, kmeans_clusters
 from .paraphrase import paraphrase_mining_embeddings
 from .reranking import rank_metrics, rerank, retrieve_and_rerank
-from .semantic import semantic_search
+from .semantic import as_hits, semantic_search
 
-__all__ = ["INDEX_KINDS", "build_faiss_index", "compare_indexes", "community_detection", "faiss_search",
+__all__ = ["INDEX_KINDS", "as_hits", "build_faiss_index", "compare_indexes", "community_detection", "faiss_search",
            "kmeans_clusters", "paraphrase_mining_embeddings", "rank_metrics", "recall_at_k", "rerank",
            "retrieve_and_rerank", "semantic_search", "sharded_search", "synthetic_corpus"]

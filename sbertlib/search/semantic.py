@@ -69,3 +69,14 @@ def semantic_search(query_emb, corpus_emb, top_k: int = 10, query_chunk_size: in
     scores, ids = _chunked_topk(q, c, top_k, query_chunk_size, corpus_chunk_size, measure)
     return [[{"corpus_id": int(i), "score": float(s)} for s, i in zip(srow, irow)]
             for srow, irow in zip(scores.tolist(), ids.tolist())]
+
+
+def as_hits(scores, ids) -> list[list[dict]]:
+    """``(scores, ids)`` arrays of shape ``(q, k)`` (a top-k search's result, best first) as
+    :func:`semantic_search`'s hit lists: one list per query of ``{"corpus_id": int, "score": float}``."""
+    scores = (_as_2d(scores).detach().cpu().double().tolist() if hasattr(scores, "detach")
+              else [list(map(float, row)) for row in scores])
+    ids = ids.tolist() if hasattr(ids, "tolist") else [list(row) for row in ids]
+    if len(scores) != len(ids) or any(len(s) != len(i) for s, i in zip(scores, ids)):
+        raise ValueError("scores and ids must have the same shape (queries, k)")
+    return [[{"corpus_id": int(i), "score": float(s)} for s, i in zip(srow, irow)] for srow, irow in zip(scores, ids)]

@@ -5,6 +5,14 @@
   an ascending order or a distance give other neighbours, and each slip is named);
 * :func:`check_recall_at_k` — the student's recall@k, compared with :func:`sbertlib.search.recall_at_k`
   on hidden id lists built so that the usual slips give different numbers;
+* :func:`check_mine_pairs` — the student's paraphrase mining (the ``top`` most similar pairs, each once,
+  never a row with itself), against the whole cosine matrix of hidden vectors of unequal lengths;
+* :func:`check_rerank` — the student's retrieve-and-re-rank (their top-k, then a cross-encoder on those
+  candidates only), against :func:`sbertlib.search.rerank` with a stand-in cross-encoder that counts the
+  pairs it is asked about;
+* :func:`check_communities` — the student's community detection ("fast clustering"), against
+  :func:`sbertlib.search.community_detection` on hidden groups;
+* :func:`check_purity` — the student's cluster purity, against the library's on hidden labels and cluster ids;
 * :func:`check_nprobe` — re-measures an IVF index at the student's ``nprobe``: recall@k against the
   exact ids must reach the target, and no smaller ``nprobe`` may reach it (the *smallest* is asked for;
   visiting every cell is brute force).
@@ -210,3 +218,404 @@ def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float =
     ok(f"nprobe={nprobe} is the smallest with recall@{k} ≥ {target} ({recall:.3f}), visiting {nprobe} of "
        f"{nlist} cells (≈{100 * nprobe / nlist:.0f}% of the corpus)")
     return recall
+
+
+# ----------------------------------------------------------------------------- paraphrase mining
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def _mining_case(seed: int = 1212) -> np.ndarray:
+    """20 vectors of very different lengths (a dot product ranks long ones first) in random directions
+    (so many cosines are negative), three of them near-copies of others (the top pairs)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(20, 12))
+    x[7] = x[2] * 3.0 + rng.normal(scale=0.05, size=12)
+    x[15] = x[4] * 0.2 + rng.normal(scale=0.02, size=12)
+    x[18] = x[11] + rng.normal(scale=0.3, size=12)
+    return (x * rng.uniform(0.1, 10.0, size=(20, 1))).astype(np.float32)
+
+
+def mine_pairs_truth(emb, top: int) -> list[tuple[float, int, int]]:
+    """The ``top`` pairs ``(cosine, i, j)``, ``i < j``, of highest cosine, best first, from the whole matrix."""
+    x = _unit(np.asarray(emb, dtype=np.float64))
+    sim = x @ x.T
+    i, j = np.triu_indices(len(x), k=1)
+    order = np.argsort(-sim[i, j], kind="stable")[:top]
+    return [(float(sim[i[t], j[t]]), int(i[t]), int(j[t])) for t in order]
+
+
+def _as_triples(result, what: str) -> list[tuple[float, int, int]]:
+    require(result is not None and result is not Ellipsis and not isinstance(result, (str, bytes)),
+            f"{what} returned {result!r}", "return a list of (cosine, i, j) triples, best first")
+    try:
+        rows = [tuple(r) for r in result]
+    except TypeError:
+        raise ExerciseError(f"{what} returned {type(result).__name__}, not a list of (cosine, i, j)\n"
+                            "Hint: return a list of (cosine, i, j) triples, best first") from None
+    for r in rows:
+        require(len(r) == 3, f"{what} returned an item with {len(r)} values: {r!r}",
+                "each item is one pair: (cosine, i, j)")
+    try:
+        triples = [tuple(float(v.item() if hasattr(v, "item") else v) for v in r) for r in rows]
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned items that are not numbers, e.g. {rows[0]!r}\n"
+                            "Hint: each item is (cosine, i, j): a number and two row ids") from None
+    if triples and all(_whole(t[0]) for t in triples) and not all(_whole(t[2]) for t in triples):
+        raise ExerciseError(f"{what}: your items start with a row id and end with a fraction, e.g. {rows[0]!r}\n"
+                            "Hint: put the cosine first: (cosine, i, j)")
+    for t in triples:
+        require(_whole(t[1]) and _whole(t[2]), f"{what}: {rows[triples.index(t)]!r} — i and j must be row ids",
+                "each item is (cosine, i, j), with i and j whole numbers")
+    return [(s, int(i), int(j)) for s, i, j in triples]
+
+
+def _whole(v: float) -> bool:
+    return np.isfinite(v) and float(v) == round(float(v))
+
+
+def _mining_hint(got: list[tuple[float, int, int]], emb: np.ndarray, top: int) -> str:
+    pairs = [(i, j) for _, i, j in got]
+    if any(i == j for i, j in pairs):
+        same = next(t for t in got if t[1] == t[2])
+        if same[0] == 0:
+            return ("a pair of a row with itself (or in the wrong order) scored 0: zeroing the masked cells is not "
+                    "enough — zero still beats every negative cosine. Mask with -inf, or take only the cells above "
+                    "the diagonal")
+        return (f"({same[1]}, {same[2]}) pairs a sentence with itself (cosine 1 is always the best): leave the "
+                "diagonal out")
+    unordered = [frozenset(p) for p in pairs]
+    if len(set(unordered)) < len(unordered):
+        return ("a pair is in your list twice, once as (i, j) and once as (j, i): the similarity matrix is symmetric, "
+                "so keep only the cells above its diagonal")
+    if any(i > j for i, j in pairs):
+        zeros = [t for t in got if t[1] > t[2] and t[0] == 0]
+        if zeros:
+            return ("cells below the diagonal came back with cosine 0: zeroing the masked cells is not enough — zero "
+                    "still beats every negative cosine. Mask with -inf, or take only the cells above the diagonal")
+        return "give each pair with the smaller row id first: (cosine, i, j) with i < j"
+    x = np.asarray(emb, dtype=np.float64)
+    dot = x @ x.T
+    i, j = np.triu_indices(len(x), k=1)
+    by_dot = np.argsort(-dot[i, j], kind="stable")[:top]
+    if pairs == [(int(i[t]), int(j[t])) for t in by_dot]:
+        return "a dot product ranks long vectors first: normalise the rows first, so the product is the cosine"
+    cos = _unit(x) @ _unit(x).T
+    worst = np.argsort(cos[i, j], kind="stable")[:top]
+    if pairs == [(int(i[t]), int(j[t])) for t in worst]:
+        return "those are the LEAST similar pairs: the highest cosine comes first"
+    want = mine_pairs_truth(emb, top)
+    if sorted(pairs) == sorted((a, b) for _, a, b in want):
+        return "the right pairs, in the wrong order: best first, the highest cosine at position 0"
+    return ("the cosine of every row with every other (an n × n matrix), each pair once (above the diagonal), "
+            "then the `top` largest")
+
+
+def check_mine_pairs(mine_pairs: Callable) -> None:
+    """Pass when ``mine_pairs(emb, top)`` returns the ``top`` pairs ``(cosine, i, j)``, ``i < j``, of highest
+    cosine, best first, on hidden vectors of unequal lengths — for ``top`` = 1, 5 and every pair. A pair of
+    a row with itself, a pair counted twice, a dot product, the lowest cosines, a zero where a cell was
+    masked and the wrong order are each named."""
+    require(callable(mine_pairs), f"`mine_pairs` must be a function (emb, top); got {type(mine_pairs).__name__}",
+            "define it with `def` in the solution cell and run that cell first")
+    emb = _mining_case()
+    n = len(emb)
+    for top in (1, 5, n * (n - 1) // 2):
+        try:
+            result = mine_pairs(emb.copy(), top)
+        except Exception as err:  # noqa: BLE001
+            if unfinished(err):
+                raise ExerciseError("`mine_pairs` is not done yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`mine_pairs` ({n} vectors, top={top})", err) from err
+        got = _as_triples(result, f"top={top}: `mine_pairs`")
+        require(len(got) == top, f"top={top}: `mine_pairs` returned {len(got)} pairs, expected {top}",
+                "return exactly `top` pairs (there are n·(n−1)/2 in all)")
+        want = mine_pairs_truth(emb, top)
+        if [(i, j) for _, i, j in got] != [(i, j) for _, i, j in want]:
+            raise ExerciseError(f"top={top}: other pairs than the {top} most similar\nHint: "
+                                + _mining_hint(got, emb, top))
+        scores = np.array([s for s, _, _ in got])
+        require(np.allclose(scores, [s for s, _, _ in want], atol=1e-4),
+                f"top={top}: the right pairs, but scores {scores[:3].round(4)} where the cosines are "
+                f"{np.round([s for s, _, _ in want][:3], 4)}", "give each pair's cosine similarity (in [−1, 1])")
+    ok(f"mine_pairs finds the most similar pairs, each once and never a sentence with itself, best first "
+       f"(top 1, 5 and all {n * (n - 1) // 2} pairs of {n} hidden vectors)")
+
+
+# ----------------------------------------------------------------------------- retrieve and re-rank
+class _Judge:
+    """A stand-in cross-encoder: ``predict`` scores each (query, candidate) pair from a hidden table and
+    counts the pairs it was given (and those given the other way round)."""
+
+    def __init__(self, queries: list[str], corpus: list[str], seed: int = 1213):
+        rng = np.random.default_rng(seed)
+        self.table = {(q, c): float(rng.uniform(0, 1)) for q in queries for c in corpus}
+        self.queries = set(queries)
+        self.scored = 0
+        self.reversed = 0
+
+    def predict(self, pairs, batch_size: int = 32, **_) -> np.ndarray:
+        out = []
+        for pair in pairs:
+            a, b = tuple(pair)
+            self.scored += 1
+            if (a, b) not in self.table and (b, a) in self.table:
+                self.reversed += 1
+                out.append(self.table[(b, a)])
+            else:
+                out.append(self.table.get((a, b), 0.0))
+        return np.asarray(out, dtype=np.float32)
+
+
+def _rerank_case(seed: int = 1214):
+    rng = np.random.default_rng(seed)
+    queries = [f"hidden query {i}" for i in range(5)]
+    corpus = [f"hidden candidate {j}" for j in range(30)]
+    q_emb = rng.normal(size=(5, 10)).astype(np.float32)
+    c_emb = (rng.normal(size=(30, 10)) * rng.uniform(0.2, 5.0, size=(30, 1))).astype(np.float32)
+    return queries, q_emb, corpus, c_emb
+
+
+def rerank_truth(queries, query_emb, corpus, corpus_emb, cross_encoder, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The library's retrieve-and-re-rank as ``(scores, ids)`` arrays of shape ``(q, k)``."""
+    from ...search import rerank
+    hits = rerank(semantic_search(query_emb, corpus_emb, top_k=k), queries, corpus, cross_encoder)
+    return (np.array([[h["score"] for h in row] for row in hits]),
+            np.array([[h["corpus_id"] for h in row] for row in hits]))
+
+
+def check_rerank(retrieve_and_rerank: Callable) -> None:
+    """Pass when ``retrieve_and_rerank(queries, query_emb, corpus, corpus_emb, cross_encoder, k)`` returns
+    ``(scores, ids)`` of shape ``(q, k)`` equal to :func:`sbertlib.search.rerank` of the cosine top-k, on
+    hidden vectors and a stand-in cross-encoder that counts the pairs it scores. The retriever's order
+    kept, the lowest score first, ids left in retrieval order, the retriever's cosines returned, (candidate,
+    query) pairs and a cross-encoder run over the whole corpus are each named."""
+    require(callable(retrieve_and_rerank),
+            f"`retrieve_and_rerank` must be a function; got {type(retrieve_and_rerank).__name__}",
+            "define it with `def` in the solution cell and run that cell first")
+    queries, q_emb, corpus, c_emb = _rerank_case()
+    for k in (3, 6):
+        judge = _Judge(queries, corpus)
+        try:
+            result = retrieve_and_rerank(list(queries), q_emb.copy(), list(corpus), c_emb.copy(), judge, k)
+        except Exception as err:  # noqa: BLE001
+            if unfinished(err):
+                raise ExerciseError("`retrieve_and_rerank` is not done yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`retrieve_and_rerank` ({len(queries)} queries, {len(corpus)} candidates, k={k})",
+                                 err) from err
+        scores, ids = (_as_array(x, w) for x, w in zip(two_items(result, "`retrieve_and_rerank` returned",
+                                                                  "return (scores, ids), each of shape (queries, k)"),
+                                                        ("scores", "ids")))
+        require(scores.shape == ids.shape == (len(queries), k),
+                f"k={k}: scores {scores.shape} and ids {ids.shape}, expected ({len(queries)}, {k}) each",
+                "one row per query, k columns: its k candidates in the cross-encoder's order")
+        require(judge.scored > 0, f"k={k}: the cross-encoder was never asked (its predict was not called)",
+                "score each (query, candidate) pair with cross_encoder.predict")
+        require(judge.scored <= len(queries) * k,
+                f"k={k}: the cross-encoder scored {judge.scored} pairs for {len(queries)} queries — more than their "
+                f"{len(queries) * k} retrieved candidates",
+                "the cross-encoder re-scores only each query's k retrieved candidates: that is what makes re-ranking "
+                "cheap. Retrieve with your top_k first")
+        require(judge.reversed == 0,
+                f"k={k}: {judge.reversed} pairs went to the cross-encoder as (candidate, query)",
+                "give it (query, candidate): the order it was trained on")
+        want_scores, want_ids = rerank_truth(queries, q_emb, corpus, c_emb, _Judge(queries, corpus), k)
+        ids = ids.astype(np.int64)
+        if not np.array_equal(ids, want_ids):
+            retrieved = np.array([[h["corpus_id"] for h in row] for row in semantic_search(q_emb, c_emb, top_k=k)])
+            if np.array_equal(ids, retrieved):
+                hint = "that is the retriever's order: sort each query's candidates by the cross-encoder's score"
+            elif np.array_equal(ids, want_ids[:, ::-1]):
+                hint = "the lowest cross-encoder score comes first: sort best first (descending)"
+            elif np.array_equal(np.sort(ids, axis=1), np.sort(retrieved, axis=1)):
+                hint = ("the right candidates, in another order than the cross-encoder's scores: sort the ids with "
+                        "the scores (the same order for both)")
+            else:
+                hint = ("retrieve each query's k candidates by cosine (your top_k), score (query, candidate) with the "
+                        "cross-encoder, then sort them by that score, best first")
+            raise ExerciseError(f"k={k}: other candidates or another order than retrieve-then-re-rank gives\nHint: {hint}")
+        if not np.allclose(scores, want_scores, atol=1e-5):
+            cosines = np.array([[h["score"] for h in row] for row in semantic_search(q_emb, c_emb, top_k=k)])
+            if np.allclose(np.sort(scores, axis=1), np.sort(cosines, axis=1), atol=1e-4):
+                hint = "those are the retriever's cosines: return the cross-encoder's scores, which set the new order"
+            elif np.allclose(np.sort(scores, axis=1), np.sort(want_scores, axis=1), atol=1e-5):
+                hint = ("the ids are in the cross-encoder's order but the scores are not: sort the scores with the ids, "
+                        "best first")
+            else:
+                hint = "return the cross-encoder's score of each (query, candidate) pair, in the re-ranked order"
+            raise ExerciseError(f"k={k}: the right candidates in the right order, but other scores\nHint: {hint}")
+    ok("retrieve_and_rerank retrieves each query's top k by cosine and re-orders them by the cross-encoder's "
+       "scores, asking it only about those k (k = 3 and 6)")
+
+
+# ----------------------------------------------------------------------------- communities
+def _community_case(seed: int = 1215) -> np.ndarray:
+    """Three tight groups (12, 8, 5 rows) around their centres, of very different lengths, a loose ring
+    around the first group, and scattered rows; a star whose leaves in later rows propose groups of their
+    own (so proposals must be taken largest first and claimed rows dropped)."""
+    rng = np.random.default_rng(seed)
+    dim = 16
+    centres = rng.normal(size=(3, dim))
+    rows = []
+    for c, (size, spread) in enumerate(((12, 0.25), (8, 0.25), (5, 0.2))):
+        rows += [centres[c] + rng.normal(scale=spread, size=dim) for _ in range(size)]
+    rows += [centres[0] + rng.normal(scale=0.7, size=dim) for _ in range(6)]        # a loose ring: overlaps
+    rows += [centres[1] * 0.5 + centres[2] * 0.5 + rng.normal(scale=0.3, size=dim) for _ in range(4)]  # between two
+    rows += [rng.normal(size=dim) for _ in range(10)]                               # scattered
+    x = np.array(rows)[rng.permutation(len(rows))]
+    return (x * rng.uniform(0.2, 8.0, size=(len(x), 1))).astype(np.float32)
+
+
+def communities_truth(emb, threshold: float, min_size: int) -> list[list[int]]:
+    from ...search import community_detection
+    return community_detection(emb, threshold=threshold, min_community_size=min_size)
+
+
+def _as_groups(result, what: str) -> list[list[int]]:
+    require(result is not None and result is not Ellipsis and not isinstance(result, (str, bytes)),
+            f"{what} returned {result!r}", "return a list of communities, each a list of row ids")
+    try:
+        groups = [[int(i) for i in (g.tolist() if hasattr(g, "tolist") else g)] for g in result]
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned something other than lists of row ids: {type(result).__name__}\n"
+                            "Hint: return a list of communities, each a list of row ids") from None
+    return groups
+
+
+def _community_hint(got: list[list[int]], emb: np.ndarray, threshold: float, min_size: int) -> str:
+    members = [i for g in got for i in g]
+    if len(members) != len(set(members)):
+        twice = next(i for i in members if members.count(i) > 1)
+        return (f"row {twice} is in two communities: once a community is kept, its rows are claimed — drop them from "
+                "every later proposal")
+    small = [g for g in got if len(g) < min_size]
+    if small:
+        return (f"a community of {len(small[0])} rows, fewer than min_size = {min_size}: after dropping the claimed "
+                "rows, keep a proposal only if min_size rows are left")
+    as_sets = {frozenset(g) for g in got}
+    x = np.asarray(emb, dtype=np.float64)
+    dot = _detect_with(x @ x.T, threshold, min_size)
+    if as_sets == {frozenset(g) for g in dot}:
+        return "a dot product is not a cosine on vectors of different lengths: normalise the rows first"
+    in_order = _detect_with(_unit(x) @ _unit(x).T, threshold, min_size, largest_first=False)
+    if as_sets == {frozenset(g) for g in in_order}:
+        return ("you took the proposals in row order: take the largest first (sort them by size), so a big group "
+                "is not broken up by a smaller proposal that came earlier")
+    strict = _detect_with(_unit(x) @ _unit(x).T, threshold, min_size + 1)
+    if as_sets == {frozenset(g) for g in strict}:
+        return "a row is its own neighbour (cosine 1): count it among the rows within the threshold"
+    return ("every row whose neighbours within the threshold (itself included) number at least min_size proposes "
+            "them; take the proposals largest first, drop the rows already claimed, keep what still has min_size")
+
+
+def _detect_with(sim: np.ndarray, threshold: float, min_size: int, largest_first: bool = True) -> list[list[int]]:
+    """Community detection on a given similarity matrix (for the slips: a dot product, row order)."""
+    proposals = []
+    for r in range(len(sim)):
+        members = np.flatnonzero(sim[r] >= threshold)
+        if len(members) >= min_size:
+            proposals.append(members[np.argsort(-sim[r, members], kind="stable")].tolist())
+    if largest_first:
+        proposals.sort(key=len, reverse=True)
+    out, taken = [], set()
+    for p in proposals:
+        rest = [m for m in p if m not in taken]
+        if len(rest) >= min_size:
+            out.append(rest)
+            taken.update(rest)
+    return out
+
+
+def check_communities(communities: Callable) -> None:
+    """Pass when ``communities(emb, threshold, min_size)`` finds the same communities as
+    :func:`sbertlib.search.community_detection` (compared as sets of rows, largest first) on hidden
+    vectors, for several thresholds and sizes. Overlapping communities, one below ``min_size``, a dot
+    product, proposals in row order and a row not counted as its own neighbour are each named."""
+    require(callable(communities),
+            f"`communities` must be a function (emb, threshold, min_size); got {type(communities).__name__}",
+            "define it with `def` in the solution cell and run that cell first")
+    emb = _community_case()
+    for threshold, min_size in ((0.8, 4), (0.6, 5), (0.9, 5), (0.99, 3)):
+        where = f"threshold={threshold}, min_size={min_size}"
+        try:
+            result = communities(emb.copy(), threshold, min_size)
+        except Exception as err:  # noqa: BLE001
+            if unfinished(err):
+                raise ExerciseError("`communities` is not done yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`communities` ({len(emb)} vectors, {where})", err) from err
+        got = _as_groups(result, f"{where}: `communities`")
+        want = communities_truth(emb, threshold, min_size)
+        if {frozenset(g) for g in got} != {frozenset(g) for g in want} or len(got) != len(want):
+            raise ExerciseError(f"{where}: you found {len(got)} communities of sizes {[len(g) for g in got]}; "
+                                f"other ones than community detection gives\nHint: "
+                                + _community_hint(got, emb, threshold, min_size))
+        require([len(g) for g in got] == sorted((len(g) for g in got), reverse=True),
+                f"{where}: the right communities, but not largest first (sizes {[len(g) for g in got]})",
+                "return them sorted by size, largest first")
+    ok("communities groups the hidden vectors as community detection does: proposals largest first, each row in at "
+       "most one community, none smaller than min_size (four thresholds and sizes)")
+
+
+# ----------------------------------------------------------------------------- purity
+def _purity_cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """(labels, clusters): question types as strings, cluster ids that are not 0..k−1 (−1, 7, 42), clusters of
+    very different sizes (so an unweighted mean of per-cluster purities differs), more clusters than types
+    and fewer (so purity per type differs from purity per cluster)."""
+    rng = np.random.default_rng(1216)
+    types = np.array(["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"])
+    cases = []
+    labels = rng.choice(types, size=60, p=[0.05, 0.3, 0.25, 0.2, 0.1, 0.1])
+    clusters = np.where(rng.random(60) < 0.7, np.searchsorted(types, labels), rng.integers(0, 6, size=60))
+    cases.append((labels, np.array([-1, 7, 42, 3, 11, 5])[clusters]))
+    cases.append((labels, np.array([-1, 7, 7, 42, 42, 42])[clusters]))        # fewer clusters than types
+    big = rng.integers(0, 9, size=60)
+    big[:30] = 4                                                                # one large mixed cluster
+    cases.append((labels, big * 10))
+    return cases
+
+
+def _purity_slips(labels: np.ndarray, clusters: np.ndarray) -> dict[str, float]:
+    from sklearn.metrics.cluster import contingency_matrix
+    m = contingency_matrix(labels, clusters)        # rows: labels, columns: clusters
+    n = len(labels)
+    return {
+        "that is each TYPE's largest cluster (purity the other way round): take each CLUSTER's majority type":
+            float(m.max(axis=1).sum() / n),
+        "that is the plain mean of the clusters' purities: weight each cluster by its size (sum the majority "
+        "counts, then divide by all items)": float(np.mean(m.max(axis=0) / m.sum(axis=0))),
+        "that is a count of items: divide by the number of items, so purity is a share between 0 and 1":
+            float(m.max(axis=0).sum()),
+        "that is the share of the largest type overall, as if everything were one cluster: take the majority "
+        "within each cluster": float(m.sum(axis=1).max() / n),
+    }
+
+
+def check_purity(purity: Callable) -> None:
+    """Pass when ``purity(labels, clusters)`` equals the library's purity on hidden labels (strings) and
+    cluster ids (not 0..k−1). Purity per type instead of per cluster, an unweighted mean over clusters, a
+    count instead of a share and the largest type overall are each named."""
+    from ..applications import purity as purity_truth
+    require(callable(purity), f"`purity` must be a function (labels, clusters); got {type(purity).__name__}",
+            "define it with `def` in the solution cell and run that cell first")
+    for idx, (labels, clusters) in enumerate(_purity_cases(), start=1):
+        try:
+            got = purity(labels.copy(), clusters.copy())
+        except Exception as err:  # noqa: BLE001
+            if unfinished(err):
+                raise ExerciseError("`purity` is not done yet (it raised NotImplementedError).") from None
+            raise student_raised(f"`purity` (hidden case {idx}: {len(labels)} items, "
+                                 f"cluster ids {sorted(set(clusters.tolist()))})", err) from err
+        if hasattr(got, "item") and np.size(got) == 1:
+            got = got.item()
+        require(isinstance(got, (int, float)) and not isinstance(got, bool),
+                f"`purity` must return one number, got {got!r}.")
+        want = purity_truth(labels, clusters)
+        if abs(got - want) > 1e-9:
+            hint = next((h for h, v in _purity_slips(labels, clusters).items() if abs(got - v) <= 1e-9),
+                        "for each cluster, count its items of its most common type; add those counts over the "
+                        "clusters and divide by the number of items")
+            raise ExerciseError(f"Hidden case {idx} ({len(labels)} items, {len(set(clusters.tolist()))} clusters with "
+                                f"ids {sorted(set(clusters.tolist()))}): you give {got:.4f}, expected {want:.4f}."
+                                f"\nHint: {hint}")
+    ok(f"purity agrees with the library's on {len(_purity_cases())} hidden clusterings (labels as strings, "
+       "cluster ids that are not 0…k−1)")
