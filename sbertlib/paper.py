@@ -19,6 +19,9 @@ TABLE1 = {
     "SRoBERTa-NLI-large": (74.53, 77.00, 73.18, 81.85, 76.82, 79.10, 74.29),
 }
 
+# The STS benchmark's test split (Cer et al., 2017): the pairs Table 2 and Table 1's STSb column are measured on.
+STSB_TEST_PAIRS = 1379
+
 # Table 2: STS benchmark test set, (mean, std over 10 seeds) where the paper gives a std.
 TABLE2 = {
     "Not trained for STS": {

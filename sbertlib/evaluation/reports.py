@@ -55,6 +55,28 @@ def table1(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] | None =
     return beside_paper(ours, paper.TABLE1, paper.TABLE1_COLUMNS, paper_rows)
 
 
+def table2(ours: dict[str, dict[str, tuple[float, int]]], paper_rows: dict[str, Sequence[str]] | None = None):
+    """Our STSb test rows beside the paper's Table 2, block by block (its three blocks, in its order).
+
+    ``ours`` maps a block (a key of ``paper.TABLE2``) to ``{row label: (Spearman ×100, test pairs)}``;
+    ``paper_rows`` picks the paper's rows shown in a block (default: all of them). The paper's rows
+    are means over 10 seeds with their standard deviation, on the 1,379 test pairs; ours are one seed."""
+    pd = optional_import("pandas", "workbook")
+    unknown = sorted(set(ours) - set(paper.TABLE2))
+    if unknown:
+        raise ValueError(f"unknown Table 2 block(s) {unknown}; the blocks are {list(paper.TABLE2)}")
+    rows = []
+    for block, figures in paper.TABLE2.items():
+        for name in (paper_rows or {}).get(block, figures):
+            mean, std = figures[name]
+            rows.append({"block": block, "model": f"paper: {name}", "STSb test Spearman ×100": mean,
+                         "±": "—" if std is None else f"{std:.2f} (10 seeds)", "test pairs": paper.STSB_TEST_PAIRS})
+        for label, (score, n_pairs) in ours.get(block, {}).items():
+            rows.append({"block": block, "model": label, "STSb test Spearman ×100": round(float(score), 2),
+                         "±": "one seed", "test pairs": n_pairs})
+    return pd.DataFrame(rows).set_index(["block", "model"])
+
+
 def table5(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] | None = None):
     """Our transfer rows beside the paper's Table 5, in its columns (SST2 shown as ``SST``)."""
     renamed = {label: {TRANSFER_COLUMN.get(k, k): v for k, v in scores.items()} for label, scores in ours.items()}

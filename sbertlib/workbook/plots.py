@@ -289,10 +289,11 @@ def similarity_histogram(cosines_by_model: Mapping[str, np.ndarray], ax=None, bi
 # --------------------------------------------------------------------------- results
 
 def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "Spearman ×100",
-                 annotate: bool = True):
+                 annotate: bool = True, hatched: Sequence[str] = (), legend_below: bool = False):
     """Grouped bars: one group per column (dataset), one bar per row (e.g. "ours", "paper").
 
-    Missing values (NaN) leave a gap.
+    Missing values (NaN) leave a gap. The rows named in ``hatched`` (ours, say) are drawn hatched;
+    ``legend_below`` puts the legend under the axes, out of the bars' way.
     """
     ax = _new_ax(ax, figsize=(max(6.0, 1.1 * len(table.columns) + 2), 4.5))
     x = np.arange(len(table.columns))
@@ -300,7 +301,7 @@ def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "S
     for k, (row_label, row) in enumerate(table.iterrows()):
         heights = row.to_numpy(dtype=float)
         bars = ax.bar(x + (k - (len(table.index) - 1) / 2) * width, np.nan_to_num(heights), width,
-                      label=str(row_label), color=f"C{k}")
+                      label=str(row_label), color=f"C{k}", hatch="//" if row_label in hatched else None)
         for bar, h in zip(bars, heights):
             if np.isnan(h):
                 bar.set_visible(False)
@@ -309,7 +310,10 @@ def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "S
                          fontsize=7, padding=1)
     ax.set_xticks(x, [str(c) for c in table.columns])
     ax.set_ylabel(ylabel)
-    ax.legend(fontsize="small")
+    if legend_below:
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08))
+    else:
+        ax.legend(fontsize="small")
     ax.set_title(title)
     return ax.figure
 

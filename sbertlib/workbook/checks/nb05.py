@@ -211,3 +211,78 @@ def check_regression_runs(new_runs: dict, epochs: int, batch_size: int, n_exampl
         models.append(result[0].model)
     require(len({id(m) for m in models}) == len(models), "two runs returned the same model",
             "each run trains its own copy of its own start")
+
+
+# ----------------------------------------------------------------------------- order and scale
+SCALE_KEYS = ("mean |cos − gold/5|", "Pearson ×100", "Spearman ×100")
+
+
+def order_and_scale_truth(cosines, gold) -> dict[str, float]:
+    """How far the cosines are from gold/5 (scale), and how well they follow gold linearly and in order."""
+    import numpy as np
+    from scipy.stats import spearmanr
+    c, g = np.asarray(cosines, dtype=float), np.asarray(gold, dtype=float)
+    return {SCALE_KEYS[0]: float(np.mean(np.abs(c - g / 5))), SCALE_KEYS[1]: float(100 * np.corrcoef(c, g)[0, 1]),
+            SCALE_KEYS[2]: float(100 * spearmanr(c, g).statistic)}
+
+
+def _scale_case():
+    """Cosines that follow gold in order but not in scale, with ties in gold and a few pairs out of order."""
+    import numpy as np
+    rng = np.random.default_rng(55)
+    gold = np.round(rng.uniform(0, 5, 60) * 2) / 2                  # half-point steps: ties, as in STSb
+    cosines = 0.35 + 0.1 * gold / 5 + 0.4 * (gold / 5) ** 3 + rng.normal(0, 0.04, 60)
+    return cosines, gold
+
+
+def _scale_hint(key: str, got: float, cosines, gold) -> str:
+    import numpy as np
+    from scipy.stats import pearsonr, spearmanr
+    c, g = np.asarray(cosines, dtype=float), np.asarray(gold, dtype=float)
+    known = {
+        SCALE_KEYS[0]: {
+            "the target is gold/5, not gold: the cosines are on a 0–1 scale, gold on 0–5": np.mean(np.abs(c - g)),
+            "that is a mean squared distance; the column is the mean absolute one, |cos − gold/5|":
+                np.mean((c - g / 5) ** 2),
+            "positive and negative differences cancel out: take the absolute value of each before the mean":
+                abs(np.mean(c - g / 5)),
+        },
+        SCALE_KEYS[1]: {"that is the Spearman correlation (ranks): Pearson correlates the values themselves":
+                        100 * spearmanr(c, g).statistic,
+                        "Pearson ×100, please: multiply the correlation by 100": pearsonr(c, g).statistic},
+        SCALE_KEYS[2]: {"that is Pearson (linear) correlation: Spearman correlates the ranks (your `spearman` of "
+                        "notebook 04 does it)": 100 * pearsonr(c, g).statistic,
+                        "Spearman ×100, please: multiply the correlation by 100": spearmanr(c, g).statistic},
+    }
+    for hint, wrong in known[key].items():
+        if np.isclose(got, float(wrong), rtol=1e-6, atol=1e-9):
+            return hint
+    return {SCALE_KEYS[0]: "the mean over pairs of |cos − gold/5|",
+            SCALE_KEYS[1]: "Pearson's correlation of the cosines with gold, ×100",
+            SCALE_KEYS[2]: "Spearman's rank correlation of the cosines with gold, ×100 (ties get their average rank)"}[key]
+
+
+def check_order_and_scale(order_and_scale: Callable) -> None:
+    """Pass when ``order_and_scale(cosines, gold)`` returns the three numbers of :func:`order_and_scale_truth`
+    (keys :data:`SCALE_KEYS`) on hidden cosines that follow gold in order but not in scale."""
+    import numpy as np
+    require(callable(order_and_scale), f"pass your function itself, not {type(order_and_scale).__name__}",
+            "check_order_and_scale(order_and_scale) — no parentheses after the name")
+    cosines, gold = _scale_case()
+    want = order_and_scale_truth(cosines, gold)
+    got = _call(order_and_scale, cosines.copy(), gold.copy())
+    require(isinstance(got, dict), f"your function returned a {type(got).__name__}, not a dict",
+            f"return a dict with the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
+    missing = [k for k in SCALE_KEYS if k not in got]
+    require(not missing, f"your dict lacks the key(s) {', '.join(repr(k) for k in missing)}",
+            f"the table below reads the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
+    for key in SCALE_KEYS:
+        try:
+            value = float(got[key])
+        except (TypeError, ValueError):
+            raise ExerciseError(f"{key!r} is {got[key]!r}, not a number") from None
+        if not np.isclose(value, want[key], rtol=1e-6, atol=1e-9):
+            raise ExerciseError(f"{key!r} is {value:.4f} on hidden cosines, which is not it\n"
+                                f"Hint: {_scale_hint(key, value, cosines, gold)}")
+    ok(f"order and scale on {len(gold)} hidden pairs: mean |cos − gold/5| {want[SCALE_KEYS[0]]:.3f}, "
+       f"Pearson {want[SCALE_KEYS[1]]:.2f}, Spearman {want[SCALE_KEYS[2]]:.2f}")
