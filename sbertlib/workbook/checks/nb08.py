@@ -11,7 +11,8 @@ from ...data import SentEvalTask
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth"]
+__all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
+           "check_fit_and_score", "fit_and_score_truth", "check_cv_accuracy", "cv_accuracy_truth"]
 
 
 def majority_accuracies(task: SentEvalTask) -> set[float]:
@@ -157,3 +158,244 @@ def check_standardise(standardise: Callable) -> None:
             raise ExerciseError(f"on {name} your vectors differ from the expected ones\n"
                                 f"Hint: {_standardise_hint(arr, ref, x)}")
     ok("standardise is right: every dimension centred and scaled with the reference sample's statistics")
+
+
+# ----------------------------------------------------------------------------- SentEval's k-fold protocol
+def cv_accuracy_truth(X, y, folds: int = 10, seed: int = 0, Cs=(0.01, 0.1, 1.0)) -> float:
+    """SentEval's protocol for a task without a split, as :func:`sbertlib.evaluation.transfer.cross_val_accuracy`
+    runs it: stratified ``folds``-fold CV; in each fold ``C`` picked from ``Cs`` on the training folds only,
+    the features standardised with the training folds' statistics, a logistic regression fitted there and
+    scored on the held-out fold; the mean accuracy ×100."""
+    from ...evaluation import transfer
+    return transfer.cross_val_accuracy(np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed, C=tuple(Cs))
+
+
+def _cv_variants(X: np.ndarray, y: np.ndarray, folds: int, seed: int, Cs) -> dict[str, float]:
+    """What the usual slips give on (X, y): each name is the slip, each value its mean accuracy ×100."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold
+    from sklearn.preprocessing import StandardScaler
+
+    from ...evaluation import transfer
+
+    def fit_score(Xtr, ytr, Xte, yte, C, scale_on=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if scale_on is False:
+                clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(Xtr, ytr)
+                return 100 * clf.score(Xte, yte)
+            scaler = StandardScaler().fit(Xtr if scale_on is None else scale_on)
+            clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(scaler.transform(Xtr), ytr)
+            return 100 * clf.score(scaler.transform(Xte), yte)
+
+    def mean_over(splits, pick, **kw):
+        return float(np.mean([fit_score(X[tr], y[tr], X[te], y[te], pick(tr, te), **kw) for tr, te in splits]))
+
+    splits = transfer.kfold_indices(y, folds, seed)
+    inner = lambda tr, te: transfer.select_C(X[tr], y[tr], Cs, seed=seed)  # noqa: E731
+    once = transfer.select_C(X, y, Cs, seed=seed)
+    out = {
+        "fraction": cv_accuracy_truth(X, y, folds, seed, Cs) / 100,
+        "scaler on all": mean_over(splits, inner, scale_on=X),
+        "no scaler": mean_over(splits, inner, scale_on=False),
+        "C once on all": mean_over(splits, lambda tr, te: once),
+        "C on test fold": float(np.mean([max(fit_score(X[tr], y[tr], X[te], y[te], C) for C in Cs) for tr, te in splits])),
+        "C = 1": mean_over(splits, lambda tr, te: 1.0),
+        "first C": mean_over(splits, lambda tr, te: Cs[0]),
+        "unstratified": mean_over(list(KFold(folds, shuffle=True, random_state=seed).split(X)), inner),
+        "unshuffled": mean_over(list(KFold(folds).split(X)), inner),
+    }
+    return out
+
+
+CV_HINTS = {
+    "fraction": "that is a fraction; give the accuracy ×100, like the table",
+    "scaler on all": ("the scaler saw the held-out fold: fit the StandardScaler on the training folds only, then "
+                      "transform both parts with it"),
+    "no scaler": "standardise the features (a StandardScaler fitted on the training folds) before the classifier",
+    "C once on all": ("C was chosen once, on all examples — the held-out folds among them; choose it inside each "
+                      "fold, from the training folds only (transfer.select_C on them)"),
+    "C on test fold": ("C was chosen by its accuracy on the held-out fold: that peeks at the test labels; choose it "
+                       "on the training folds only (transfer.select_C on them)"),
+    "C = 1": "C is not fixed: choose it from Cs in each fold (transfer.select_C on the training folds)",
+    "first C": "C is not always the first of Cs: choose it in each fold (transfer.select_C on the training folds)",
+    "unstratified": ("your folds are not stratified: use transfer.kfold_indices(y, folds, seed), which keeps each "
+                     "class's share in every fold"),
+    "unshuffled": "use transfer.kfold_indices(y, folds, seed): stratified, shuffled folds with that seed",
+}
+
+
+def _cv_cases() -> list[tuple[str, np.ndarray, np.ndarray, int, tuple]]:
+    """Hidden data where each slip above gives another number than the protocol on at least one task:
+    heavy-tailed dimensions on very different scales, classes of unequal size, a weak signal that C and
+    scaling change."""
+    rng = np.random.default_rng(23)
+    cases = []
+    for n, dim, k, folds in ((240, 6, 2, 5), (200, 5, 3, 4), (300, 8, 2, 6)):
+        y = rng.choice(k, size=n, p=np.linspace(1, 2, k) / np.linspace(1, 2, k).sum())
+        signal = rng.normal(size=(k, dim)) * 0.5
+        X = (signal[y] + rng.standard_t(2, size=(n, dim))) * rng.uniform(0.01, 30.0, size=dim) + rng.normal(0, 5, size=dim)
+        cases.append((f"hidden task {len(cases) + 1} ({n} examples, {dim} features, {k} classes, {folds} folds)",
+                      X, y, folds, (0.001, 0.01, 0.1, 1.0)))
+    return cases
+
+
+def _as_accuracy(got, name: str, what: str = "cv_accuracy") -> float:
+    if isinstance(got, (list, tuple, np.ndarray)) and np.size(got) > 1:
+        raise ExerciseError(f"on {name} {what} returned {np.size(got)} numbers\n"
+                            "Hint: return one number" + (": the mean of the fold accuracies" if what == "cv_accuracy"
+                                                         else ": the accuracy ×100 on the test part"))
+    require(got is not None and got is not Ellipsis, f"on {name} {what} returned {got!r}",
+            "return the accuracy ×100, a number")
+    try:
+        return float(np.asarray(got, dtype=np.float64).item())
+    except (TypeError, ValueError):
+        raise ExerciseError(f"on {name} {what} returned a {type(got).__name__}, not a number\n"
+                            "Hint: return the accuracy ×100") from None
+
+
+def check_cv_accuracy(cv_accuracy: Callable, X=None, y=None, folds: int = 10, seed: int = 0,
+                      Cs=(0.01, 0.1, 1.0)) -> float | None:
+    """Check ``cv_accuracy(X, y, folds, seed, Cs) -> accuracy ×100``: SentEval's k-fold protocol
+    (:func:`cv_accuracy_truth`, the library's :func:`~sbertlib.evaluation.transfer.cross_val_accuracy`) on
+    hidden tasks, then on the notebook's ``(X, y)`` if given (its value is returned). A wrong answer is
+    told which slip gives the student's numbers on every hidden task."""
+    from . import student_raised, unfinished
+    require(callable(cv_accuracy), f"pass your function itself, not {type(cv_accuracy).__name__}",
+            "check_cv_accuracy(cv_accuracy, X, y)")
+    cases = _cv_cases()
+    if X is not None:
+        cases.append(("the notebook's task", np.asarray(X, dtype=np.float64), np.asarray(y), folds, tuple(Cs)))
+    got, want = [], []
+    for name, Xc, yc, k, cs in cases:
+        try:
+            value = cv_accuracy(Xc.copy(), yc.copy(), k, seed, cs)
+        except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
+            require(not unfinished(exc), "cv_accuracy is not written yet (it raised NotImplementedError)",
+                    "replace the `raise NotImplementedError` line with your code")
+            raise student_raised(f"cv_accuracy on {name}", exc) from exc
+        got.append(_as_accuracy(value, name))
+        want.append(cv_accuracy_truth(Xc, yc, k, seed, cs))
+    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
+    if wrong:
+        hidden = [i for i in range(len(_cv_cases()))]
+        variants = [_cv_variants(cases[i][1], cases[i][2], cases[i][3], seed, cases[i][4]) for i in hidden]
+        slip = next((s for s in CV_HINTS if all(abs(got[i] - variants[i][s]) <= 1e-6 for i in hidden)), None)
+        hint = CV_HINTS[slip] if slip else ("in each fold of transfer.kfold_indices(y, folds, seed): C from "
+                                            "transfer.select_C on the training folds, a StandardScaler fitted "
+                                            "on them, LogisticRegression(C=C, max_iter=2000, random_state=seed); "
+                                            "the mean accuracy ×100 over the folds")
+        i = wrong[0]
+        raise ExerciseError(f"on {cases[i][0]} cv_accuracy gives {got[i]:.2f}, SentEval's protocol "
+                            f"{want[i]:.2f}\nHint: {hint}")
+    ok(f"cv_accuracy is SentEval's protocol on {len(_cv_cases())} hidden tasks"
+       + (f" and on the notebook's ({want[-1]:.2f})" if X is not None else ""))
+    return want[-1] if X is not None else None
+
+
+# ----------------------------------------------------------------------------- one train/test split
+def fit_and_score_truth(X_train, y_train, X_test, y_test, Cs=(0.01, 0.1, 1.0), seed: int = 0, dev=None) -> float:
+    """SentEval's classifier on one split, as :func:`sbertlib.evaluation.transfer.fit_score` runs it: ``C``
+    picked from ``Cs`` on the training part (by inner 3-fold CV, or on ``dev`` = ``(X_dev, y_dev)`` when
+    given), features standardised with the training part's statistics, a logistic regression fitted
+    there; its accuracy ×100 on the test part."""
+    from ...evaluation import transfer
+    return transfer.fit_score(np.asarray(X_train, dtype=np.float64), np.asarray(y_train),
+                              np.asarray(X_test, dtype=np.float64), np.asarray(y_test), C=tuple(Cs), seed=seed, dev=dev)
+
+
+def _split_variants(Xtr, ytr, Xte, yte, Cs, seed, dev) -> dict[str, float]:
+    """What the usual slips give on one split: each name is the slip, each value its accuracy ×100."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    from ...evaluation import transfer
+
+    def score(C, scale_on=None):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            if scale_on is False:
+                return 100 * LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(Xtr, ytr).score(Xte, yte)
+            scaler = StandardScaler().fit(Xtr if scale_on is None else scale_on)
+            clf = LogisticRegression(C=C, max_iter=2000, random_state=seed).fit(scaler.transform(Xtr), ytr)
+            return 100 * clf.score(scaler.transform(Xte), yte)
+
+    C = transfer.select_C(Xtr, ytr, Cs, seed=seed, dev=dev)
+    out = {"fraction": score(C) / 100,
+           "scaler on all": score(C, scale_on=np.vstack([Xtr, Xte])),
+           "no scaler": score(C, scale_on=False),
+           "C on test": max(score(c) for c in Cs),
+           "C = 1": score(1.0),
+           "first C": score(Cs[0])}
+    if dev is not None:
+        out["dev ignored"] = score(transfer.select_C(Xtr, ytr, Cs, seed=seed))
+    return out
+
+
+SPLIT_HINTS = {
+    "fraction": "that is a fraction; give the accuracy ×100, like the table",
+    "scaler on all": ("the scaler saw the test part: fit the StandardScaler on the training part only, then "
+                      "transform both parts with it"),
+    "no scaler": "standardise the features (a StandardScaler fitted on the training part) before the classifier",
+    "C on test": ("C was chosen by its accuracy on the test part: that peeks at the test labels; choose it with "
+                  "transfer.select_C on the training part (or on dev when given)"),
+    "C = 1": "C is not fixed: choose it from Cs with transfer.select_C on the training part",
+    "first C": "C is not always the first of Cs: choose it with transfer.select_C on the training part",
+    "dev ignored": "when a dev split is given, C is chosen on it: pass dev=dev to transfer.select_C",
+}
+
+
+def _split_cases() -> list[tuple[str, tuple, tuple]]:
+    """Hidden splits (train, test[, dev]) where each slip above changes the accuracy on at least one."""
+    rng = np.random.default_rng(41)
+    cases = []
+    for n_train, n_test, n_dev, dim, k in ((300, 200, 0, 6, 2), (240, 150, 120, 5, 3), (200, 250, 150, 8, 2)):
+        y = rng.choice(k, size=n_train + n_test + n_dev, p=np.linspace(1, 2, k) / np.linspace(1, 2, k).sum())
+        signal = rng.normal(size=(k, dim)) * 0.5
+        X = (signal[y] + rng.standard_t(2, size=(len(y), dim))) * rng.uniform(0.01, 30.0, size=dim) \
+            + rng.normal(0, 5, size=dim)
+        X[n_train:n_train + n_test] += rng.normal(0, 3, size=dim)       # the test part drawn a little apart
+        parts = np.split(np.arange(len(y)), [n_train, n_train + n_test])
+        tr, te, dv = parts
+        dev = (X[dv], y[dv]) if n_dev else None
+        name = f"hidden split {len(cases) + 1} ({n_train} train, {n_test} test{f', {n_dev} dev' if n_dev else ''})"
+        cases.append((name, (X[tr], y[tr], X[te], y[te]), dev))
+    return cases
+
+
+def check_fit_and_score(fit_and_score: Callable) -> None:
+    """Check ``fit_and_score(X_train, y_train, X_test, y_test, Cs, seed, dev) -> accuracy ×100`` against
+    :func:`fit_and_score_truth` on hidden splits, with and without a dev split; a wrong answer is told which
+    slip gives the student's accuracies on every split."""
+    from . import student_raised, unfinished
+    require(callable(fit_and_score), f"pass your function itself, not {type(fit_and_score).__name__}",
+            "check_fit_and_score(fit_and_score)")
+    Cs, seed = (0.001, 0.01, 0.1, 1.0), 0
+    got, want = [], []
+    for name, (Xtr, ytr, Xte, yte), dev in _split_cases():
+        try:
+            value = fit_and_score(Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), Cs, seed, dev)
+        except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
+            require(not unfinished(exc), "fit_and_score is not written yet (it raised NotImplementedError)",
+                    "replace the `raise NotImplementedError` line with your code")
+            raise student_raised(f"fit_and_score on {name}", exc) from exc
+        got.append(_as_accuracy(value, name, "fit_and_score"))
+        want.append(fit_and_score_truth(Xtr, ytr, Xte, yte, Cs, seed, dev))
+    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
+    if wrong:
+        variants = [_split_variants(*parts, Cs, seed, dev) for _, parts, dev in _split_cases()]
+        slip = next((s for s in SPLIT_HINTS if all(abs(g - v.get(s, w)) <= 1e-6 for g, v, w in zip(got, variants, want))
+                     and any(s in v for v in variants)), None)
+        hint = SPLIT_HINTS[slip] if slip else ("C from transfer.select_C(X_train, y_train, Cs, seed=seed, dev=dev), "
+                                               "a StandardScaler fitted on X_train, LogisticRegression(C=C, "
+                                               "max_iter=2000, random_state=seed) fitted there; accuracy ×100 on test")
+        i = wrong[0]
+        raise ExerciseError(f"on {_split_cases()[i][0]} fit_and_score gives {got[i]:.2f}, SentEval's classifier "
+                            f"{want[i]:.2f}\nHint: {hint}")
+    ok(f"fit_and_score is SentEval's classifier on {len(want)} hidden splits (C chosen on train, or on dev)")
