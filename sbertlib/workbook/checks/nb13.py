@@ -1,4 +1,10 @@
-"""Self-checks for notebook 13 (your own data): a train/test split that shares no sentence.
+"""Self-checks for notebook 13 (your own data): rows read into training examples, and a train/test split
+that shares no sentence.
+
+:func:`check_examples_from_rows` runs the student's ``examples_from_rows(rows, columns, score_range)`` on
+hidden rows (as ``data.own.read_table`` gives them: line numbers with gaps, an extra column, a 1–10 scale)
+and on rows with one bad value each (an empty sentence, a word, nan, inf, a score outside the range): the
+labels must be the scores scaled to 0–1, and each bad row a ``DataFormatError`` naming its line and column.
 
 :func:`check_split` runs the student's ``split_pairs(pairs, test_share, seed)`` on hidden pairs built
 so that many pairs share a sentence (a question with several rephrasings) and some are joined only
@@ -12,9 +18,12 @@ seeds a share and names that group.
 from __future__ import annotations
 
 import random
+import re
 from typing import Callable
 
-from ...data import STSPair
+import numpy as np
+
+from ...data import DataFormatError, STSPair
 from . import ExerciseError, ok, require, student_raised, two_items, unfinished
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
@@ -127,3 +136,153 @@ def check_split(split_pairs: Callable) -> None:
             "seeds 7 and 8 gave the same test part", "use the seed to shuffle the groups")
     ok("your split keeps every sentence on one side — chains through either column included — with about "
        "the share asked for, a group larger than the share kept out of test, the same for a seed")
+
+
+# ----------------------------------------------------------------------------- rows -> training examples
+ROW_COLUMNS = ("query", "match", "rating")      # hidden column names, not the notebook's
+ROW_RANGE = (1.0, 10.0)                         # a scale that does not start at 0: score/high is not the answer
+
+
+def _good_rows() -> list[tuple[int, dict]]:
+    """Rows as data.own.read_table gives them: line numbers with gaps (a quoted field that spans lines, blank
+    lines) and an extra column the loader must ignore."""
+    q, m, r = ROW_COLUMNS
+    texts = [("How do I reset my password?", "I forgot my password, what now?", "9.5"),
+             ("Where is room 4.12?", "How do I find room 4.12?", "8"),
+             ("When is the exam?", "Is the library open on Sunday?", "1"),
+             ("Can I bring notes?", "Are notes allowed in the exam?", "10"),
+             ("Is there a resit?", "Who marks the project?", "3.25"),
+             ("What does 'a, b' mean?", "What is meant by 'a, b'?", "7")]
+    lines = (2, 3, 6, 7, 8, 12)
+    return [(line, {q: a, m: b, r: s, "annotator": "J"}) for line, (a, b, s) in zip(lines, texts)]
+
+
+def examples_from_rows_truth(rows, columns, score_range) -> list[tuple[str, str, float]]:
+    """The library's reading: data.own's checks, the score scaled to 0–1 by the range."""
+    from ...data.own import _score, _text
+    from pathlib import Path
+    first, second, score = columns
+    low, high = score_range
+    out = []
+    for line, row in rows:
+        value = _score(row[score], score, "\t", Path("your file"), line)
+        if not low <= value <= high:
+            raise ExerciseError(f"line {line}: score {value:g} outside the range")
+        out.append((_text(row, first, Path("your file"), line), _text(row, second, Path("your file"), line),
+                    (value - low) / (high - low)))
+    return out
+
+
+def _bad_cases() -> list[tuple[str, str, list[tuple[int, dict]]]]:
+    """(what is wrong, the column it is in, rows): one bad row each, on a line that is not its position + 2."""
+    q, m, r = ROW_COLUMNS
+    cases = []
+    for what, column, value in (("an empty first sentence", q, ""), ("an empty second sentence", m, ""),
+                                ("a score that is a word", r, "high"), ("a score of nan", r, "nan"),
+                                ("a score of inf", r, "inf"), ("a score above the range", r, "11"),
+                                ("a score below the range", r, "0.5")):
+        rows = [(line, dict(row)) for line, row in _good_rows()]
+        rows[3][1][column] = value                  # line 7, the 4th row: position + 2 would say line 5
+        cases.append((what, column, rows))
+    return cases
+
+
+def _call(fn: Callable, rows, where: str):
+    try:
+        return fn([(line, dict(row)) for line, row in rows], ROW_COLUMNS, ROW_RANGE), None
+    except DataFormatError as err:
+        return None, err
+    except Exception as err:  # noqa: BLE001
+        if unfinished(err):
+            raise ExerciseError("`examples_from_rows` is not written yet (it raised NotImplementedError).") from None
+        if isinstance(err, (ValueError, KeyError, TypeError)):
+            return None, err
+        raise student_raised(f"`examples_from_rows` ({where})", err) from err
+
+
+def _as_examples(result, where: str) -> list[tuple]:
+    require(result is not None and not isinstance(result, (str, bytes)),
+            f"{where}: `examples_from_rows` returned {result!r}",
+            "return a list with one (sentence1, sentence2, label) tuple per row")
+    try:
+        items = [tuple(x) for x in result]
+    except TypeError:
+        raise ExerciseError(f"{where}: `examples_from_rows` returned {type(result).__name__}, not a list of tuples\n"
+                            "Hint: one (sentence1, sentence2, label) tuple per row") from None
+    for item in items:
+        require(len(item) == 3, f"{where}: an example with {len(item)} values: {item!r}",
+                "each example is (sentence1, sentence2, label)")
+    return items
+
+
+def check_examples_from_rows(examples_from_rows: Callable) -> None:
+    """Pass when ``examples_from_rows(rows, columns, score_range)`` turns hidden rows (``(line, {column: text})``,
+    line numbers with gaps, an extra column, a scale of 1–10) into ``(sentence1, sentence2, label)`` with the
+    label scaled to 0–1, and raises :class:`~sbertlib.data.DataFormatError` naming the line and the column for
+    each bad row: an empty sentence, a score that is a word, nan or inf, a score outside the range. Unscaled
+    scores, score/high, the columns swapped, a bad row accepted, float()'s bare ValueError, a row's position
+    instead of its line and a message without the line or the column are each named."""
+    require(callable(examples_from_rows),
+            f"`examples_from_rows` must be a function (rows, columns, score_range); got "
+            f"{type(examples_from_rows).__name__}", "define it with `def` in the solution cell and run that cell first")
+    rows = _good_rows()
+    result, err = _call(examples_from_rows, rows, "good rows")
+    if err is not None:
+        raise ExerciseError(f"`examples_from_rows` refused rows that are all good ({type(err).__name__}: {err})\n"
+                            "Hint: scores like '9.5', '8' and '10' on a 1–10 scale are fine; read each row's columns "
+                            "by the names in `columns`") from err
+    got = _as_examples(result, "good rows")
+    want = examples_from_rows_truth(rows, ROW_COLUMNS, ROW_RANGE)
+    require(len(got) == len(want), f"{len(rows)} good rows gave {len(got)} examples", "one example per row")
+    q, m, r = ROW_COLUMNS
+    if [g[:2] for g in got] != [w[:2] for w in want]:
+        swapped = [(w[1], w[0]) for w in want]
+        require([g[:2] for g in got] != swapped, "the sentences are swapped: the first example starts with "
+                f"{got[0][0]!r}", f"sentence1 comes from column {q!r}, sentence2 from {m!r}: columns[0] and columns[1]")
+        raise ExerciseError(f"the sentences differ from the rows': got {got[0][:2]!r} for the first row\n"
+                            "Hint: each example's texts are the row's values in columns[0] and columns[1], unchanged")
+    try:
+        labels = np.array([float(g[2]) for g in got])
+    except (TypeError, ValueError):
+        raise ExerciseError(f"the labels are not numbers: {got[0][2]!r}\nHint: the label is a float in 0–1") from None
+    want_labels = np.array([w[2] for w in want])
+    if not np.allclose(labels, want_labels, atol=1e-9):
+        raw = np.array([float(row[r]) for _, row in rows])
+        low, high = ROW_RANGE
+        slips = {"those are the scores as written: scale them to 0–1 with the range, (score − low) / (high − low)": raw,
+                 f"score / high is 0–1 only when the scale starts at 0; this one starts at {low:g}: "
+                 "(score − low) / (high − low)": raw / high,
+                 "(score − low) / high: divide by the width of the range, high − low": (raw - low) / high,
+                 "the scale runs the wrong way: low → 0, high → 1": 1 - want_labels}
+        hint = next((h for h, v in slips.items() if np.allclose(labels, v, atol=1e-9)),
+                    "label = (score − low) / (high − low): the lowest score of the range → 0, the highest → 1")
+        raise ExerciseError(f"labels {labels[:3].round(4)} for scores {raw[:3]} on a {low:g}–{high:g} scale\nHint: {hint}")
+
+    for what, column, bad_rows in _bad_cases():
+        result, err = _call(examples_from_rows, bad_rows, what)
+        if err is None:
+            accepted = _as_examples(result, what) if result is not None else []
+            raise ExerciseError(f"a row with {what} (line 7, column {column!r}: {bad_rows[3][1][column]!r}) was accepted "
+                                f"— {len(accepted)} examples came back, one of them from that row\n"
+                                "Hint: " + ("an empty sentence cannot be trained on: refuse it" if "sentence" in what else
+                                            "float('nan') and float('inf') parse without an error, and nothing stops a "
+                                            "number outside the range: compare it with the range (nan fails every "
+                                            "comparison)" if what.endswith(("nan", "inf")) else
+                                            "check every score against score_range before scaling it" if "range" in what
+                                            else "a score must be a number"))
+        if not isinstance(err, DataFormatError):
+            raise ExerciseError(f"a row with {what} raised {type(err).__name__}: {err}\nHint: raise data.DataFormatError "
+                                "(it is a ValueError) with a message naming the line and the column, so whoever "
+                                "fixes the file knows where to look — not the bare error of float() or of a lookup")
+        text = str(err)
+        if "line 7" not in text and re.search(r"\bline 5\b", text):
+            raise ExerciseError(f"a row with {what}: your message says line 5, but that row starts on line 7 — "
+                                f"{text!r}\nHint: use the line number that comes with each row, not its position in "
+                                "the list (a quoted field can span lines; blank lines are skipped)")
+        require(re.search(r"\bline 7\b", text) is not None,
+                f"a row with {what}: your message does not name its line (7): {text!r}",
+                "put the row's line number in the message, e.g. 'line 7: …'")
+        require(column in text, f"a row with {what}: your message does not name the column {column!r}: {text!r}",
+                "name the column that holds the bad value")
+    ok("examples_from_rows scales the scores to 0–1 with the range and refuses empty sentences, words, nan, inf and "
+       "scores outside the range with the line and column named")
