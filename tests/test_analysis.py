@@ -102,3 +102,12 @@ def test_evaluate_suite_caps_keeps_predictions_and_matches_evaluate_sts(shared_d
     assert suite.scores["stsb-test"] == pytest.approx(100 * spearmanr(suite.predictions["stsb-test"],
                                                                       [p.score for p in pairs])[0])
     assert suite.scores["stsb-test"] == pytest.approx(evaluation.evaluate_sts(enc, pairs, ("cosine",)).main)
+
+
+def test_suite_pairs_are_the_pairs_evaluate_suite_scores(shared_data):
+    """Notebook 04 evaluates the student's way on suite_pairs: they must be evaluate_suite's, in its order."""
+    caps = {"sts13": 120, "stsb-test": 40, "sick-r": None}
+    drawn = evaluation.suite_pairs(["sts13", "stsb-test"], caps, seed=3, data_dir=shared_data)
+    suite = analysis.evaluate_suite(HashEncoder(), ["sts13", "stsb-test"], max_pairs=caps, seed=3, data_dir=shared_data)
+    assert drawn == suite.pairs
+    assert evaluation.suite_pairs(["stsb-test"], 40, seed=4, data_dir=shared_data)["stsb-test"] != drawn["stsb-test"]

@@ -233,19 +233,36 @@ def evaluate_suite(encoder, datasets: Sequence[str] = data.STS_DATASETS,
     """
     out = SuiteResult()
     for name in datasets:
-        cap = _cap(max_pairs, name)
-        if name.lower() in STS_YEARS:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*licensed.*")
-                subsets = data.load_sts_year(name, data_dir)
-            r = evaluate_sts_subsets(encoder, sample_subsets(subsets, cap, seed), batch_size)
+        drawn = _drawn(name, _cap(max_pairs, name), seed, data_dir)
+        if isinstance(drawn, dict):
+            r = evaluate_sts_subsets(encoder, drawn, batch_size)
             out.scores[name], out.wmean[name] = r["all"], r["wmean"]
             out.pairs[name], out.predictions[name] = r["pairs"], r["predictions"]
         else:
-            pairs = sample_pairs(data.load_sts_dataset(name, data_dir), cap, seed)
-            r = evaluate_sts(encoder, pairs, ("cosine",), batch_size)
-            out.scores[name], out.pairs[name], out.predictions[name] = r.main, pairs, r.predictions["cosine"]
+            r = evaluate_sts(encoder, drawn, ("cosine",), batch_size)
+            out.scores[name], out.pairs[name], out.predictions[name] = r.main, drawn, r.predictions["cosine"]
         out.n[name] = len(out.pairs[name])
+    return out
+
+
+def _drawn(name: str, cap: int | None, seed: int, data_dir) -> dict[str, list[STSPair]] | list[STSPair]:
+    """The pairs of one dataset a suite evaluates: an STS year's sampled subsets (its licensed SMT subset
+    skipped silently), or another dataset's sampled pairs."""
+    if name.lower() in STS_YEARS:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*licensed.*")
+            return sample_subsets(data.load_sts_year(name, data_dir), cap, seed)
+    return sample_pairs(data.load_sts_dataset(name, data_dir), cap, seed)
+
+
+def suite_pairs(datasets: Sequence[str] = data.STS_DATASETS, max_pairs: int | None | Mapping[str, int | None] = None,
+                seed: int = 0, data_dir=None) -> dict[str, list[STSPair]]:
+    """``{dataset: pairs}``: the pairs :func:`evaluate_suite` evaluates with the same arguments — an STS
+    year's sampled subsets pooled in subset order — for an evaluation of one's own on the same pairs."""
+    out = {}
+    for name in datasets:
+        drawn = _drawn(name, _cap(max_pairs, name), seed, data_dir)
+        out[name] = [p for subset in drawn.values() for p in subset] if isinstance(drawn, dict) else drawn
     return out
 
 

@@ -311,7 +311,7 @@ def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "S
     ax.set_xticks(x, [str(c) for c in table.columns])
     ax.set_ylabel(ylabel)
     if legend_below:
-        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08))
+        ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2 if len(table.index) > 4 else 1)
     else:
         ax.legend(fontsize="small")
     ax.set_title(title)

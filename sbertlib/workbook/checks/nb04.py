@@ -10,7 +10,8 @@ from . import ExerciseError, ok, require
 from .nb00 import _call
 
 __all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "check_worst_k", "hidden_cases",
-           "spearman_truth", "sts_evaluate_truth", "pooled_and_wmean_truth", "worst_k_truth"]
+           "spearman_truth", "sts_evaluate_truth", "pooled_and_wmean_truth", "worst_k_truth",
+           "check_genre_shares", "genre_shares_truth"]
 
 
 def hidden_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -339,3 +340,79 @@ def check_worst_k(worst_k: Callable) -> None:
     raise ExerciseError(f"you picked pairs {idx}; the largest rank errors are pairs {list(map(int, want_idx))}\n"
                         "Hint: rank the gold scores and the predictions each on their own, subtract, then take the "
                         "k largest in size")
+
+
+# ----------------------------------------------------------------------------- which genres the errors come from
+GENRE_COLUMNS = ("share of all", "share of the worst", "over-representation")
+
+
+def genre_shares_truth(all_sources, worst_sources):
+    """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as
+    anywhere, 2 = twice as often among the worst); a genre absent from the worst has share 0."""
+    import pandas as pd
+    every = pd.Series(list(all_sources)).value_counts(normalize=True)
+    worst = pd.Series(list(worst_sources)).value_counts(normalize=True).reindex(every.index, fill_value=0.0)
+    return pd.DataFrame({GENRE_COLUMNS[0]: every, GENRE_COLUMNS[1]: worst, GENRE_COLUMNS[2]: worst / every})
+
+
+def _genre_case() -> tuple[list[str], list[str]]:
+    """60 pairs of four genres (one never among the worst) and 12 worst pairs, forums over-represented."""
+    every = ["main-captions"] * 30 + ["main-news"] * 18 + ["main-forums"] * 8 + ["main-headlines"] * 4
+    worst = ["main-forums"] * 6 + ["main-captions"] * 4 + ["main-news"] * 2
+    return every, worst
+
+
+def _genre_hint(column: str, got, want, every, worst) -> str:
+    import pandas as pd
+    counts = pd.Series(every).value_counts()
+    worst_counts = pd.Series(worst).value_counts().reindex(counts.index, fill_value=0)
+    known = {
+        GENRE_COLUMNS[0]: {"those are counts of pairs: a share is a count divided by the number of pairs": counts},
+        GENRE_COLUMNS[1]: {"those are counts of pairs: a share is a count divided by the number of pairs": worst_counts,
+                           "the worst pairs' shares are counts among the worst divided by the number of WORST pairs, "
+                           "not of all pairs": worst_counts / len(every)},
+        GENRE_COLUMNS[2]: {"the ratio is upside down: share of the worst divided by share of all (above 1: more "
+                           "frequent among the worst)": want[GENRE_COLUMNS[0]] / want[GENRE_COLUMNS[1]],
+                           "that is a difference of shares; over-representation is their ratio, worst / all":
+                               want[GENRE_COLUMNS[1]] - want[GENRE_COLUMNS[0]]},
+    }[column]
+    for hint, wrong in known.items():
+        wrong = wrong.reindex(got.index).astype(float)
+        if np.allclose(got.to_numpy(dtype=float), wrong.to_numpy(dtype=float), rtol=1e-6, equal_nan=True):
+            return hint
+    return {GENRE_COLUMNS[0]: "each genre's number of pairs over all pairs",
+            GENRE_COLUMNS[1]: "each genre's number among the worst over the number of worst pairs",
+            GENRE_COLUMNS[2]: "share of the worst divided by share of all"}[column]
+
+
+def check_genre_shares(genre_shares: Callable) -> None:
+    """Pass when ``genre_shares(all_sources, worst_sources)`` returns :func:`genre_shares_truth`'s table
+    (any row order) on hidden genres, one of which never appears among the worst."""
+    import pandas as pd
+    require(callable(genre_shares), f"pass your function itself, not {type(genre_shares).__name__}",
+            "check_genre_shares(genre_shares) — no parentheses after the name")
+    every, worst = _genre_case()
+    want = genre_shares_truth(every, worst)
+    got = _call(genre_shares, list(every), list(worst))
+    require(isinstance(got, pd.DataFrame), f"your function returned a {type(got).__name__}, not a DataFrame",
+            f"return a pandas DataFrame, one row per genre, with the columns {', '.join(repr(c) for c in GENRE_COLUMNS)}")
+    missing = [c for c in GENRE_COLUMNS if c not in got.columns]
+    require(not missing, f"your table lacks the column(s) {', '.join(repr(c) for c in missing)}",
+            f"the cells below read {', '.join(repr(c) for c in GENRE_COLUMNS)}")
+    absent = sorted(set(want.index) - set(got.index))
+    require(not absent, f"your table has no row for {', '.join(absent)}",
+            "every genre of all pairs gets a row — one that never appears among the worst has share 0 there")
+    require(not set(got.index) - set(want.index), f"your table has rows {sorted(set(got.index) - set(want.index))} "
+            "that are not genres", "index the rows by genre (the source names)")
+    got = got.loc[want.index]
+    for column in GENRE_COLUMNS:
+        values = got[column]
+        if values.isna().any():
+            raise ExerciseError(f"{column!r} has missing values (NaN) for {', '.join(values.index[values.isna()])}\n"
+                                "Hint: a genre that never appears among the worst has share 0 there, not NaN")
+        if not np.allclose(values.to_numpy(dtype=float), want[column].to_numpy(dtype=float), rtol=1e-6):
+            raise ExerciseError(f"{column!r} is not right on hidden genres\n"
+                                f"Hint: {_genre_hint(column, values, want, every, worst)}")
+    top = want[GENRE_COLUMNS[2]].idxmax()
+    ok(f"genre shares on {len(every)} hidden pairs and {len(worst)} worst: {top!r} is "
+       f"{want.loc[top, GENRE_COLUMNS[2]]:.1f}× over-represented among the worst; a genre never among them has share 0")
