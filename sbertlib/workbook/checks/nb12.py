@@ -423,7 +423,10 @@ def check_rerank(retrieve_and_rerank: Callable) -> None:
         ids = ids.astype(np.int64)
         if not np.array_equal(ids, want_ids):
             retrieved = np.array([[h["corpus_id"] for h in row] for row in semantic_search(q_emb, c_emb, top_k=k)])
-            if np.array_equal(ids, retrieved):
+            if np.array_equal(ids, retrieved) and np.allclose(scores, want_scores, atol=1e-5):
+                hint = ("the scores are in the cross-encoder's order, but the ids are still in the retriever's: sort the "
+                        "ids with the scores (the same order for both)")
+            elif np.array_equal(ids, retrieved):
                 hint = "that is the retriever's order: sort each query's candidates by the cross-encoder's score"
             elif np.array_equal(ids, want_ids[:, ::-1]):
                 hint = "the lowest cross-encoder score comes first: sort best first (descending)"
@@ -501,18 +504,24 @@ def _community_hint(got: list[list[int]], emb: np.ndarray, threshold: float, min
     if as_sets == {frozenset(g) for g in in_order}:
         return ("you took the proposals in row order: take the largest first (sort them by size), so a big group "
                 "is not broken up by a smaller proposal that came earlier")
-    strict = _detect_with(_unit(x) @ _unit(x).T, threshold, min_size + 1)
-    if as_sets == {frozenset(g) for g in strict}:
-        return "a row is its own neighbour (cosine 1): count it among the rows within the threshold"
+    cos = _unit(x) @ _unit(x).T
+    if as_sets in ({frozenset(g) for g in _detect_with(cos, threshold, min_size + 1)},
+                   {frozenset(g) for g in _detect_with(cos, threshold, min_size, count_self=False)}):
+        return ("a row is its own neighbour (cosine 1): count it among the rows within the threshold, and keep it in "
+                "the community it proposes")
     return ("every row whose neighbours within the threshold (itself included) number at least min_size proposes "
             "them; take the proposals largest first, drop the rows already claimed, keep what still has min_size")
 
 
-def _detect_with(sim: np.ndarray, threshold: float, min_size: int, largest_first: bool = True) -> list[list[int]]:
-    """Community detection on a given similarity matrix (for the slips: a dot product, row order)."""
+def _detect_with(sim: np.ndarray, threshold: float, min_size: int, largest_first: bool = True,
+                 count_self: bool = True) -> list[list[int]]:
+    """Community detection on a given similarity matrix (for the slips: a dot product, row order, a row
+    left out of its own proposal)."""
     proposals = []
     for r in range(len(sim)):
         members = np.flatnonzero(sim[r] >= threshold)
+        if not count_self:
+            members = members[members != r]
         if len(members) >= min_size:
             proposals.append(members[np.argsort(-sim[r, members], kind="stable")].tolist())
     if largest_first:
