@@ -80,12 +80,26 @@ def test_siamese_classifier_right(encoder, capsys):
     (make_head(loss=lambda lg, y: F.cross_entropy(lg.softmax(1), y)), "softmax was applied twice"),
     (make_head(loss=lambda lg, y: F.cross_entropy(lg, y, reduction="sum")), "sum over the batch"),
     (make_head(bias=False), "no bias"),
+    (make_head(features=lambda u, v: torch.cat([u, v, u * v], 1)), "element-wise product"),
+    (make_head(loss=lambda lg, y: F.nll_loss(lg, y)), "negative log-likelihood"),
+    (make_head(loss=lambda lg, y: F.cross_entropy(lg, y) * 0.5), "raw scores for the features"),
     (make_head(features=lambda u, v: torch.cat([u, v], 1), width=2), "expected"),
     (nn.Linear, "subclass of losses.SBERTLoss"),
 ])
 def test_siamese_classifier_wrong(encoder, wrong, hint):
-    with pytest.raises(ExerciseError, match=hint):
+    with pytest.raises(ExerciseError, match=hint) as err:
         nb02.check_siamese_classifier(wrong, encoder)
+    assert not any(code in str(err.value) for code in ("nn.Linear(3", "F.cross_entropy(self", "torch.cat(["))
+
+
+def test_siamese_classifier_that_is_not_a_linear_layer_is_told_without_the_answer(encoder):
+    class NoLinear(losses.SBERTLoss):
+        def __init__(self, model, num_labels=3):
+            super().__init__(model)
+            self.classifier = nn.Sequential(nn.Linear(3 * model.dim, num_labels))
+    with pytest.raises(ExerciseError, match="linear layer from the features") as err:
+        nb02.check_siamese_classifier(NoLinear, encoder)
+    assert "3 * model.dim" not in str(err.value)
 
 
 # ----------------------------------------------------------------------------- 03: the training loop

@@ -206,6 +206,8 @@ def _head_hint(student, reference, u, v, labels) -> str:
         "the features are (u, v, u − v): take the absolute value |u − v|": torch.cat([u, v, u - v], 1),
         "the parts are in the wrong order: the paper's is (u, v, |u − v|)": torch.cat([v, u, (u - v).abs()], 1),
         "the parts are in the wrong order: (u, v, |u − v|), |u − v| last": torch.cat([(u - v).abs(), u, v], 1),
+        "the third part is the element-wise product u * v; the paper's default is the absolute difference |u − v|":
+            torch.cat([u, v, u * v], 1),
     }
     got = float(student.loss_from_embeddings([u, v], labels))
     for hint, feats in variants.items():
@@ -217,7 +219,11 @@ def _head_hint(student, reference, u, v, labels) -> str:
                 "the paper's softmax is inside the cross-entropy")
     if abs(got - float(F.cross_entropy(logits, labels, reduction="sum"))) < 1e-4:
         return "that is the sum over the batch: use the mean (F.cross_entropy's default reduction)"
-    return "loss = F.cross_entropy(self.classifier(torch.cat([u, v, (u - v).abs()], dim=1)), labels)"
+    if abs(got - float(F.nll_loss(logits, labels))) < 1e-5:
+        return ("the logits went into a negative log-likelihood as they are: the cross-entropy takes the raw logits "
+                "and applies the log-softmax itself")
+    return ("the loss is the cross-entropy of the classifier's raw scores for the features (u, v, |u − v|) — side by "
+            "side, in that order — against the labels, averaged over the batch")
 
 
 def check_siamese_classifier(cls, encoder) -> None:
@@ -234,12 +240,12 @@ def check_siamese_classifier(cls, encoder) -> None:
         raise ExerciseError("SiameseClassifier is not written yet\nHint: fill in __init__ and loss_from_embeddings") from None
     head = getattr(student, "classifier", None)
     require(isinstance(head, torch.nn.Linear), "self.classifier is not an nn.Linear",
-            "self.classifier = nn.Linear(3 * model.dim, num_labels)")
+            "in __init__, make self.classifier a linear layer from the features to one score per label")
     n = int(encoder.dim)
     require((head.in_features, head.out_features) == (3 * n, 3),
             f"classifier is {head.in_features} → {head.out_features}, expected {3 * n} → 3 (3n → k)",
             "its input is (u, v, |u − v|): three vectors of n numbers")
-    require(head.bias is not None, "the classifier has no bias", "nn.Linear(..., bias=True), as sentence-transformers")
+    require(head.bias is not None, "the classifier has no bias", "keep nn.Linear's bias, as sentence-transformers does")
     require(student.model is encoder, "self.model is not the encoder you passed in",
             "call super().__init__(model): the one encoder both sentences go through")
     reference = losses.SoftmaxLoss(encoder, num_labels=3)
