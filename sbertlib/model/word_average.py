@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -93,3 +93,40 @@ def _lines(path: Path) -> Iterable[str]:
     else:
         with open(path, encoding="utf8", errors="replace") as fh:
             yield from fh
+
+
+class _AveragedBy:
+    """An encoder whose ``encode`` is a given averaging function over a word-vector table."""
+
+    def __init__(self, words: AverageWordEmbeddings, average: Callable, name: str):
+        self.words, self.average = words, average
+        self.info = {**words.info, "backbone": name}
+
+    @property
+    def name(self) -> str:
+        return self.info["backbone"]
+
+    @property
+    def dim(self) -> int:
+        return self.words.dim
+
+    def __repr__(self) -> str:
+        return f"averaged_by({self.words!r}, {getattr(self.average, '__name__', self.average)!r})"
+
+    def encode(self, sentences: str | Sequence[str], batch_size: int = 0, **_) -> np.ndarray:
+        single = isinstance(sentences, str)
+        texts = [sentences] if single else list(sentences)
+        out = np.asarray(self.average(texts, self.words.vocab, self.words.vectors), dtype=np.float32)
+        if out.shape != (len(texts), self.dim):
+            raise ValueError(f"{getattr(self.average, '__name__', 'the averaging function')} returned shape "
+                             f"{out.shape} for {len(texts)} sentences; expected ({len(texts)}, {self.dim})")
+        return out[0] if single else out
+
+
+def averaged_by(words: AverageWordEmbeddings, average: Callable[[list, dict, np.ndarray], np.ndarray],
+                name: str | None = None) -> _AveragedBy:
+    """An encoder over the same word vectors as ``words`` whose sentence vectors come from
+    ``average(sentences, words.vocab, words.vectors) -> (n, dim)`` — notebook 01's student's function —
+    so that the evaluation (``evaluate_sts``, row labels) runs on it as on ``words`` itself. ``name``
+    (the row's backbone label) defaults to ``words``'."""
+    return _AveragedBy(words, average, name or words.name)

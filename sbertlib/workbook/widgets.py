@@ -115,9 +115,13 @@ def _pairs_html(sentences: list[str], pairs: list[tuple[float, int, int]]) -> st
 class SimilarityExplorer(_Explorer):
     """Type sentences (one per line); see how similar every pair is under the chosen model."""
 
-    def __init__(self, models: Mapping[str, object], sentences: Sequence[str] = (), top_pairs: int = 10):
+    def __init__(self, models: Mapping[str, object], sentences: Sequence[str] = (), top_pairs: int = 10,
+                 similarity: Callable | None = None):
+        """``similarity``: a function ``(a, b, measure) -> (n, m)`` scores, larger = more similar (notebook
+        10's student's); it then computes the heatmap and the ranked pairs. None: the library's measures."""
         self.bank = ModelBank(models)
         self.top_pairs = top_pairs
+        self.similarity = similarity
         self.text = W.Textarea("\n".join(sentences), placeholder="one sentence per line",
                                layout=W.Layout(width="100%", height="140px"), continuous_update=False)
         self.model = W.Dropdown(options=self.bank.names, description="model")
@@ -150,13 +154,18 @@ class SimilarityExplorer(_Explorer):
             note = f" Only the first {MAX_LINES} of {len(sentences)} lines are used."
             sentences = sentences[:MAX_LINES]
         emb = self.bank.embed(self.model.value, sentences, self.pooling.value)
-        pairs = search.paraphrase_mining_embeddings(emb, top_k=self.top_pairs, max_pairs=self.top_pairs,
-                                                    measure=self.measure.value)
+        if self.similarity is not None:
+            full = scores_in_chunks(self.similarity, emb, self.measure.value)
+            pairs = top_pairs(full, self.top_pairs)
+        else:
+            pairs = search.paraphrase_mining_embeddings(emb, top_k=self.top_pairs, max_pairs=self.top_pairs,
+                                                        measure=self.measure.value)
         self.pairs.value = _pairs_html(sentences, pairs)
         shown = sentences[:MAX_HEATMAP]
         if len(sentences) > MAX_HEATMAP:
             note += f" The heatmap shows the first {MAX_HEATMAP}; the ranking uses all {len(sentences)}."
-        self.matrix = similarity_matrix(emb[:MAX_HEATMAP], measure=self.measure.value).numpy()
+        self.matrix = (full[:MAX_HEATMAP, :MAX_HEATMAP] if self.similarity is not None
+                       else similarity_matrix(emb[:MAX_HEATMAP], measure=self.measure.value).numpy())
         self.message.value = f"{len(sentences)} sentences, model <i>{html.escape(self.model.value)}</i>." + note
         self._draw(shown, pairs)
 
@@ -171,6 +180,26 @@ class SimilarityExplorer(_Explorer):
     def snapshot_html(self) -> str:
         return (f"<p>{self.message.value}</p><div style='display:flex;gap:1em'>"
                 f"{_img_html(self._png)}<div>{self.pairs.value}</div></div>")
+
+
+def scores_in_chunks(similarity: Callable, emb: np.ndarray, measure: str, rows: int = 16) -> np.ndarray:
+    """The ``(n, n)`` matrix ``similarity(emb, emb, measure)``, computed ``rows`` rows at a time (a distance
+    written with broadcasting builds an ``(rows, n, dim)`` array, not ``(n, n, dim)``)."""
+    parts = [np.asarray(similarity(emb[i:i + rows], emb, measure), dtype=np.float64) for i in range(0, len(emb), rows)]
+    full = np.vstack(parts)
+    if full.shape != (len(emb), len(emb)):
+        raise ValueError(f"similarity returned {full.shape} scores for {len(emb)} sentences; expected "
+                         f"({len(emb)}, {len(emb)})")
+    return full
+
+
+def top_pairs(matrix: np.ndarray, k: int) -> list[tuple[float, int, int]]:
+    """The ``k`` highest entries above the diagonal of a square score matrix, as ``(score, i, j)``, ``i < j``,
+    best first (the form of :func:`sbertlib.search.paraphrase_mining_embeddings`)."""
+    i, j = np.triu_indices(len(matrix), k=1)
+    scores = np.asarray(matrix)[i, j]
+    best = np.argsort(-scores, kind="stable")[:k]
+    return [(float(scores[b]), int(i[b]), int(j[b])) for b in best]
 
 
 class SemanticSearch(_Explorer):

@@ -8,7 +8,8 @@ import torch
 
 from . import ExerciseError, ok, require, two_items
 
-__all__ = ["check_most_similar_pair", "most_similar_pair_truth"]
+__all__ = ["check_most_similar_pair", "most_similar_pair_truth", "check_cosine_matrix", "cosine_matrix_truth",
+           "check_nearest_neighbour_hits", "nearest_neighbour_hits_truth"]
 
 
 def _as_numpy(matrix) -> np.ndarray:
@@ -92,3 +93,147 @@ def check_most_similar_pair(most_similar_pair: Callable, sim) -> None:
     i, j = most_similar_pair_truth(sim)
     ok(f"most_similar_pair is right: in the notebook's matrix, sentences {i} and {j} are the most similar "
        f"(cosine {_as_numpy(sim)[i, j]:.3f})")
+
+
+# ----------------------------------------------------------------------------- the cosine-similarity matrix
+def cosine_matrix_truth(a, b) -> np.ndarray:
+    """``out[i, j] = cos(a[i], b[j])`` (float64): :func:`sbertlib.model.similarity.cos_sim`, as numpy."""
+    from ...model.similarity import cos_sim
+    return cos_sim(torch.as_tensor(np.asarray(a, dtype=np.float64)), torch.as_tensor(np.asarray(b, dtype=np.float64))).numpy()
+
+
+def _cosine_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Float32 rows (as ``encode`` returns them) of very different lengths around a shared offset, so that a
+    dot product, a column-wise normalisation or a one-sided one give other numbers than the cosine."""
+    rng = np.random.default_rng(2019)
+
+    def rows(n, d, offset):
+        x = rng.standard_normal((n, d)) + offset
+        return (x * rng.uniform(0.1, 9.0, size=(n, 1))).astype(np.float32)
+    a, b = rows(5, 8, 0.7), rows(7, 8, 0.7)
+    c = rows(6, 4, -0.3)
+    return [("a (5, 8) against b (7, 8)", a, b), ("a (6, 4) against itself", c, c.copy()),
+            ("one row (1, 8) against b (7, 8)", a[:1].copy(), b)]
+
+
+def _cosine_hint(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> str:
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    unit = lambda x, axis: x / np.linalg.norm(x, axis=axis, keepdims=True)  # noqa: E731
+    cos = unit(a64, 1) @ unit(b64, 1).T
+    known = {
+        "that is the dot product a·b: divide by both lengths — normalise each row to length 1 first": a64 @ b64.T,
+        "only the rows of `a` were normalised: normalise the rows of `b` too": unit(a64, 1) @ b64.T,
+        "only the rows of `b` were normalised: normalise the rows of `a` too": a64 @ unit(b64, 1).T,
+        "that is the cosine *distance* 1 − cos; the similarity is the cosine itself": 1 - cos,
+        "you divided by the norm of the whole matrix: divide each row (each sentence vector) by its own length":
+            (a64 / np.linalg.norm(a64)) @ (b64 / np.linalg.norm(b64)).T,
+    }
+    if a.shape[0] > 1 and b.shape[0] > 1:
+        known["you normalised the columns (axis 0): normalise each row, one sentence vector, to length 1 (axis=1)"] = \
+            unit(a64, 0) @ unit(b64, 0).T
+    for hint, wrong in known.items():
+        if wrong.shape == got.shape and np.allclose(got, wrong, atol=1e-4):
+            return hint
+    return "normalise every row of a and of b to length 1, then one matrix product a_unit @ b_unitᵀ"
+
+
+def check_cosine_matrix(cosine_matrix: Callable) -> None:
+    """Check ``cosine_matrix(a, b) -> (n, m)`` with ``out[i, j] = cos(a[i], b[j])``, against
+    :func:`sbertlib.model.similarity.cos_sim` on hidden float32 rows of very different lengths (a numpy
+    array or a torch tensor may come back)."""
+    require(callable(cosine_matrix), f"pass your function itself, not {type(cosine_matrix).__name__}",
+            "check_cosine_matrix(cosine_matrix) — no parentheses after the name")
+    for name, a, b in _cosine_cases():
+        got = _call(cosine_matrix, a.copy(), b.copy())
+        try:
+            got = _as_numpy(got)
+        except (TypeError, ValueError):
+            raise ExerciseError(f"on {name} your function returned a {type(got).__name__}, not an array") from None
+        want = cosine_matrix_truth(a, b)
+        if got.shape == want.T.shape and got.shape != want.shape:
+            raise ExerciseError(f"on {name} you returned shape {got.shape}, expected {want.shape}\n"
+                                "Hint: rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), so a @ bᵀ, not b @ aᵀ")
+        require(got.shape == want.shape, f"on {name} you returned shape {got.shape}, expected {want.shape}",
+                "one row per sentence of a, one column per sentence of b")
+        require(bool(np.all(np.isfinite(got))), f"on {name} your matrix holds NaN or inf",
+                "divide by the rows' lengths, which are never 0 here")
+        require(np.allclose(got, want, atol=1e-5), f"on {name} your matrix differs from the cosines "
+                f"(largest difference {np.abs(got - want).max():.3g})", _cosine_hint(got, a, b))
+    ok("cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths")
+
+
+# ----------------------------------------------------------------------------- nearest-neighbour hits
+def nearest_neighbour_hits_truth(sim, paraphrases) -> int:
+    """How many sentences (rows) have as nearest *other* sentence the one written as their paraphrase;
+    ``paraphrases``: pairs ``(i, j)``, ``i < j``."""
+    m = _as_numpy(sim).copy()
+    np.fill_diagonal(m, -np.inf)
+    pairs = {tuple(sorted(p)) for p in paraphrases}
+    return sum(tuple(sorted((i, int(j)))) in pairs for i, j in enumerate(m.argmax(axis=1)))
+
+
+def _hits_case() -> tuple[np.ndarray, set]:
+    """Eight sentences, four written pairs; the nearest neighbours are set so that the usual slips give
+    other counts: 6 right (0↔5, 2↔4 mutual; 1→3, 7→6 one way; 3→2 and 6→1 misses), 3 when a pair counts in
+    one order only, 4 when each found pair counts once, 0 when the diagonal is left in."""
+    rng = np.random.default_rng(8)
+    m = rng.uniform(-0.5, 0.2, size=(8, 8))
+    m = (m + m.T) / 2
+    for (i, j), s in {(0, 5): 0.95, (2, 4): 0.9, (3, 2): 0.82, (1, 3): 0.8, (6, 1): 0.6, (6, 7): 0.5}.items():
+        m[i, j] = m[j, i] = s
+    np.fill_diagonal(m, 1.0)
+    return m, {(0, 5), (1, 3), (2, 4), (6, 7)}
+
+
+def _hits_hint(got: float, m: np.ndarray, pairs: set) -> str:
+    off = m.copy()
+    np.fill_diagonal(off, -np.inf)
+    nn = off.argmax(axis=1)
+    found = [tuple(sorted((i, int(j)))) for i, j in enumerate(nn) if tuple(sorted((i, int(j)))) in pairs]
+    known = {
+        "every sentence is its own nearest neighbour (the diagonal, cosine 1): leave the diagonal out":
+            float(sum((i, i) in pairs for i in range(len(m)))),
+        "(5, 0) and (0, 5) are the same pair: sort the two indices (or try both orders) before looking the pair up":
+            float(sum((i, int(j)) in pairs for i, j in enumerate(nn))),
+        "count sentences, not pairs: each sentence of a pair whose nearest neighbour is its partner counts on its own":
+            float(len(set(found))),
+    }
+    for hint, wrong in known.items():
+        if got == wrong:
+            return hint
+    return "for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair"
+
+
+def check_nearest_neighbour_hits(nearest_neighbour_hits: Callable, sim=None, paraphrases=None) -> None:
+    """Check ``nearest_neighbour_hits(sim, paraphrases) -> int``: the number of sentences whose most
+    similar other sentence is their written paraphrase, on a hidden 8 × 8 matrix built so that each usual
+    slip gives another count, on random matrices and on the notebook's (``sim``, ``paraphrases``)."""
+    require(callable(nearest_neighbour_hits), f"pass your function itself, not {type(nearest_neighbour_hits).__name__}",
+            "check_nearest_neighbour_hits(nearest_neighbour_hits, sim, PARAPHRASES) — no parentheses after the name")
+    hidden, pairs = _hits_case()
+    like = sim if sim is not None else hidden
+    cases = [("a hidden 8 × 8 matrix", hidden, pairs)]
+    rng = np.random.default_rng(10)
+    for n in (6, 10):
+        a = rng.uniform(-1, 0.95, size=(n, n))
+        m = (a + a.T) / 2
+        np.fill_diagonal(m, 1.0)
+        order = rng.permutation(n)
+        cases.append((f"a random {n} × {n} matrix", m, {tuple(sorted((int(order[k]), int(order[k + 1]))))
+                                                         for k in range(0, n, 2)}))
+    if sim is not None:
+        cases.append(("the notebook's matrix", sim, set(paraphrases or ())))
+    for name, m, p in cases:
+        got = _call(nearest_neighbour_hits, _like(like, np.asarray(_as_numpy(m))), set(p))
+        if isinstance(got, torch.Tensor):
+            require(got.numel() == 1, f"on {name} your function returned a tensor of shape {tuple(got.shape)}",
+                    "return one number: how many sentences hit")
+            got = got.item()
+        require(isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, bool),
+                f"on {name} your function returned {got!r}, not a number", "return the count, an int")
+        want = nearest_neighbour_hits_truth(m, p)
+        require(float(got) == want, f"on {name} you counted {float(got):g} hits, expected {want}",
+                _hits_hint(float(got), _as_numpy(m), {tuple(sorted(x)) for x in p}) if name == cases[0][0] else
+                "for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair")
+    ok("nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its written "
+       "paraphrase")

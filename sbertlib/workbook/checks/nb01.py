@@ -1,4 +1,5 @@
-"""Self-checks for ``01_broken_baselines``: the pair-count warm-up and the anisotropy measure.
+"""Self-checks for ``01_broken_baselines``: the pair-count warm-up, averaged word vectors (Table 1's GloVe row) and
+the anisotropy measure.
 
 (Mean pooling is built once, in notebook 02: its check lives in ``nb02``.)
 """
@@ -13,7 +14,9 @@ import torch
 from . import ExerciseError, ok, require
 from .nb00 import _call
 
-__all__ = ["check_pair_count", "check_cross_encoder_hours", "check_anisotropy", "anisotropy_truth"]
+__all__ = ["check_pair_count", "check_cross_encoder_hours", "check_anisotropy", "anisotropy_truth",
+           "check_average_word_vectors", "average_word_vectors_truth", "check_bi_encoder_seconds", "check_centre",
+           "centre_truth", "check_speedup", "speedup_truth"]
 
 PAPER_HOURS_10K = 65.0  # paper, Section 1: 10,000 sentences with a BERT cross-encoder on a V100
 _PAIR_NS = (0, 1, 2, 3, 4, 10, 100, 10_000, 123_457)
@@ -124,3 +127,181 @@ def check_anisotropy(anisotropy: Callable) -> None:
         require(abs(got - want) < 1e-6, f"on {name} you returned {got:.6f}, the mean cosine over pairs i ≠ j is {want:.6f}",
                 _anisotropy_hint(got, x))
     ok("anisotropy is right: the mean cosine over all pairs of different sentences")
+
+
+# ----------------------------------------------------------------------------- average word vectors (Table 1's GloVe row)
+_HIDDEN_WORDS = ("a", "man", "is", "playing", "guitar", ".", ",", "!", "the", "cat", "sleeps", "on", "sofa",
+                 "someone", "music", "loud")
+_HIDDEN_SENTENCES = ("A man is playing a guitar.",           # capitals, punctuation glued on, a word twice
+                     "The cat sleeps on the sofa!",
+                     "Zebras juggle quietly",                 # no word in the vocabulary
+                     "Someone plays MUSIC, loud and clear.")  # unknown words among known ones
+
+
+def _hidden_table(seed: int = 58) -> tuple[dict, np.ndarray]:
+    """A small word-vector table: ``vocab`` word → row, ``vectors`` (V, 6) float32, lower-case words as GloVe 6B's."""
+    rng = np.random.default_rng(seed)
+    vectors = (rng.standard_normal((len(_HIDDEN_WORDS), 6)) + 0.5).astype(np.float32)
+    return {w: i for i, w in enumerate(_HIDDEN_WORDS)}, vectors
+
+
+def average_word_vectors_truth(sentences, vocab: dict, vectors) -> np.ndarray:
+    """:class:`sbertlib.model.word_average.AverageWordEmbeddings` (lower-cased, as GloVe 6B): each sentence's
+    known tokens' vectors averaged, every occurrence counted; the zero vector where no token is known."""
+    from ...model.word_average import AverageWordEmbeddings
+    return AverageWordEmbeddings(vocab, np.asarray(vectors), lowercase=True, name="hidden").encode(list(sentences))
+
+
+def _average_slips(sentences, vocab: dict, vectors: np.ndarray) -> dict[str, np.ndarray]:
+    """hint -> what a usual slip gives on the hidden sentences."""
+    from ...model.word_average import simple_tokenize
+    dim = vectors.shape[1]
+
+    def variant(tokenise, known_only=True, reduce="mean", unique=False):
+        out = np.zeros((len(sentences), dim))
+        for k, s in enumerate(sentences):
+            toks = tokenise(s)
+            toks = list(dict.fromkeys(toks)) if unique else toks
+            rows = [vectors[vocab[t]] if t in vocab else np.zeros(dim) for t in toks if t in vocab or not known_only]
+            if rows:
+                out[k] = np.sum(rows, axis=0) if reduce == "sum" else np.mean(rows, axis=0)
+        return out
+    return {
+        "GloVe 6B is lower-case: lower-case each sentence before looking its words up ('A' is not in the "
+        "vocabulary, 'a' is)": variant(simple_tokenize),
+        "'guitar.' is not a word of the vocabulary: split with simple_tokenize, which cuts punctuation off "
+        "('guitar', '.'), not with str.split": variant(lambda s: s.lower().split()),
+        "unknown words were counted as zero vectors: average over the words found in the vocabulary only":
+            variant(lambda s: simple_tokenize(s.lower()), known_only=False),
+        "that is the sum of the word vectors: divide by how many were found (the mean)":
+            variant(lambda s: simple_tokenize(s.lower()), reduce="sum"),
+        "every occurrence counts: a word used twice ('a man … a guitar') weighs twice, so do not de-duplicate":
+            variant(lambda s: simple_tokenize(s.lower()), unique=True),
+    }
+
+
+def check_average_word_vectors(average_word_vectors: Callable) -> None:
+    """Check ``average_word_vectors(sentences, vocab, vectors) -> (n, dim)``: each sentence the mean of
+    the vectors of its tokens found in ``vocab`` (lower-cased, split by ``simple_tokenize``), the zero
+    vector when none is found — Table 1's "Avg. GloVe embeddings" — against
+    :class:`sbertlib.model.word_average.AverageWordEmbeddings` on a hidden table and hidden sentences."""
+    require(callable(average_word_vectors), f"pass your function itself, not {type(average_word_vectors).__name__}",
+            "check_average_word_vectors(average_word_vectors) — no parentheses after the name")
+    vocab, vectors = _hidden_table()
+    sentences = list(_HIDDEN_SENTENCES)
+    got = _call(average_word_vectors, list(sentences), dict(vocab), vectors.copy())
+    try:
+        got = np.asarray(got.detach().cpu().numpy() if isinstance(got, torch.Tensor) else got, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"your function returned a {type(got).__name__}, not an (n, dim) array\n"
+                            "Hint: stack one vector per sentence, e.g. np.stack(rows)") from None
+    want = average_word_vectors_truth(sentences, vocab, vectors).astype(np.float64)
+    require(got.shape == want.shape, f"for {len(sentences)} sentences and {vectors.shape[1]}-d vectors you returned "
+            f"shape {got.shape}, expected {want.shape}", "one row per sentence, one column per dimension")
+    empty = _HIDDEN_SENTENCES.index("Zebras juggle quietly")
+    require(bool(np.all(np.isfinite(got[empty]))),
+            f"the sentence {sentences[empty]!r}, none of whose words is in the vocabulary, got NaN",
+            "the mean of no vectors is undefined: give such a sentence the zero vector")
+    require(bool(np.all(np.isfinite(got))), "your vectors hold NaN or inf", "average only the vectors found")
+    if np.allclose(got, want, atol=1e-5):
+        ok("average_word_vectors is right: the mean of the known words' vectors, the zero vector for none")
+        return
+    for hint, wrong in _average_slips(sentences, vocab, vectors).items():
+        if np.allclose(got, wrong, atol=1e-5):
+            raise ExerciseError(f"your vectors differ from the averages of the known words\nHint: {hint}")
+    bad = [sentences[k] for k in range(len(sentences)) if not np.allclose(got[k], want[k], atol=1e-5)]
+    raise ExerciseError(f"your vectors differ from the averages of the known words for {len(bad)} of "
+                        f"{len(sentences)} hidden sentences (e.g. {bad[0]!r})\nHint: lower-case, split with "
+                        "simple_tokenize, keep the tokens found in vocab, average their rows of vectors; "
+                        "the zero vector when none is found")
+
+
+# ----------------------------------------------------------------------------- the bi-encoder's seconds
+def check_bi_encoder_seconds(bi_encoder_seconds: Callable[[int, float], float]) -> None:
+    """Check ``bi_encoder_seconds(n, sentences_per_second)``: seconds for a bi-encoder to embed ``n`` sentences,
+    each once (the cosine matrix is cheap beside it): it grows as n, where the cross-encoder's pairs grow as n²."""
+    require(callable(bi_encoder_seconds), "pass your function itself: check_bi_encoder_seconds(bi_encoder_seconds)")
+    for n, sps in ((10_000, 2_000.0), (10_000, 137.0), (1_000, 50.0), (2, 4.0), (123_457, 830.5), (1, 5.0)):
+        got = _number(_call(bi_encoder_seconds, n, sps), f"bi_encoder_seconds({n}, {sps})")
+        want = n / sps
+        if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
+            continue
+        hint = "seconds = sentences / (sentences per second)"
+        if n > 2 and math.isclose(got, _reference_pairs(n) / sps, rel_tol=1e-6):
+            hint = "a bi-encoder encodes every sentence once — n passes, not n·(n−1)/2: the pairs are compared as vectors"
+        elif math.isclose(got, want / 3600, rel_tol=1e-6):
+            hint = "that is in hours: this one asks for seconds"
+        elif math.isclose(got, sps / n, rel_tol=1e-6):
+            hint = "upside down: divide the number of sentences by the speed"
+        elif math.isclose(got, n * sps, rel_tol=1e-6):
+            hint = "divide by the speed, do not multiply"
+        raise ExerciseError(f"bi_encoder_seconds({n}, {sps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
+    ok("bi_encoder_seconds is right: encodings grow as n, pairs as n²")
+
+
+# ----------------------------------------------------------------------------- centring
+def centre_truth(vectors) -> np.ndarray:
+    """Every row minus the mean row (the mean over the sentences, per dimension)."""
+    x = np.asarray(vectors, dtype=np.float64)
+    return x - x.mean(axis=0)
+
+
+def check_centre(centre: Callable) -> None:
+    """Check ``centre(vectors) -> (n, dim)``: every row minus the mean vector of all rows, on hidden
+    vectors around a shared offset (so that the usual slips give other numbers, each named)."""
+    require(callable(centre), f"pass your function itself, not {type(centre).__name__}",
+            "check_centre(centre) — no parentheses after the name")
+    for name, x in _anisotropy_cases()[:2]:
+        got = _call(centre, x.copy())
+        try:
+            got = np.asarray(got.detach().cpu().numpy() if isinstance(got, torch.Tensor) else got, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ExerciseError(f"on {name} your function returned a {type(got).__name__}, not an array") from None
+        want = centre_truth(x)
+        require(got.shape == want.shape, f"on {name} you returned shape {got.shape}, expected {want.shape}",
+                "one row per sentence: subtract the mean vector from every row (broadcasting does it)")
+        if np.allclose(got, want, atol=1e-8):
+            continue
+        unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+        slips = {
+            "you subtracted each row's own mean (axis=1): subtract the mean vector over the sentences, "
+            "x.mean(axis=0), one value per dimension": x - x.mean(axis=1, keepdims=True),
+            "you subtracted one number, the mean of every entry: subtract the mean *vector* (axis=0)": x - x.mean(),
+            "you normalised the rows first: centre the vectors as they are (anisotropy() normalises afterwards)":
+                unit - unit.mean(axis=0),
+            "the sign is the wrong way round: each vector minus the mean, not the mean minus the vector": x.mean(axis=0) - x,
+            "that is the mean vector itself: subtract it from every row": np.broadcast_to(x.mean(axis=0), x.shape),
+        }
+        hint = next((h for h, wrong in slips.items() if np.allclose(got, wrong, atol=1e-8)),
+                    "subtract the mean of all rows (axis=0) from every row")
+        raise ExerciseError(f"on {name} your centred vectors differ from each row minus the mean vector\nHint: {hint}")
+    ok("centre is right: the shared direction (the mean vector) removed from every sentence vector")
+
+
+# ----------------------------------------------------------------------------- how many times faster
+def speedup_truth(n: int, pairs_per_second: float, sentences_per_second: float) -> float:
+    """Cross-encoder time for all pairs among ``n`` over bi-encoder time for ``n`` encodings: (n−1)/2 · sps/pps."""
+    return (_reference_pairs(n) / pairs_per_second) / (n / sentences_per_second)
+
+
+def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
+    """Check ``speedup(n, pairs_per_second, sentences_per_second)``: how many times longer the cross-encoder
+    takes than the bi-encoder to find the most similar pair among ``n`` sentences."""
+    require(callable(speedup), "pass your function itself: check_speedup(speedup)")
+    for n, pps, sps in ((10_000, 213.65, 2_000.0), (10_000, 50.0, 50.0), (1_000, 10.0, 400.0), (2, 1.0, 1.0),
+                        (40_000, 2_000.0, 1_378.0)):
+        got = _number(_call(speedup, n, pps, sps), f"speedup({n}, {pps}, {sps})")
+        want = speedup_truth(n, pps, sps)
+        if math.isclose(got, want, rel_tol=1e-6):
+            continue
+        hint = "cross-encoder seconds (all pairs) divided by bi-encoder seconds (n encodings)"
+        if math.isclose(got, 1 / want, rel_tol=1e-6):
+            hint = "upside down: the cross-encoder's time over the bi-encoder's, so that the answer is large"
+        elif math.isclose(got, want / 3600, rel_tol=1e-6) or math.isclose(got, want * 3600, rel_tol=1e-6):
+            hint = "hours divided by seconds: put both times in the same unit first"
+        elif math.isclose(got, n * n / pps / (n / sps), rel_tol=1e-6) or math.isclose(got, n * (n - 1) / pps / (n / sps), rel_tol=1e-6):
+            hint = "count each unordered pair once, n·(n−1)/2"
+        elif math.isclose(got, sps / pps, rel_tol=1e-6):
+            hint = "that compares one pass with one pass; the cross-encoder needs n·(n−1)/2 passes, the bi-encoder n"
+        raise ExerciseError(f"speedup({n}, {pps}, {sps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
+    ok(f"speedup is right: it grows with n — {speedup_truth(10_000, 1.0, 1.0):,.1f}× at equal speeds for 10,000 sentences")

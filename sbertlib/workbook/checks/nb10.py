@@ -1,9 +1,12 @@
 """Self-checks for notebook 10 (the similarity explorer).
 
-Exercise 1 asks for two sentences that share **no content word** yet get a high cosine. "Content word"
+Exercise 2 asks for two sentences that share **no content word** yet get a high cosine. "Content word"
 is judged after lower-casing, dropping stop words (function words: articles, pronouns, auxiliaries,
 prepositions, conjunctions) and reducing each word to a crude stem with a small suffix stripper, so that
 inflections count as the same word: *kid / kids*, *play / plays / playing / played*, *child / children*.
+
+Exercise 1 (:func:`check_similarity`, before the explorer) asks for the explorer's four measures as one function, the distances
+negated so that larger always means more similar; the explorer then scores with it.
 """
 from __future__ import annotations
 
@@ -99,3 +102,87 @@ def check_higher_model(answer: str, scores: dict[str, float]) -> None:
     require(answer == best, f"{answer!r} scored {scores[answer]:.3f}, but another model scored higher.",
             "Look at comparer.scores.")
     ok(f"{answer!r} gives this unrelated pair the higher cosine ({scores[answer]:.3f})")
+
+
+# ----------------------------------------------------------------------------- the explorer's measures
+MEASURE_NAMES = ("cosine", "dot", "euclidean", "manhattan")
+
+
+def similarity_truth(a, b, measure: str = "cosine") -> np.ndarray:
+    """:func:`sbertlib.model.similarity.similarity_matrix` as float64 numpy: ``(n, m)``, larger = more similar
+    (the distances negated)."""
+    import torch
+
+    from ...model.similarity import similarity_matrix
+    return similarity_matrix(torch.as_tensor(np.asarray(a, dtype=np.float64)),
+                             torch.as_tensor(np.asarray(b, dtype=np.float64)), measure).numpy()
+
+
+def _measure_case(seed: int = 10) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 rows (as ``encode`` returns them) of very different lengths: a (5, 6), b (4, 6)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((5, 6)) * rng.uniform(0.2, 6.0, size=(5, 1)) + 0.3
+    b = rng.standard_normal((4, 6)) * rng.uniform(0.2, 6.0, size=(4, 1)) + 0.3
+    return a.astype(np.float32), b.astype(np.float32)
+
+
+def _measure_slips(measure: str, a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    diff = a[:, None, :] - b[None, :, :]
+    l2, l1, cos = np.sqrt((diff ** 2).sum(-1)), np.abs(diff).sum(-1), unit(a) @ unit(b).T
+    du = unit(a)[:, None, :] - unit(b)[None, :, :]
+    slips = {
+        "cosine": {"that is the dot product: divide by both lengths (normalise the rows first)": a @ b.T,
+                   "that is the cosine distance 1 − cos; the explorer wants the similarity, cos itself": 1 - cos},
+        "dot": {"that is the cosine: the dot product uses the vectors as they are, lengths included": cos},
+        "euclidean": {"a distance is smaller for closer vectors: return MINUS the distance, so that larger = more similar": l2,
+                      "that is the squared distance: take the square root (and negate it)": -(l2 ** 2),
+                      "that is the Manhattan (L1) distance: Euclidean is the square root of the sum of squared "
+                      "differences": -l1,
+                      "you normalised the vectors first: measure the distance between the vectors as they are":
+                          -np.sqrt((du ** 2).sum(-1))},
+        "manhattan": {"a distance is smaller for closer vectors: return MINUS the distance, so that larger = more similar": l1,
+                      "that is the Euclidean (L2) distance: Manhattan sums the absolute differences": -l2,
+                      "you forgot the absolute value: Manhattan sums |a − b| over the dimensions": -diff.sum(-1)},
+    }
+    return slips[measure]
+
+
+def check_similarity(similarity) -> None:
+    """Check ``similarity(a, b, measure) -> (n, m)`` for ``cosine``, ``dot``, ``euclidean`` and ``manhattan``
+    (the distances negated: larger = more similar) against :func:`sbertlib.model.similarity.similarity_matrix`,
+    on hidden float32 rows of very different lengths."""
+    from . import ExerciseError, student_raised, unfinished
+    require(callable(similarity), f"pass your function itself, not {type(similarity).__name__}",
+            "nb10.check_similarity(similarity) — no parentheses after the name")
+    a, b = _measure_case()
+    for measure in MEASURE_NAMES:
+        try:
+            got = similarity(a.copy(), b.copy(), measure)
+        except Exception as err:  # noqa: BLE001
+            if unfinished(err):
+                raise ExerciseError("`similarity` is not done yet (it raised NotImplementedError)\n"
+                                    "Hint: replace the `raise NotImplementedError` line with your code") from None
+            raise student_raised(f"`similarity(a, b, {measure!r})` with a {a.shape}, b {b.shape}", err) from err
+        require(got is not None, f"`similarity(a, b, {measure!r})` returned None", "return the (n, m) matrix")
+        try:
+            got = np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ExerciseError(f"`similarity(a, b, {measure!r})` returned a {type(got).__name__}, not an array") from None
+        want = similarity_truth(a, b, measure)
+        require(not (got.shape == want.T.shape != want.shape),
+                f"{measure}: shape {got.shape}, expected {want.shape}",
+                "rows of a, columns of b: out[i, j] compares a[i] with b[j]")
+        require(got.shape == want.shape, f"{measure}: shape {got.shape} for a {a.shape} and b {b.shape}, "
+                f"expected {want.shape}", "one score for every row of a with every row of b")
+        if np.allclose(got, want, atol=1e-4, rtol=1e-5):
+            continue
+        hint = next((h for h, wrong in _measure_slips(measure, a, b).items() if np.allclose(got, wrong, atol=1e-4)),
+                    {"cosine": "normalise the rows of a and b to length 1, then a @ bᵀ",
+                     "dot": "a @ bᵀ, the vectors as they are",
+                     "euclidean": "minus the square root of the summed squared differences of a[i] and b[j]",
+                     "manhattan": "minus the summed absolute differences of a[i] and b[j]"}[measure])
+        raise ExerciseError(f"{measure}: your scores differ from the library's (largest difference "
+                            f"{np.abs(got - want).max():.3g})\nHint: {hint}")
+    ok("similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
