@@ -182,3 +182,152 @@ def agreement_verdicts(table: pd.DataFrame, sizes: Mapping[str, int], column: st
                      f"network {verdict} its untrained self ({a - b:+.3f}; 2 standard errors on {n} sentences: "
                      f"{2 * se:.3f}).")
     return lines
+
+
+# ============================================================================= 07 · ablations
+def table6_overview(configs: Sequence) -> pd.DataFrame:
+    """The distinct configurations of Table 6 (``AblationConfig`` items), numbered from 1, with the paper's
+    figure for each: the NLI (classification) column, and the STSb (regression) column for the poolings."""
+    from .. import paper
+    from ..losses import DEFAULT_CONCAT
+    rows = []
+    for c in configs:
+        pooling_row = tuple(c.concat) == DEFAULT_CONCAT
+        rows.append({"pooling": c.pooling, "concatenation": c.concat_label,
+                     "paper: NLI (classification)": (paper.TABLE6_POOLING[c.pooling][0] if pooling_row
+                                                     else paper.TABLE6_CONCAT[tuple(c.concat)]),
+                     "paper: STSb (regression)": paper.TABLE6_POOLING[c.pooling][1] if pooling_row else "–"})
+    return pd.DataFrame(rows, index=range(1, len(rows) + 1))
+
+
+def table6_bars(pooling_table: pd.DataFrame, concat_table: pd.DataFrame, who: str):
+    """Table 6 as bars, ours (± seed std) beside the paper's: the poolings under both objectives (a
+    :func:`sbertlib.evaluation.ablation.pooling_table`) and the concatenations (the second table of
+    :func:`sbertlib.evaluation.table6`); ``who`` names what produced our rows."""
+    fig, axes = plt.subplots(1, 2, figsize=(15, 4.6), gridspec_kw={"width_ratios": [4, 6]}, layout="constrained")
+    x = np.arange(len(pooling_table))
+    for i, (col, colour) in enumerate((("NLI", "C0"), ("STSb", "C1"))):
+        axes[0].bar(x + (2 * i - 1.5) * 0.2, pooling_table.get(f"ours: {col} mean", np.nan), 0.2, color=colour,
+                    yerr=pooling_table.get(f"ours: {col} std", pd.Series(0, index=pooling_table.index)).fillna(0),
+                    capsize=3, label=f"ours, {col}")
+        axes[0].bar(x + (2 * i - 0.5) * 0.2, pooling_table[f"paper: {col}"], 0.2, color=colour, alpha=0.35,
+                    label=f"paper, {col}")
+    axes[0].set_xticks(x, pooling_table.index)
+    c = np.arange(len(concat_table))
+    axes[1].bar(c - 0.2, concat_table.filter(like="ours: mean").iloc[:, 0], 0.4, yerr=concat_table["ours: std"].fillna(0),
+                capsize=3, label="ours")
+    axes[1].bar(c + 0.2, concat_table["paper: SBERT-base, NLI"], 0.4, color="lightgrey", label="paper")
+    axes[1].set_xticks(c, concat_table.index, rotation=20, fontsize="small")
+    for ax, title in zip(axes, ("pooling, both objectives", "concatenation (NLI, mean pooling)")):
+        ax.set_title(title, fontsize="small")
+        ax.set_ylim(0, 100)
+        ax.legend(fontsize="x-small", ncol=2, loc="upper right")
+    fig.suptitle(f"Table 6 (STSb dev, Spearman ×100) — {who}", fontsize="medium")
+    return fig
+
+
+def grid_findings(nli_results: pd.DataFrame, reg_results: pd.DataFrame, untrained: Mapping[str, float],
+                  default_concat_label: str = "(u, v, |u-v|)") -> list[str]:
+    """What two ablation tables say, as lines: per column the best row, the spread of the means against the
+    median seed std, how many rows end below (and which above) the untrained network with the same pooling;
+    the rank agreement (Spearman) of our concatenations with the paper's; the order of the poolings."""
+    from scipy.stats import spearmanr
+
+    from .. import paper
+    lines = []
+    for name, res in (("NLI", nli_results), ("STSb", reg_results)):
+        noise, spread = float(np.nanmedian(res["std"])), res["mean"].max() - res["mean"].min()
+        below = sum(row["mean"] < untrained[row["pooling"]] for _, row in res.iterrows())
+        lines.append(f"{name:4}: {len(res)} configurations, best {res['mean'].idxmax()} ({res['mean'].max():.2f}); spread "
+                     f"of the means {spread:.2f} vs median seed std {noise:.2f}; {below} of {len(res)} end below the "
+                     "untrained network's score with the same pooling")
+        rose = [label for label, row in res.iterrows() if row["mean"] > untrained[row["pooling"]]]
+        lines.append(f"      above it: {'; '.join(rose) if rose else 'none'}")
+    concat_rows = nli_results[nli_results["pooling"] == "mean"]
+    rho = spearmanr(concat_rows["mean"], [paper.TABLE6_CONCAT[tuple(c.strip("()").split(", "))]
+                                          for c in concat_rows["concat"]]).statistic
+    lines.append(f"rank agreement of our {len(concat_rows)} concatenations with the paper's order: Spearman {rho:+.2f}")
+    order = lambda res: " > ".join(res.sort_values("mean", ascending=False)["pooling"])  # noqa: E731
+    lines.append(f"pooling order — NLI: {order(nli_results[nli_results['concat'] == default_concat_label])}; "
+                 f"STSb: {order(reg_results)}; untrained: {' > '.join(sorted(untrained, key=untrained.get, reverse=True))}")
+    return lines
+
+
+def grid_cost_report(plan: Mapping, full: Mapping, n_configs: int, n_all_configs: int, n_nli: int, n_stsb: int,
+                     n_all_nli: int, n_all_stsb: int, nli_batch: int, profile, full_grid: bool) -> tuple[list[str], dict, dict]:
+    """What a Table 6 grid costs before it runs, as lines, and the two columns' costs
+    (:func:`sbertlib.evaluation.ablation.grid_cost` dicts): ``plan``/``full`` hold the seeds (``nli_seeds``,
+    ``stsb_seeds``) and ``stsb_epochs`` of this profile's grid and of the full one; the NLI column trains
+    ``n_configs`` configurations on ``n_nli`` pairs (batch ``nli_batch``, one epoch), the STSb column the three
+    poolings on ``n_stsb`` pairs; unless ``full_grid``, a last line says what the full grid would cost."""
+    from ..evaluation import ablation
+
+    def cost(p, configs, nli, stsb):
+        a = ablation.grid_cost(configs, p["nli_seeds"], nli, nli_batch, 1)
+        b = ablation.grid_cost(3, p["stsb_seeds"], stsb, profile.stsb_batch_size, p["stsb_epochs"])
+        return a, b, a["steps"] + b["steps"]
+    from .profiles import backbone_label
+    nli_cost, stsb_cost, steps = cost(plan, n_configs, n_nli, n_stsb)
+    lines = [f"{'FULL grid (opted in)' if full_grid else 'default grid'} on {profile.name}, {backbone_label(profile.backbone)}:",
+             f"  NLI column:  {n_configs} configurations × {len(plan['nli_seeds'])} seeds = {nli_cost['runs']} runs × "
+             f"{nli_cost['steps_per_run']:,} steps ({n_nli:,} NLI pairs, batch {nli_batch}, lr {profile.lr:g})",
+             f"  STSb column: 3 poolings × {len(plan['stsb_seeds'])} seeds = {stsb_cost['runs']} runs × "
+             f"{stsb_cost['steps_per_run']:,} steps ({n_stsb:,} STSb train pairs × {plan['stsb_epochs']} epoch(s), "
+             f"batch {profile.stsb_batch_size}, lr {profile.stsb_lr:g})",
+             f"  in all {nli_cost['runs'] + stsb_cost['runs']} runs, {steps:,} optimizer steps"]
+    if not full_grid:
+        *_, full_steps = cost(full, n_all_configs, n_all_nli, n_all_stsb)
+        lines.append(f"the full grid (SBERTLIB_FULL_GRID=1): {n_all_configs * 10 + 30} runs, {full_steps:,} steps "
+                     f"({full_steps / steps:.0f}× this one)")
+    return lines, nli_cost, stsb_cost
+
+
+def labelled_sentences(size: Mapping[str, int], seed: int) -> dict:
+    """Notebook 09's sentences, sampled with ``random.Random(seed)``: TREC test questions with their
+    question type (``size["trec_questions"]``), unique STSb test sentences per genre (``size["stsb_per_genre"]``,
+    genres sorted) and SICK NLI test pairs (``size["nli_pairs"]``); keys ``trec_texts``, ``trec_labels``,
+    ``trec_classes``, ``stsb_texts``, ``stsb_labels``, ``genres``, ``nli_pairs`` and ``summary`` (lines to print)."""
+    import random
+
+    from .. import data
+    rng = random.Random(seed)
+    trec = data.load_senteval("TREC")
+    trec_all, trec_ids = trec.split("test")
+    pick = sorted(rng.sample(range(len(trec_all)), min(size["trec_questions"], len(trec_all))))
+    out = {"trec_texts": [trec_all[i] for i in pick], "trec_labels": [trec.label_names[trec_ids[i]] for i in pick],
+           "trec_classes": list(trec.label_names)}
+    by_genre: dict[str, dict] = {}
+    for p in data.load_stsb("test"):
+        by_genre.setdefault(p.source.split("/")[-1].removeprefix("main-"), {})[p.sentence1] = None  # unique, in order
+    out["stsb_texts"], out["stsb_labels"] = [], []
+    for genre, sents in sorted(by_genre.items()):
+        chosen = rng.sample(list(sents), min(size["stsb_per_genre"], len(sents)))
+        out["stsb_texts"] += chosen
+        out["stsb_labels"] += [genre] * len(chosen)
+    out["genres"] = sorted(by_genre)
+    nli = data.load_sick_nli("test")
+    out["nli_pairs"] = rng.sample(nli, min(size["nli_pairs"], len(nli)))
+    out["summary"] = [
+        f"TREC: {len(out['trec_texts'])} questions, " + ", ".join(f"{l} {out['trec_labels'].count(l)}" for l in trec.label_names),
+        f"STSb: {len(out['stsb_texts'])} sentences, " + ", ".join(f"{g} {out['stsb_labels'].count(g)}" for g in out["genres"]),
+        f"SICK NLI test: {len(out['nli_pairs'])} pairs, " + ", ".join(
+            f"{l} {sum(p.label == l for p in out['nli_pairs'])}" for l in ("entailment", "neutral", "contradiction")),
+        f"e.g. {out['trec_texts'][0]} → {out['trec_labels'][0]}"]
+    return out
+
+
+def trec_context(table: pd.DataFrame) -> list[str]:
+    """Lines putting a :func:`label_scores` table's TREC row beside the paper's Table 5 TREC figures, and — where the
+    untrained network's 1-NN type agreement is over twice chance — why that is no sign of understanding."""
+    from .. import paper
+    col = paper.TABLE5_COLUMNS.index("TREC")
+    lines = ["", "Context from the paper (Table 5, SentEval TREC accuracy of a logistic regression trained on the "
+             f"vectors): avg. BERT {paper.TABLE5['Avg. BERT embeddings'][col]}, SBERT-NLI-base "
+             f"{paper.TABLE5['SBERT-NLI-base'][col]} (notebook 08)."]
+    b = float(table.loc[("TREC question type", "before"), "1-NN label agreement"])
+    c = float(table.loc[("TREC question type", "before"), "chance agreement"])
+    if b > 2 * c:
+        lines += [f"Even the untrained network's neighbours share the question type {b:.0%} of the time (chance {c:.0%}): "
+                  "the type is", "largely spelled out by the first words (who → HUM, where → LOC, how many → NUM), so "
+                  "averaging token vectors already keeps it."]
+    return lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
 import pandas as pd
 import torch
 
@@ -14,7 +15,8 @@ from ...paper import TABLE6_CONCATS
 from . import ExerciseError, ok, require, two_items
 from .nb00 import _call
 
-__all__ = ["check_classifier_size", "check_gains", "check_difference", "grid_mean"]
+__all__ = ["check_classifier_size", "check_gains", "check_difference", "grid_mean", "check_train_and_score",
+           "train_and_score_truth", "check_run_ablation", "run_ablation_truth"]
 
 
 class _Stub(torch.nn.Module):
@@ -195,3 +197,156 @@ def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None)
                     "se = √(s_a²/n_a + s_b²/n_b) with the 'std' and 'n_seeds' columns")
         raise ExerciseError(f"standard error for ({a}) − ({b}) = {se:.4f}, expected {want_se:.4f}\nHint: {hint}")
     ok(f"diff_and_se matches the library on {len(cases)} tables (difference of means, √(s_a²/n_a + s_b²/n_b))")
+
+
+# ----------------------------------------------------------------------------- one run of the grid
+def train_and_score_truth(start, evaluator, config, seed: int, train_pairs, objective: str = "classification",
+                          batch_size: int = 16, lr: float = 2e-5, epochs: int = 1) -> float:
+    """One point of Table 6's grid as :func:`sbertlib.evaluation.ablation.run_grid` trains it: a fresh copy of
+    ``start`` with the configuration's pooling, ``seed_everything(seed)``, the objective's loss
+    (``SoftmaxLoss`` with the configuration's concatenation, or ``CosineSimilarityLoss``), one training of
+    ``train_pairs``; ``evaluator(encoder)`` afterwards."""
+    import copy
+    table = ablation.run_grid([config], [seed], train_pairs, encoder_factory=lambda: copy.deepcopy(start),
+                              evaluator=evaluator, batch_size=batch_size, epochs=epochs, lr=lr,
+                              show_progress_bar=False, objective=objective)
+    return float(table["mean"].iloc[0])
+
+
+def _state(model) -> dict:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs, stsb_pairs) -> None:
+    """Check ``train_and_score(config, seed, train_pairs, objective, batch_size, lr, epochs=1) -> score``
+    against :func:`train_and_score_truth` (the library's run of the same point) on three small runs — a
+    pooling other than mean, a concatenation other than the default, the regression objective — with
+    ``start`` the untrained network and ``evaluator`` the notebook's STSb dev scorer. The first run is made
+    twice (a seeded run gives the same score), and ``start`` must come out untouched."""
+    from . import student_raised, unfinished
+    require(callable(train_and_score), f"pass your function itself, not {type(train_and_score).__name__}",
+            "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
+    cases = [(ablation.AblationConfig("max"), 2, list(nli_pairs[:24]), "classification"),
+             (ablation.AblationConfig("mean", ("u", "v")), 1, list(nli_pairs[:24]), "classification"),
+             (ablation.AblationConfig("cls"), 1, list(stsb_pairs[:24]), "regression")]
+    settings = dict(batch_size=8, lr=1e-3)   # a rate at which a concatenation changes the encoder measurably
+    before = _state(start)
+    for case, (config, seed, pairs, objective) in enumerate(cases):
+        what = f"train_and_score({config.label}, seed {seed}, {objective})"
+        got = []
+        for _ in range(2 if case == 0 else 1):   # the first point twice: a seeded run is reproducible
+            try:
+                value = train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"])
+            except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
+                require(not unfinished(exc), "train_and_score is not written yet (it raised NotImplementedError)",
+                        "replace the `raise NotImplementedError` line with your code")
+                raise student_raised(what, exc) from exc
+            got.append(_number(value, f"the score of {what}"))
+            after = _state(start)
+            require(all(torch.equal(before[k], after[k]) for k in before),
+                    f"{what} changed the weights of `start`, the untrained network",
+                    "train a fresh copy of it in every run (copy.deepcopy), so that every configuration and seed "
+                    "starts from the same weights")
+        if len(got) == 2 and abs(got[0] - got[1]) > 1e-6:
+            raise ExerciseError(f"{what} gave {got[0]:.2f}, then {got[1]:.2f} when run again\nHint: a run must be "
+                                "reproducible: seed_everything(seed) before the loss is built (its classifier's initial "
+                                "weights are drawn then) and pass seed to the loop")
+        want = train_and_score_truth(start, evaluator, config, seed, pairs, objective, **settings)
+        if abs(got[0] - want) <= 0.01:
+            continue
+        untrained = copy_with_pooling(start, config.pooling)
+        hint = "a fresh copy of start, its pooling set, seed_everything(seed), the objective's loss, your loop, then score"
+        if abs(got[0] - float(evaluator(untrained))) <= 0.01:
+            hint = "that is the untrained network's score: train the copy before you score it"
+        elif config.pooling != "mean" and abs(got[0] - train_and_score_truth(
+                start, evaluator, ablation.AblationConfig("mean", config.concat), seed, pairs, objective, **settings)) <= 0.01:
+            hint = "the run used mean pooling: set the copy's pooling to config.pooling before training"
+        elif config.concat != ablation.AblationConfig().concat and abs(got[0] - train_and_score_truth(
+                start, evaluator, ablation.AblationConfig(config.pooling), seed, pairs, objective, **settings)) <= 0.01:
+            hint = "the classifier saw the default features: build the loss with concat=config.concat"
+        raise ExerciseError(f"{what} scored {got[0]:.2f}; the library's run of the same point {want:.2f}\nHint: {hint}")
+    ok("train_and_score trains each point as the library's grid does (fresh copy, pooling, seed, objective, "
+       "concatenation) — with your training loop")
+
+
+def copy_with_pooling(start, pooling: str):
+    """A copy of ``start`` with ``pooling``: the untrained network of one configuration."""
+    import copy
+    enc = copy.deepcopy(start)
+    enc.pooling = pooling
+    return enc
+
+
+# ----------------------------------------------------------------------------- the grid runner
+def _fake_scores(config, seed: int) -> float:
+    """A deterministic stand-in for one training's score (no training)."""
+    h = sum(ord(c) * (i + 1) for i, c in enumerate(config.label)) % 997
+    return 40.0 + (h % 37) + ((seed * 7919 + h) % 101) / 10.0
+
+
+def run_ablation_truth(configs, seeds, train_and_score: Callable):
+    """The table :func:`sbertlib.evaluation.ablation.run_grid` returns, from ``train_and_score(config, seed)``:
+    one row per configuration (index ``config.label``) with ``pooling``, ``concat`` (``config.concat_label``),
+    ``n_seeds``, ``mean`` and ``std`` (sample std, ddof=1; NaN for one seed)."""
+    rows = {}
+    for c in configs:
+        s = pd.Series([float(train_and_score(c, seed)) for seed in seeds], dtype=float)
+        rows[c.label] = {"pooling": c.pooling, "concat": c.concat_label, "n_seeds": len(s), "mean": s.mean(),
+                         "std": s.std(ddof=1) if len(s) > 1 else math.nan}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def check_run_ablation(run_ablation: Callable) -> None:
+    """Check ``run_ablation(configs, seeds, train_and_score) -> table`` on hidden grids with a stand-in
+    ``train_and_score`` (no training): every (configuration, seed) run exactly once, and the table of
+    :func:`run_ablation_truth` (index = labels, the five columns; more columns, e.g. one per seed, are fine)."""
+    from . import student_raised, unfinished
+    require(callable(run_ablation), f"pass your function itself, not {type(run_ablation).__name__}",
+            "check_run_ablation(run_ablation)")
+    grids = [(ablation.table6_configs(), (1, 2, 3)), (ablation.pooling_configs(), (5, 2)),
+             (ablation.table6_configs()[3:6], (4,))]
+    for configs, seeds in grids:
+        calls = []
+
+        def stand_in(config, seed):
+            calls.append((config, seed))
+            return _fake_scores(config, seed)
+        where = f"a grid of {len(configs)} configurations × seeds {list(seeds)}"
+        try:
+            table = run_ablation(list(configs), list(seeds), stand_in)
+        except Exception as exc:  # noqa: BLE001
+            require(not unfinished(exc), "run_ablation is not written yet (it raised NotImplementedError)",
+                    "replace the `raise NotImplementedError` line with your code")
+            raise student_raised(f"run_ablation on {where}", exc) from exc
+        require(isinstance(table, pd.DataFrame), f"on {where} run_ablation returned a {type(table).__name__}",
+                "return a pandas DataFrame, one row per configuration")
+        wanted_calls = [(c, s) for c in configs for s in seeds]
+        require(sorted(calls, key=str) == sorted(wanted_calls, key=str),
+                f"on {where} train_and_score was called {len(calls)} times for {len(set(calls))} distinct "
+                f"(configuration, seed) points; the grid has {len(wanted_calls)}",
+                "call train_and_score once for every configuration and every seed — no point twice, none left out")
+        want = run_ablation_truth(configs, seeds, _fake_scores)
+        missing = [c for c in want.columns if c not in table.columns]
+        require(not missing, f"on {where} your table has no column {missing}",
+                "columns pooling, concat, n_seeds, mean and std (the library's tables read them)")
+        require(list(map(str, table.index)) == list(want.index), f"on {where} the rows are {list(table.index)[:3]}…",
+                "one row per configuration, in the order given, indexed by config.label")
+        require(list(table["pooling"]) == list(want["pooling"]) and list(table["concat"]) == list(want["concat"]),
+                f"on {where} the pooling/concat columns are {list(table['pooling'])[:2]}… / {list(table['concat'])[:2]}…",
+                "pooling: config.pooling; concat: config.concat_label, e.g. '(u, v, |u-v|)'")
+        require(np.allclose(table["n_seeds"].astype(float), want["n_seeds"].astype(float)),
+                f"on {where} n_seeds is {list(table['n_seeds'])[:3]}…", "the number of seeds each mean is over")
+        got_mean = table["mean"].astype(float).to_numpy()
+        require(np.allclose(got_mean, want["mean"].to_numpy()), f"on {where} the means differ from the grid's",
+                "mean: the average of one configuration's scores over its seeds")
+        got_std, want_std = table["std"].astype(float).to_numpy(), want["std"].to_numpy()
+        if not np.allclose(got_std, want_std, equal_nan=True):
+            pop = np.array([pd.Series([_fake_scores(c, s) for s in seeds]).std(ddof=0) for c in configs])
+            if len(seeds) > 1 and np.allclose(got_std, pop):
+                hint = "that is the population std (ddof=0): use the sample std over seeds, ddof=1"
+            elif len(seeds) == 1:
+                hint = "with one seed there is no spread to estimate: the std is NaN (ddof=1), not 0"
+            else:
+                hint = "std: the sample standard deviation (ddof=1) of one configuration's scores over its seeds"
+            raise ExerciseError(f"on {where} the std column differs from the grid's\nHint: {hint}")
+    ok("run_ablation runs every configuration once per seed and tabulates mean and sample std like the library's grid")
