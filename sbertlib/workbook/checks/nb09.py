@@ -126,3 +126,209 @@ def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None
     ok(f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets"
        + (f" and on your data ({value:.3f})" if emb is not None else ""))
     return value
+
+
+# ----------------------------------------------------------------------------- PCA by SVD
+def pca_truth(emb, k: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """``(coords (n, k), explained (k,))``: the rows of ``emb`` centred (the mean row subtracted) and
+    projected on the first ``k`` right singular vectors of the centred matrix, and the share of the total
+    variance each of those directions holds (``S² / ΣS²``). Each direction's sign is arbitrary."""
+    x = np.asarray(emb.detach().cpu().numpy() if hasattr(emb, "detach") else emb, dtype=np.float64)
+    centred = x - x.mean(axis=0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    return centred @ vt[:k].T, (s ** 2 / np.sum(s ** 2))[:k]
+
+
+def _pca_cases() -> list[tuple[str, np.ndarray, int]]:
+    """Hidden embeddings with a large shared offset (so centring matters), dimensions on unequal scales (so
+    scaling them changes the directions), rows of unequal norm (so normalising them does) and distinct
+    singular values."""
+    rng = np.random.default_rng(19)
+    cases = []
+    for n, dim, k in ((40, 6, 2), (25, 10, 3), (60, 4, 2)):
+        x = rng.normal(size=(n, dim)) * np.linspace(3.0, 0.4, dim) @ np.linalg.qr(rng.normal(size=(dim, dim)))[0]
+        x = x * rng.uniform(0.3, 3.0, size=(n, 1)) + rng.normal(4.0, 1.0, size=dim)
+        cases.append((f"hidden embeddings {len(cases) + 1} ({n} × {dim}, k = {k})", x, k))
+    return cases
+
+
+def _aligned(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """``got`` with each column's sign flipped to agree with ``want``'s (a direction's sign is arbitrary)."""
+    signs = np.sign(np.sum(got * want, axis=0))
+    return got * np.where(signs == 0, 1.0, signs)
+
+
+def _pca_slips(x: np.ndarray, k: int) -> dict[str, tuple[np.ndarray | None, np.ndarray | None]]:
+    """(coords, explained) of the usual slips; None where a slip leaves that part right."""
+    centred = x - x.mean(axis=0)
+    u, s, vt = np.linalg.svd(centred, full_matrices=False)
+    ur, sr, vtr = np.linalg.svd(x, full_matrices=False)
+    z = centred / x.std(axis=0)
+    uz, sz, vtz = np.linalg.svd(z, full_matrices=False)
+    unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+    unit = unit - unit.mean(axis=0)
+    uu, su, vtu = np.linalg.svd(unit, full_matrices=False)
+    slips = {
+        "not centred": (x @ vtr[:k].T, (sr ** 2 / np.sum(sr ** 2))[:k]),
+        "U without S": (u[:, :k], None),
+        "columns of Vt": (centred @ vt[:, :k], None) if vt.shape[0] == x.shape[1] else (None, None),
+        "last directions": (centred @ vt[::-1][:k].T, (s ** 2 / np.sum(s ** 2))[::-1][:k]),
+        "S not squared": (None, (s / np.sum(s))[:k]),
+        "variance not share": (None, (s ** 2 / (len(x) - 1))[:k]),
+        "standardised": (z @ vtz[:k].T, (sz ** 2 / np.sum(sz ** 2))[:k]),
+        "normalised rows": (unit @ vtu[:k].T, (su ** 2 / np.sum(su ** 2))[:k]),
+        "share of the k": (None, (s[:k] ** 2 / np.sum(s[:k] ** 2))),
+    }
+    return slips
+
+
+PCA_HINTS = {
+    "not centred": "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean",
+    "U without S": "U's columns have unit length, so the picture loses each direction's spread: scale them by their singular values",
+    "columns of Vt": "numpy's svd returns Vt: the principal directions are its rows, not its columns",
+    "last directions": "numpy's svd sorts the singular values largest first: take the first k directions",
+    "S not squared": "a direction's variance grows with the *square* of its singular value",
+    "variance not share": "explained is a share of the total variance: divide S² by ΣS² (all directions)",
+    "standardised": "PCA here centres only: do not divide each dimension by its standard deviation",
+    "normalised rows": "do not normalise the rows: PCA works on the embeddings as they are, centred",
+    "share of the k": "divide by the variance of *all* directions (ΣS² over every singular value), not of the k kept",
+}
+
+
+def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
+    """Check ``pca(emb, k) -> (coords (n, k), explained (k,))`` against :func:`pca_truth` on hidden embeddings
+    (and on ``emb`` if given); each direction's sign may differ."""
+    from . import student_raised, unfinished
+    require(callable(pca), f"pass your function itself, not {type(pca).__name__}", "check_pca(pca, emb)")
+    cases = _pca_cases() + ([("the notebook's embeddings", np.asarray(emb, dtype=np.float64), k)] if emb is not None else [])
+    for name, x, kk in cases:
+        try:
+            out = pca(x.copy(), kk)
+        except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
+            require(not unfinished(exc), "pca is not written yet (it raised NotImplementedError)",
+                    "replace the `raise NotImplementedError` line with your code")
+            raise student_raised(f"pca on {name}", exc) from exc
+        from . import two_items
+        coords, explained = two_items(out, f"on {name} pca returned", "return a pair: (coords, explained)")
+        coords = np.asarray(coords.detach().cpu().numpy() if hasattr(coords, "detach") else coords, dtype=np.float64)
+        explained = np.ravel(np.asarray(explained.detach().cpu().numpy() if hasattr(explained, "detach") else explained,
+                                        dtype=np.float64))
+        want_c, want_e = pca_truth(x, kk)
+        require(coords.shape == want_c.shape, f"on {name} the coordinates have shape {coords.shape}, expected "
+                f"{want_c.shape}", "one row per sentence, one column per kept direction: (n, k)")
+        require(explained.shape == want_e.shape, f"on {name} explained has {explained.size} values, expected {kk}",
+                "one share per kept direction")
+        coords_ok = np.allclose(_aligned(coords, want_c), want_c, atol=1e-6)
+        explained_ok = np.allclose(explained, want_e, atol=1e-8)
+        if coords_ok and explained_ok:
+            continue
+        slips = _pca_slips(x, kk)
+        hint = None
+        for slip, (c, e) in slips.items():
+            same_c = c is not None and c.shape == coords.shape and np.allclose(_aligned(coords, c), c, atol=1e-6)
+            same_e = e is not None and e.shape == explained.shape and np.allclose(explained, e, atol=1e-8)
+            if (not coords_ok and same_c) or (not explained_ok and same_e):
+                hint = PCA_HINTS[slip]
+                break
+        what = "the coordinates" if not coords_ok else "explained"
+        raise ExerciseError(f"on {name} {what} differ from PCA's\nHint: "
+                            + (hint or ("centre, take the SVD of the centred matrix, project on its first k directions; explained: each "
+                                        "kept direction's share of the total variance")))
+    ok(f"pca matches PCA by SVD on {len(_pca_cases())} hidden sets" + (" and on your embeddings" if emb is not None else "")
+       + " (each direction up to its sign)")
+
+
+# ----------------------------------------------------------------------------- chance agreement
+def chance_truth(labels: Sequence) -> float:
+    """Σ share²: the probability that a sentence and a random sentence (drawn with replacement) share a label."""
+    shares = np.unique(np.asarray([str(v) for v in labels]), return_counts=True)[1] / len(labels)
+    return float((shares ** 2).sum())
+
+
+def _chance_other(labels: Sequence) -> float:
+    """Σ n_c(n_c − 1) / (n(n − 1)): the same for a random *other* sentence (without replacement) — also right."""
+    counts = np.unique(np.asarray([str(v) for v in labels]), return_counts=True)[1]
+    n = counts.sum()
+    return float((counts * (counts - 1)).sum() / (n * (n - 1)))
+
+
+def check_chance(chance: Callable) -> None:
+    """Check ``chance(labels) -> float``, the 1-NN agreement a model gets when its neighbours ignore the labels:
+    Σ share² (with replacement), or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other* sentence); on hidden labellings
+    with unequal classes, as strings and as integers."""
+    require(callable(chance), f"pass your function itself, not {type(chance).__name__}", "check_chance(chance)")
+    cases = [["a"] * 6 + ["b"] * 3 + ["c"], [0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 0], ["x"] * 9 + ["y"] * 1]
+    for labels in cases:
+        try:
+            got = chance(list(labels))
+        except NotImplementedError as err:
+            raise ExerciseError("`chance` is not done yet (it raised NotImplementedError).") from err
+        except Exception as err:  # noqa: BLE001
+            raise ExerciseError(f"`chance` raised {type(err).__name__}: {err}") from err
+        if hasattr(got, "item") and np.size(got) == 1:
+            got = got.item()
+        require(isinstance(got, (int, float)) and not isinstance(got, bool), f"`chance` returned {got!r}",
+                "return one number between 0 and 1")
+        want, other = chance_truth(labels), _chance_other(labels)
+        if abs(got - want) <= 1e-9 or abs(got - other) <= 1e-9:
+            continue
+        counts = np.unique(np.asarray([str(v) for v in labels]), return_counts=True)[1]
+        shares = counts / counts.sum()
+        hints = {1 / len(counts): "that is 1/(number of labels): it assumes equal classes; weight each label by its share",
+                 float(shares.max()): "that is the largest share (the majority class); a random neighbour matches "
+                                      "label c with probability share_c, for a sentence of label c",
+                 float((shares ** 2).sum() * 100): "give a share (0 … 1), not a percentage",
+                 1.0: "the shares sum to 1: square each share before summing"}
+        hint = next((h for v, h in hints.items() if abs(got - v) <= 1e-9),
+                    "a sentence has label c with probability share_c, and so does a random neighbour: sum share_c²")
+        raise ExerciseError(f"chance({labels}) returned {got:.4f}, expected {want:.4f}\nHint: {hint}")
+    ok("chance is right: Σ share² — what a model whose neighbours ignore the labels gets")
+
+
+# ----------------------------------------------------------------------------- premise–hypothesis cosines
+def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str]) -> dict[str, float]:
+    """The mean cosine of pair i's premise and hypothesis (row i with row i) over the pairs of each gold label."""
+    p, h = _unit(premise), _unit(hypothesis)
+    cos = np.sum(p * h, axis=1)
+    gold = np.asarray([str(g) for g in gold])
+    return {lab: float(cos[gold == lab].mean()) for lab in labels}
+
+
+def check_cosine_by_label(cosine_by_label: Callable, labels: Sequence[str] = ("entailment", "neutral", "contradiction")) -> None:
+    """Check ``cosine_by_label(premise, hypothesis, gold, labels) -> {label: mean cosine}`` on hidden pairs
+    whose rows have very different norms and a shared offset."""
+    require(callable(cosine_by_label), f"pass your function itself, not {type(cosine_by_label).__name__}",
+            "check_cosine_by_label(cosine_by_label)")
+    rng = np.random.default_rng(29)
+    for n, dim in ((12, 5), (30, 8)):
+        p = rng.normal(size=(n, dim)) + 1.0
+        h = p * rng.uniform(0.2, 4.0, size=(n, 1)) + rng.normal(size=(n, dim)) * np.linspace(0.2, 2.0, n)[:, None]
+        p *= rng.uniform(0.2, 5.0, size=(n, 1))
+        gold = [labels[i % len(labels)] for i in rng.permutation(n)]
+        try:
+            got = cosine_by_label(p.copy(), h.copy(), list(gold), tuple(labels))
+        except NotImplementedError as err:
+            raise ExerciseError("`cosine_by_label` is not done yet (it raised NotImplementedError).") from err
+        except Exception as err:  # noqa: BLE001
+            raise ExerciseError(f"`cosine_by_label` raised {type(err).__name__}: {err}") from err
+        require(isinstance(got, dict) and set(map(str, got)) == set(labels),
+                f"`cosine_by_label` returned {type(got).__name__} {str(got)[:80]}",
+                "return a dict {label: mean cosine}, one entry per label")
+        want = cosine_by_label_truth(p, h, gold, labels)
+        got = {str(k): float(np.asarray(v).item()) for k, v in got.items()}
+        bad = next((lab for lab in labels if abs(got[lab] - want[lab]) > 1e-6), None)
+        if bad is None:
+            continue
+        gold_a = np.asarray(gold)
+        unit_p, unit_h = _unit(p), _unit(h)
+        slips = {"dot": np.sum(p * h, axis=1)[gold_a == bad].mean(),
+                 "matrix": (unit_p[gold_a == bad] @ unit_h[gold_a == bad].T).mean(),
+                 "all": np.sum(unit_p * unit_h, axis=1).mean()}
+        hints = {"dot": "that is the dot product: normalise both rows first (cosine)",
+                 "matrix": "compare pair i's premise with pair i's hypothesis only (row i with row i), not every "
+                           "premise with every hypothesis",
+                 "all": "average only over the pairs whose gold label is that label"}
+        hint = next((hints[s] for s, v in slips.items() if abs(got[bad] - v) <= 1e-6),
+                    "cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label")
+        raise ExerciseError(f"for {bad!r} you gave {got[bad]:.4f}, expected {want[bad]:.4f}\nHint: {hint}")
+    ok("cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label")
