@@ -185,12 +185,14 @@ class SimilarityExplorer(_Explorer):
 def scores_in_chunks(similarity: Callable, emb: np.ndarray, measure: str, rows: int = 16) -> np.ndarray:
     """The ``(n, n)`` matrix ``similarity(emb, emb, measure)``, computed ``rows`` rows at a time (a distance
     written with broadcasting builds an ``(rows, n, dim)`` array, not ``(n, n, dim)``)."""
-    parts = [np.asarray(similarity(emb[i:i + rows], emb, measure), dtype=np.float64) for i in range(0, len(emb), rows)]
-    full = np.vstack(parts)
-    if full.shape != (len(emb), len(emb)):
-        raise ValueError(f"similarity returned {full.shape} scores for {len(emb)} sentences; expected "
-                         f"({len(emb)}, {len(emb)})")
-    return full
+    parts = []
+    for i in range(0, len(emb), rows):
+        part = np.asarray(similarity(emb[i:i + rows], emb, measure), dtype=np.float64)
+        if part.shape != (len(emb[i:i + rows]), len(emb)):
+            raise ValueError(f"similarity returned {part.shape} scores for {len(emb[i:i + rows])} × {len(emb)} "
+                             f"sentences; expected ({len(emb[i:i + rows])}, {len(emb)})")
+        parts.append(part)
+    return np.vstack(parts)
 
 
 def top_pairs(matrix: np.ndarray, k: int) -> list[tuple[float, int, int]]:
