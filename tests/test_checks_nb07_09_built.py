@@ -370,3 +370,48 @@ def test_table6_figures():
     assert lines[0].startswith("NLI : 9 configurations") and "rank agreement" in lines[-2]
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+# ============================================================================= 08: score_task
+def make_score_task(use_dev=True, split_as_cv=False, swapped=False):
+    from dataclasses import replace
+
+    def score_task(encoder, task, folds=10, seed=0):
+        if not task.splits or split_as_cv:
+            flat = replace(task, splits={})
+            return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, folds, seed)
+        parts = transfer.split_features(encoder, task)
+        train, test = (parts["test"], parts["train"]) if swapped else (parts["train"], parts["test"])
+        return good_fit_and_score(*train, *test, seed=seed, dev=parts.get("dev") if use_dev else None)
+    return score_task
+
+
+def test_score_task_right(capsys):
+    nb08.check_score_task(make_score_task())
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mistake, hint", [
+    (dict(use_dev=False), "dev split"), (dict(split_as_cv=True), "every example of every split"),
+    (dict(swapped=True), "swapped"),
+])
+def test_score_task_wrong(mistake, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb08.check_score_task(make_score_task(**mistake))
+
+
+def test_score_task_stub_and_non_function():
+    with pytest.raises(ExerciseError, match="not written yet"):
+        nb08.check_score_task(stub)
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        nb08.check_score_task(None)
+
+
+def test_split_features_keeps_each_split_and_refuses_a_cv_task():
+    enc = nb08._SignalEncoder()
+    cv_task, split_task, dev_task = nb08._protocol_tasks()
+    parts = transfer.split_features(enc, dev_task)
+    assert set(parts) == {"train", "dev", "test"} and len(parts["dev"][1]) == 60
+    assert np.allclose(parts["test"][0], enc.encode(dev_task.split("test")[0]))
+    with pytest.raises(ValueError, match="no splits"):
+        transfer.split_features(enc, cv_task)

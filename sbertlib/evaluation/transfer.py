@@ -290,3 +290,17 @@ def evaluate_transfer_with(encoder, tasks: Iterable[SentEvalTask], cross_validat
         block = {name: (X[bounds[i]:bounds[i + 1]], np.asarray(parts[i][1])) for i, name in enumerate(names)}
         out[task.name] = float(fit_score_fn(*block["train"], *block["test"], tuple(C), seed, block.get("dev")))
     return out
+
+
+def split_features(encoder, task: SentEvalTask, batch_size: int = 64,
+                   parts: Sequence[str] = PAIR_FEATURES) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{split name: (features, labels)}`` of a task with splits (``train``, ``test`` and, for SST2, ``dev``):
+    the frozen features of :func:`embed_task`, each distinct text encoded once across the splits."""
+    if not task.splits:
+        raise ValueError(f"{task.name} has no splits: it is scored by k-fold cross-validation (embed_task)")
+    names = list(task.splits)
+    blocks = [task.split(s) for s in names]
+    X = embed_task(encoder, replace(task, texts=[t for ts, _ in blocks for t in ts],
+                                    labels=[y for _, ys in blocks for y in ys], splits={}), batch_size, parts)
+    bounds = np.cumsum([0] + [len(ys) for _, ys in blocks])
+    return {name: (X[bounds[i]:bounds[i + 1]], np.asarray(blocks[i][1])) for i, name in enumerate(names)}

@@ -399,3 +399,81 @@ def check_fit_and_score(fit_and_score: Callable) -> None:
         raise ExerciseError(f"on {_split_cases()[i][0]} fit_and_score gives {got[i]:.2f}, SentEval's classifier "
                             f"{want[i]:.2f}\nHint: {hint}")
     ok(f"fit_and_score is SentEval's classifier on {len(want)} hidden splits (C chosen on train, or on dev)")
+
+
+# ----------------------------------------------------------------------------- which protocol for which task
+class _SignalEncoder:
+    """A frozen stand-in encoder for hidden tasks: text ``"<label>|<id>"`` → a fixed noisy vector around its
+    class's centre, so a classifier learns something and the protocols give different accuracies."""
+
+    def __init__(self, dim: int = 6, seed: int = 0):
+        rng = np.random.default_rng(seed)
+        self.centres, self.dim, self.seed = rng.normal(size=(6, dim)) * 0.7, dim, seed
+
+    def encode(self, texts, batch_size: int = 64, show_progress_bar: bool = False):
+        out = []
+        for t in texts:
+            label, ident = str(t).split("|")
+            noise = np.random.default_rng([self.seed, int(ident)]).standard_t(3, size=self.dim)
+            out.append(self.centres[int(label)] + noise * np.linspace(0.5, 3.0, self.dim))
+        return np.stack(out)
+
+
+def _protocol_tasks() -> list:
+    """A task without a split, one with train/test, one with train/dev/test (SST's) whose dev split moves C."""
+    rng = np.random.default_rng(47)
+    tasks = []
+    for name, sizes, k in (("CV-TASK", {"": 90}, 2), ("TRAIN-TEST", {"train": 120, "test": 80}, 3),
+                           ("WITH-DEV", {"train": 100, "dev": 60, "test": 90}, 2)):
+        texts, labels, splits, ident = [], [], {}, 0
+        for split, n in sizes.items():
+            ys = rng.choice(k, size=n).tolist()
+            if split:
+                splits[split] = range(len(labels), len(labels) + n)
+            for y in ys:
+                texts.append(f"{y}|{ident}")
+                ident += 1
+            labels += ys
+        tasks.append(SentEvalTask(name, texts, labels, tuple(f"c{i}" for i in range(k)), splits))
+    return tasks
+
+
+def check_score_task(score_task: Callable, folds: int = 5) -> None:
+    """Check ``score_task(encoder, task, folds, seed) -> accuracy ×100`` against
+    :func:`sbertlib.evaluation.transfer.evaluate_task` on hidden tasks (no split; train/test; train/dev/test)
+    with a stand-in encoder: k-fold CV without a split, else train → test with C chosen on dev where there is one."""
+    from dataclasses import replace
+
+    from ...evaluation import transfer
+    from . import student_raised, unfinished
+    require(callable(score_task), f"pass your function itself, not {type(score_task).__name__}",
+            "check_score_task(score_task)")
+    encoder = _SignalEncoder()
+    for task in _protocol_tasks():
+        try:
+            got = score_task(encoder, task, folds, 0)
+        except Exception as exc:  # noqa: BLE001
+            require(not unfinished(exc), "score_task is not written yet (it raised NotImplementedError)",
+                    "replace the `raise NotImplementedError` line with your code")
+            raise student_raised(f"score_task on {task.name}", exc) from exc
+        got = _as_accuracy(got, f"task {task.name}", "score_task")
+        want = transfer.evaluate_task(encoder, task, folds, 0)
+        if abs(got - want) <= 1e-6:
+            continue
+        hint = ("no split: stratified k-fold CV (your cv_accuracy on the task's features); a split: your fit_and_score "
+                "trained on train, scored on test, C chosen on dev where the task has one")
+        if task.splits:
+            flat = replace(task, splits={})
+            parts = transfer.split_features(encoder, task)
+            if abs(got - transfer.evaluate_task(encoder, flat, folds, 0)) <= 1e-6:
+                hint = ("that is k-fold CV over every example of every split: a task with a split is trained on "
+                        "train and scored on test")
+            elif "dev" in parts and abs(got - transfer.fit_score(*parts["train"], *parts["test"])) <= 1e-6:
+                hint = "this task has a dev split: choose C on it: pass its features and labels to fit_and_score as dev"
+            elif abs(got - transfer.fit_score(*parts["test"], *parts["train"], dev=parts.get("dev"))) <= 1e-6:
+                hint = "train and test are swapped: train on the train split, score on the test split"
+        elif abs(got / 100 - want / 100) > 0 and abs(got - want / 100) <= 1e-6:
+            hint = "give the accuracy ×100"
+        raise ExerciseError(f"score_task on {task.name} ({'splits ' + ', '.join(task.splits) if task.splits else 'no split'}) "
+                            f"gives {got:.2f}, SentEval's protocol {want:.2f}\nHint: {hint}")
+    ok("score_task picks SentEval's protocol for each kind of task (k-fold CV; train → test; C on dev)")
