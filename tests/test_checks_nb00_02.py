@@ -335,3 +335,103 @@ def test_nb02_pair_loss_right_passes(tiny_encoder, capsys):
 def test_nb02_pair_loss_wrong_fails(tiny_encoder, wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb02.check_pair_loss(wrong, tiny_encoder)
+
+
+# ----------------------------------------------------------------------------- nb02: gradients, one step
+def good_gradients(model, fa, fb, target, detach_a=False, detach_b=False):
+    model.zero_grad(set_to_none=True)
+    loss = nb02.pair_loss_truth(model, fa, fb, target, detach_a=detach_a, detach_b=detach_b)
+    loss.backward()
+    return float(loss), {k: (p.grad.clone() if p.grad is not None else torch.zeros_like(p))
+                         for k, p in model.named_parameters()}
+
+
+def gradients_with(clear=True, clone=True, zeros=True, set_to_none=True):
+    def gradients(model, fa, fb, target, detach_a=False, detach_b=False):
+        if clear:
+            model.zero_grad(set_to_none=set_to_none)
+        loss = nb02.pair_loss_truth(model, fa, fb, target, detach_a=detach_a, detach_b=detach_b)
+        loss.backward()
+        out = {}
+        for k, p in model.named_parameters():
+            if p.grad is None:
+                if zeros:
+                    out[k] = torch.zeros_like(p)
+                continue
+            out[k] = p.grad.clone() if clone else p.grad
+        return loss.item(), out
+    return gradients
+
+
+def test_nb02_gradients_right_passes(tiny_encoder, capsys):
+    nb02.check_gradients(good_gradients, tiny_encoder)
+    nb02.check_gradients(gradients_with(set_to_none=False), tiny_encoder)   # zeroed in place, but copied: fine
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (gradients_with(clear=False), "backward ADDS"),
+    (gradients_with(clone=False, set_to_none=False), "keep a copy"),
+    (gradients_with(zeros=False), "zeros where no gradient reached it"),
+    (lambda m, fa, fb, t, **kw: good_gradients(m, fa, fb, t)[1], "two things|not a pair|values, not a pair"),
+    (lambda m, fa, fb, t, **kw: good_gradients(m, fa, fb, t), "branch B detached"),       # the flags ignored
+    (lambda m, fa, fb, t, **kw: (None, good_gradients(m, fa, fb, t, **kw)[1]), "loss you returned"),
+])
+def test_nb02_gradients_wrong(tiny_encoder, wrong, hint):
+    with pytest.raises(ExerciseError, match=hint) as err:
+        nb02.check_gradients(wrong, tiny_encoder)
+    assert "zero_grad(set_to_none" not in str(err.value)
+
+
+def good_step(model, grads, lr):
+    with torch.no_grad():
+        for k, p in model.named_parameters():
+            p -= lr * grads[k]
+    return model
+
+
+def step_with(sign=-1.0, use_lr=True, in_place=True, only_first=False, returns="model"):
+    def gradient_step(model, grads, lr):
+        import copy
+        target = model if in_place else copy.deepcopy(model)
+        with torch.no_grad():
+            for i, (k, p) in enumerate(target.named_parameters()):
+                if only_first and i:
+                    break
+                p += sign * (lr if use_lr else 1.0) * grads[k]
+        return {"model": target, "none": None}[returns]
+    return gradient_step
+
+
+def rebinding_step(model, grads, lr):
+    for k, p in model.named_parameters():
+        p = p - lr * grads[k]                     # a new tensor: the model does not move
+    return model
+
+
+def test_nb02_gradient_step_right_passes(capsys):
+    nb02.check_gradient_step(good_step)
+    nb02.check_gradient_step(step_with())
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (step_with(sign=+1.0), "uphill"),
+    (step_with(use_lr=False), "learning rate is missing"),
+    (step_with(in_place=False), "returned another one"),
+    (rebinding_step, "no parameter of the model changed"),
+    (step_with(only_first=True), "parameter tensors moved"),
+    (step_with(returns="none"), "not the model it updated"),
+])
+def test_nb02_gradient_step_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb02.check_gradient_step(wrong)
+
+
+def test_nb02_gradient_step_without_no_grad_is_named():
+    def outside_no_grad(model, grads, lr):
+        for k, p in model.named_parameters():
+            p -= lr * grads[k]
+        return model
+    with pytest.raises(ExerciseError, match="RuntimeError"):
+        nb02.check_gradient_step(outside_no_grad)

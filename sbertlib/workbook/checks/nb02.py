@@ -8,10 +8,10 @@ import torch
 
 from ...losses import CONCAT_PARTS, pair_features
 from ...paper import TABLE6_CONCATS
-from . import ExerciseError, ok, require
+from . import ExerciseError, ok, require, two_items
 from .nb00 import _call
 
-__all__ = ["check_concat_features", "check_pair_loss", "check_pooling", "check_siamese_classifier", "pair_loss_truth",
+__all__ = ["check_concat_features", "check_gradient_step", "check_gradients", "check_pair_loss", "check_pooling", "check_siamese_classifier", "pair_loss_truth", "gradients_truth",
            "reference_features", "TABLE6_CONCATS"]
 
 PARTS = CONCAT_PARTS
@@ -296,10 +296,11 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
     require(isinstance(got, torch.Tensor) and got.numel() == 1, f"pair_loss returned {got!r}",
             "return the loss: a tensor holding one number, still attached to the model (no .item())")
     want = pair_loss_truth(model, fa, fb, target)
-    if abs(float(got) - float(want)) > 1e-5:
+    if abs(float(got.detach()) - float(want.detach())) > 1e-5:
         import torch.nn.functional as F
-        u, v = model(fa), model(fb)
-        cos = F.cosine_similarity(u, v)
+        with torch.no_grad():
+            u, v = model(fa), model(fb)
+        got, want, cos = got.detach(), want.detach(), F.cosine_similarity(u, v)
         hint = ("that is |cos − target| (or cos − target): square it"
                 if abs(abs(float(got)) - float((cos - target).abs().sum())) < 1e-5 else
                 "the dot product u·v is not the cosine: these vectors are not normalised"
@@ -315,9 +316,9 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
     for flag, own, other, branch in (("detach_a", via_b, via_a, "A (u = model(fa))"),
                                      ("detach_b", via_a, via_b, "B (v = model(fb))")):
         value = _call(lambda *args: pair_loss(*args, **{flag: True}), model, fa, fb, target)
-        require(isinstance(value, torch.Tensor) and abs(float(value) - float(want)) < 1e-5,
-                f"with {flag}=True your loss is {float(value) if isinstance(value, torch.Tensor) else value!r}, not "
-                f"{float(want):.6f}", "detaching a branch changes where the gradient flows, not the loss's value")
+        require(isinstance(value, torch.Tensor) and abs(float(value.detach()) - float(want.detach())) < 1e-5,
+                f"with {flag}=True your loss is {float(value.detach()) if isinstance(value, torch.Tensor) else value!r}, not "
+                f"{float(want.detach()):.6f}", "detaching a branch changes where the gradient flows, not the loss's value")
         got_grad = _grads(pair_loss, model, fa, fb, target, **{flag: True})
         if torch.allclose(got_grad, own, atol=1e-7, rtol=1e-4):
             continue
@@ -328,3 +329,124 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
             raise ExerciseError(f"with {flag}=True you cut the other branch: {flag} is about branch {branch}")
         raise ExerciseError(f"with {flag}=True the gradient is neither the full one nor branch {branch}'s alone")
     ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
+
+
+# ----------------------------------------------------------------------------- the gradient of each branch, one step
+def gradients_truth(model, fa, fb, target, **detach) -> tuple[float, dict[str, torch.Tensor]]:
+    """``(loss, {parameter name: its gradient})`` of one pair's loss (:func:`pair_loss_truth`), from cleared
+    gradients, a copy of each (zeros where none reached a parameter); the model's ``.grad`` left cleared."""
+    model.zero_grad(set_to_none=True)
+    value = pair_loss_truth(model, fa, fb, target, **detach)
+    value.backward()
+    grads = {k: (p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p))
+             for k, p in model.named_parameters()}
+    model.zero_grad(set_to_none=True)
+    return float(value.detach()), grads
+
+
+def _grad_case(encoder):
+    """A copy of the encoder with one more parameter that no loss reaches (as BERT's pooler, under mean
+    pooling): its ``.grad`` stays ``None``, and the answer must give it zeros."""
+    import copy
+    model = copy.deepcopy(encoder).cpu().eval()
+    model.register_parameter("never_reached", torch.nn.Parameter(torch.zeros(3)))
+    return model, model.tokenize(["Two children play in the snow."]), model.tokenize(["A chef slices onions."]), \
+        torch.tensor([0.1])
+
+
+def _as_grads(got, names, what: str) -> dict:
+    items = two_items(got, f"{what} returned", "return two things: the loss's value and a dict {parameter name: gradient}")
+    value, grads = items
+    require(isinstance(grads, dict), f"the second thing {what} returned is a {type(grads).__name__}, not a dict",
+            "a dict {parameter name: gradient tensor}, one entry per model.named_parameters()")
+    missing = [k for k in names if k not in grads]
+    require(not missing, f"your dict has no gradient for {len(missing)} of {len(names)} parameters (e.g. {missing[0]!r})"
+            if missing else "", "every parameter gets an entry: zeros where no gradient reached it (its .grad is None)")
+    nones = [k for k in names if not isinstance(grads[k], torch.Tensor)]
+    require(not nones, f"{len(nones)} entries are not tensors (e.g. {nones[0]!r}: {grads[nones[0]]!r})" if nones else "",
+            "a parameter no gradient reached has .grad None: give it zeros of its shape (torch.zeros_like)")
+    return {"value": value, "grads": grads}
+
+
+def _same(a: dict, b: dict, names) -> bool:
+    return all(torch.allclose(a[k].detach().float(), b[k].float(), atol=1e-7, rtol=1e-4) for k in names)
+
+
+def check_gradients(gradients: Callable, encoder) -> None:
+    """Check ``gradients(model, fa, fb, target, detach_a=False, detach_b=False) -> (loss, {name: gradient})``
+    on a hidden pair: equal to :func:`gradients_truth` for branch A alone, branch B alone and the whole pair
+    (twice), called one after the other on the same model as the notebook does — so gradients left over from
+    a previous call, or a dict holding the ``.grad`` tensors that the next backward overwrites, are named."""
+    import copy
+    require(callable(gradients), f"pass your function itself, not {type(gradients).__name__}",
+            "check_gradients(gradients, encoder)")
+    model, fa, fb, target = _grad_case(encoder)
+    reference = copy.deepcopy(model)
+    names = [k for k, _ in model.named_parameters()]
+    runs = [("branch A alone (detach_b=True)", {"detach_b": True}), ("branch B alone (detach_a=True)", {"detach_a": True}),
+            ("the whole pair", {}), ("the whole pair, called again", {})]
+    results, snapshots, wants = [], [], []
+    for what, detach in runs:
+        got = _as_grads(_call(lambda *a: gradients(*a, **detach), model, fa, fb, target), names, "your function")
+        value = got["value"]
+        require(isinstance(value, (float, int)) or (isinstance(value, torch.Tensor) and value.numel() == 1),
+                f"the loss you returned for {what} is {value!r}", "the loss's value: float(loss) or loss.item()")
+        results.append(got["grads"])
+        snapshots.append({k: got["grads"][k].detach().clone() for k in names})
+        wants.append(gradients_truth(reference, fa, fb, target, **detach)[1])
+    if not _same(snapshots[0], wants[0], names):
+        raise ExerciseError("the gradients you returned for branch A alone are not the gradient of the pair loss with "
+                            "branch B detached\nHint: call your pair_loss with the detach flags given, backward() on "
+                            "it, then read each parameter's .grad")
+    for i, (what, _) in enumerate(runs[1:], start=1):
+        if _same(snapshots[i], wants[i], names):
+            continue
+        if _same(snapshots[i], {k: sum(w[k] for w in wants[:i + 1]) for k in names}, names):
+            raise ExerciseError(f"for {what} you returned the sum of this call's gradients and the earlier calls': "
+                                "backward ADDS to .grad\nHint: clear every parameter's gradient at the start of each call")
+        raise ExerciseError(f"for {what} your gradients are not right, though branch A alone (the first call) was")
+    if not _same(results[0], snapshots[0], names):
+        raise ExerciseError("the gradients your first call returned changed when the function was called again: the "
+                            "dict holds the parameters' own .grad tensors, which the next backward overwrites\n"
+                            "Hint: keep a copy of each gradient (.clone())")
+    ok(f"gradients of branch A, branch B and the whole pair equal autograd's, for all {len(names)} parameters, "
+       "call after call")
+
+
+def check_gradient_step(gradient_step: Callable) -> None:
+    """Check ``gradient_step(model, grads, lr)``: every parameter ``p ← p − lr · grads[name]``, in place (the
+    model passed in is updated, and returned), with hidden gradients and rates."""
+    import copy
+    require(callable(gradient_step), f"pass your function itself, not {type(gradient_step).__name__}",
+            "check_gradient_step(gradient_step)")
+    g = torch.Generator().manual_seed(31)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2))
+    before = copy.deepcopy(model)
+    grads = {k: torch.randn(p.shape, generator=g) for k, p in model.named_parameters()}
+    lr = 0.3
+    returned = _call(gradient_step, model, {k: v.clone() for k, v in grads.items()}, lr)
+    after = dict(model.named_parameters())
+    want = {k: p.detach() - lr * grads[k] for k, p in before.named_parameters()}
+    changed = [k for k, p in before.named_parameters() if not torch.equal(p, after[k])]
+    if not changed:
+        if isinstance(returned, torch.nn.Module) and returned is not model:
+            raise ExerciseError("the model passed in did not change (you returned another one)\nHint: update its "
+                                "parameters in place, inside torch.no_grad(), so that it is the model that moves")
+        raise ExerciseError("no parameter of the model changed\nHint: update each parameter in place, inside "
+                            "torch.no_grad() (an update that makes a new tensor leaves the model as it was)")
+    require(len(changed) == len(after), f"only {len(changed)} of {len(after)} parameter tensors moved",
+            "every parameter takes its step: go through all of model.named_parameters()")
+    got = {k: p.detach() for k, p in after.items()}
+    if not all(torch.allclose(got[k], want[k], atol=1e-6) for k in got):
+        up = all(torch.allclose(got[k], want[k] + 2 * lr * grads[k], atol=1e-6) for k in got)
+        no_lr = all(torch.allclose(got[k], want[k] + lr * grads[k] - grads[k], atol=1e-6) for k in got)
+        hint = ("that step went uphill: gradient DEScent subtracts lr · gradient" if up else
+                "the learning rate is missing: the step is lr · gradient" if no_lr else
+                "each parameter moves by −lr times its own gradient (grads[its name])")
+        raise ExerciseError(f"after your step the parameters are not p − lr · gradient (lr = {lr})\nHint: {hint}")
+    require(all(not p.requires_grad or p.grad is None for p in after.values()) and all(p.requires_grad for p in after.values()),
+            "after your step the parameters no longer require gradients, or carry a .grad",
+            "update the values in place under torch.no_grad(); leave requires_grad as it was")
+    require(returned is model, f"your function returned {type(returned).__name__}, not the model it updated",
+            "return the model, so that tied = gradient_step(copy.deepcopy(encoder), …) reads well")
+    ok(f"gradient_step moves each of the {len(after)} parameter tensors by −lr · its gradient, in place")
