@@ -72,7 +72,7 @@ def similarity_heatmaps(sentences: Sequence[str], matrices: Mapping[str, object]
         raise ValueError("no matrices to draw")
     low = min(0.0, min(float(m.min()) for m in values.values()))
     n = len(sentences)
-    fig, axes = plt.subplots(1, len(values), figsize=(max(5.5, 2 + 0.6 * n) * len(values), max(4.6, 1.5 + 0.5 * n)),
+    fig, axes = plt.subplots(1, len(values), figsize=(max(5.5, 3 + 0.8 * n) * len(values), max(4.6, 2.5 + 0.6 * n)),
                              squeeze=False)
     for ax, (label, m) in zip(axes[0], values.items()):
         plots.similarity_heatmap(sentences, m, ax=ax, title=f"{label}\n{title}" if title else label, vmin=low, vmax=1.0)
