@@ -126,3 +126,45 @@ def test_a_folder_saved_by_the_installed_sentence_transformers_loads_with_the_sa
         (tmp_path / "st" / "1_Pooling" / "config.json").write_text(json.dumps({"embedding_dimension": 384, **bad}))
         with pytest.raises(backbones.BackboneNotAvailable, match="is not one of mean, max or cls alone"):
             SentenceEncoder.from_pretrained(tmp_path / "st")
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_a_projected_encoder_saves_and_loads_in_both_libraries(tmp_path, normalize):
+    """An encoder with a projection (a distilled student's Dense layer, identity activation) saves in
+    sentence-transformers' format — Transformer, Pooling, Dense, [Normalize] — and gives the same vectors
+    there, back here from its sbertlib settings, and here as a plain sentence-transformers folder."""
+    texts = ["A man is playing a guitar.", "Two dogs run.", "The stock market fell sharply today after the news."]
+    base = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=32)
+    torch.manual_seed(0)
+    enc = SentenceEncoder(base.backbone, base.tokenizer, normalize=normalize, max_seq_length=32, name="tiny",
+                          device="cpu", projection=torch.nn.Linear(base.dim, 24))
+    assert enc.dim == 24 and enc.encode(texts).shape == (3, 24)
+    ours = enc.encode(texts)
+    folder = enc.save(tmp_path / "model", format="sentence-transformers")
+    model = st.SentenceTransformer(str(folder), device="cpu")
+    assert [type(m).__name__ for m in model] == ["Transformer", "Pooling", "Dense"] + (["Normalize"] if normalize else [])
+    np.testing.assert_allclose(model.encode(texts, convert_to_numpy=True), ours, atol=1e-5)
+    np.testing.assert_allclose(SentenceEncoder.load(folder).encode(texts), ours, atol=1e-6)
+    (folder / "sbertlib.json").unlink()
+    back = SentenceEncoder.from_pretrained(folder, device="cpu")
+    assert (back.dim, back.normalize) == (24, normalize)
+    np.testing.assert_allclose(back.encode(texts), ours, atol=1e-6)
+
+
+def test_a_dense_layer_saved_by_sentence_transformers_loads_and_a_nonlinear_one_is_refused(reference, tmp_path):
+    """Their Dense with an identity activation is a linear map we apply; with Tanh (their default) it is
+    refused by name."""
+    from sentence_transformers import models as stm
+    sentences = ["A man is playing a guitar.", "Two dogs run through the snow."]
+    for act, name in ((torch.nn.Identity(), "identity"), (torch.nn.Tanh(), "tanh")):
+        torch.manual_seed(1)
+        model = st.SentenceTransformer(modules=[reference[0], reference[1],
+                                                stm.Dense(384, 32, activation_function=act)], device="cpu")
+        model.save(str(tmp_path / name))
+        if name == "identity":
+            loaded = SentenceEncoder.from_pretrained(tmp_path / name, device="cpu")
+            ours = loaded.encode(sentences, precision="fp32")
+            np.testing.assert_allclose(ours, model.encode(sentences, convert_to_numpy=True), atol=1e-5)
+        else:
+            with pytest.raises(backbones.BackboneNotAvailable, match="Dense module's activation is .*Tanh"):
+                SentenceEncoder.from_pretrained(tmp_path / name, device="cpu")

@@ -55,6 +55,7 @@ class Backbone:
     stand_in: bool  # True for offline substitutes that are not the paper's plain BERT
     pooling: str | None = None  # a sentence-transformers folder's pooling mode, if it has one
     normalize: bool = False  # True when a sentence-transformers folder ends in a Normalize layer
+    projection: torch.nn.Linear | None = None  # a sentence-transformers folder's Dense layer (identity activation)
 
 
 def minilm_path() -> Path:
@@ -149,7 +150,8 @@ def _st_pooling_mode(cfg: dict, where: Path) -> str:
     return modes[0]
 
 
-_ST_MODULES = ("Transformer", "Pooling", "Normalize")  # what sbertlib implements, in this order
+_ST_MODULES = ("Transformer", "Pooling", "Dense", "Normalize")  # what sbertlib implements, in this order
+IDENTITY = "torch.nn.modules.linear.Identity"  # the one Dense activation sbertlib applies (a linear map)
 
 
 def _st_label(module: dict) -> str:
@@ -164,8 +166,8 @@ def _check_st_modules(modules: list, modules_file: Path) -> None:
     for m, kind in zip(modules, kinds):
         if kind not in _ST_MODULES:
             raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(m)}, which sbertlib does "
-                                       "not implement (it reads Transformer, Pooling and a last Normalize); "
-                                       "load this model with sentence-transformers instead")
+                                       "not implement (it reads Transformer, Pooling, a linear Dense and a last "
+                                       "Normalize); load this model with sentence-transformers instead")
     if "Pooling" not in kinds:
         raise BackboneNotAvailable(f"{modules_file}: modules.json lists no Pooling module, so the model gives "
                                    "token vectors, not sentence vectors; sbertlib needs Transformer, Pooling")
@@ -174,25 +176,57 @@ def _check_st_modules(modules: list, modules_file: Path) -> None:
         raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(modules[at])} before "
                                    f"{_st_label(modules[at + 1])}; sbertlib applies Normalize only as the last "
                                    "module, to the sentence vector")
-    if kinds[:2] != ["Transformer", "Pooling"] or len(kinds) != len(set(kinds)) or modules[0].get("path"):
+    if kinds[:2] != ["Transformer", "Pooling"] or len(kinds) != len(set(kinds)) or modules[0].get("path") \
+            or kinds != [k for k in _ST_MODULES if k in kinds]:
         raise BackboneNotAvailable(f"{modules_file}: modules.json lists {[_st_label(m) for m in modules]}; "
                                    "sbertlib reads only Transformer (at the folder's root), Pooling, then "
-                                   "optionally Normalize, in that order")
+                                   "optionally Dense and Normalize, in that order")
 
 
-def sentence_transformers_settings(path: Path) -> tuple[str | None, bool]:
-    """``(pooling, normalize)`` of a sentence-transformers model folder (``modules.json`` naming a
-    ``Pooling`` and maybe a ``Normalize`` module); ``(None, False)`` for a plain transformer folder.
-    Any other module, or another order, is refused by name (:func:`_check_st_modules`)."""
+def load_dense(folder: Path) -> torch.nn.Linear:
+    """A sentence-transformers ``Dense`` module folder as an ``nn.Linear``: ``config.json`` (in and out
+    features, bias, an identity activation — any other activation is refused by name) and its weights
+    (``model.safetensors`` or ``pytorch_model.bin``, keys ``linear.weight`` / ``linear.bias``)."""
+    cfg_file = folder / "config.json"
+    if not cfg_file.is_file():
+        raise BackboneNotAvailable(f"{folder}: its Dense module has no config.json")
+    cfg = json.loads(cfg_file.read_text())
+    act = cfg.get("activation_function", IDENTITY)
+    if act != IDENTITY:
+        raise BackboneNotAvailable(f"{cfg_file}: the Dense module's activation is {act}; sbertlib implements a linear "
+                                   f"Dense only ({IDENTITY}); load this model with sentence-transformers instead")
+    check_weights(folder)
+    if (folder / "model.safetensors").is_file():
+        from safetensors.torch import load_file
+        state = load_file(str(folder / "model.safetensors"))
+    elif (folder / "pytorch_model.bin").is_file():
+        state = torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
+    else:
+        raise BackboneNotAvailable(f"{folder}: its Dense module has no model.safetensors or pytorch_model.bin")
+    layer = torch.nn.Linear(int(cfg["in_features"]), int(cfg["out_features"]), bias=bool(cfg.get("bias", True)))
+    try:
+        layer.load_state_dict({k.removeprefix("linear."): v for k, v in state.items()})
+    except RuntimeError as err:
+        raise BackboneNotAvailable(f"{folder}: the Dense weights do not fit its config.json: {err}") from None
+    return layer
+
+
+def sentence_transformers_settings(path: Path) -> tuple[str | None, bool, torch.nn.Linear | None]:
+    """``(pooling, normalize, projection)`` of a sentence-transformers model folder (``modules.json``
+    naming a ``Pooling`` and maybe a linear ``Dense`` and a ``Normalize`` module); ``(None, False, None)``
+    for a plain transformer folder. Any other module, or another order, is refused by name
+    (:func:`_check_st_modules`)."""
     modules_file = path / "modules.json"
     if not modules_file.is_file():
-        return None, False
+        return None, False, None
     modules = json.loads(modules_file.read_text())
     _check_st_modules(modules, modules_file)
     pool_cfg = path / modules[1].get("path", "") / "config.json"
     if not pool_cfg.is_file():
         raise BackboneNotAvailable(f"{modules_file}: its Pooling module has no {pool_cfg}")
-    return _st_pooling_mode(json.loads(pool_cfg.read_text()), pool_cfg), len(modules) == 3
+    kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+    dense = load_dense(path / modules[kinds.index("Dense")].get("path", "")) if "Dense" in kinds else None
+    return _st_pooling_mode(json.loads(pool_cfg.read_text()), pool_cfg), "Normalize" in kinds, dense
 
 
 class DamagedWeights(BackboneNotAvailable):
@@ -265,13 +299,14 @@ def _load_dir(path: Path, name: str, stand_in: bool) -> Backbone:
 
 
 def _load_dir_loud(path: Path, name: str, stand_in: bool) -> Backbone:
-    pooling, normalize = sentence_transformers_settings(path)  # refuses what we would apply wrongly
+    pooling, normalize, projection = sentence_transformers_settings(path)  # refuses what we would apply wrongly
     check_weights(path)
     is_bert = AutoConfig.from_pretrained(str(path)).model_type == "bert"
     # BERT's pooler (a dense layer over [CLS]) is unused by sentence embeddings: leave it out.
     model = AutoModel.from_pretrained(str(path), **({"add_pooling_layer": False} if is_bert else {}))
     tokenizer = AutoTokenizer.from_pretrained(str(path))
-    return Backbone(model, tokenizer, name, _seq_length_from(path, model, tokenizer), stand_in, pooling, normalize)
+    return Backbone(model, tokenizer, name, _seq_length_from(path, model, tokenizer), stand_in, pooling, normalize,
+                    projection)
 
 
 def _load_hub(name: str) -> Backbone:

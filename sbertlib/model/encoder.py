@@ -1,7 +1,10 @@
-"""SentenceEncoder: a transformer backbone + pooling (+ optional L2 normalisation).
+"""SentenceEncoder: a transformer backbone + pooling (+ an optional linear projection, + optional L2
+normalisation).
 
 This is SBERT's inference network (paper, Section 3): BERT reads the sentence, a pooling
 step turns the token vectors into one fixed-size vector, and sentences are compared by cosine.
+The projection (sentence-transformers' ``Dense`` with an identity activation) is not in the paper:
+a distilled student uses it to reach its teacher's width (notebook 14).
 """
 from __future__ import annotations
 
@@ -38,11 +41,14 @@ class SentenceEncoder(torch.nn.Module):
     def __init__(self, backbone: torch.nn.Module, tokenizer, pooling: str = "mean",
                  normalize: bool = False, max_seq_length: int = 128, name: str = "",
                  stand_in: bool = False, device: str | torch.device | None = None,
-                 info: dict | None = None):
+                 info: dict | None = None, projection: torch.nn.Linear | None = None):
         super().__init__()
         if pooling not in POOLING_MODES:
             raise ValueError(f"unknown pooling {pooling!r}; choose one of {POOLING_MODES}")
-        self.backbone, self.tokenizer = backbone, tokenizer
+        width = int(backbone.config.hidden_size)
+        if projection is not None and (not isinstance(projection, torch.nn.Linear) or projection.in_features != width):
+            raise ValueError(f"projection must be an nn.Linear from the backbone's width {width}; got {projection!r}")
+        self.backbone, self.tokenizer, self.projection = backbone, tokenizer, projection
         self.pooling, self.normalize, self.max_seq_length = pooling, normalize, int(max_seq_length)
         self.info = {"backbone": name, "stand_in": stand_in, **(info or {})}
         self.to(config.pick_device(device))
@@ -96,7 +102,7 @@ class SentenceEncoder(torch.nn.Module):
         return cls(bb.model, bb.tokenizer, pooling=pooling or bb.pooling or "mean",
                    normalize=bb.normalize if normalize is None else normalize,
                    max_seq_length=max_seq_length or bb.max_seq_length, name=bb.name,
-                   stand_in=bb.stand_in, device=device)
+                   stand_in=bb.stand_in, device=device, projection=bb.projection)
 
     @property
     def device(self) -> torch.device:
@@ -104,7 +110,8 @@ class SentenceEncoder(torch.nn.Module):
 
     @property
     def dim(self) -> int:
-        return int(self.backbone.config.hidden_size)
+        """The sentence vector's size: the projection's output, else the backbone's width."""
+        return int(self.projection.out_features if self.projection is not None else self.backbone.config.hidden_size)
 
     @property
     def name(self) -> str:
@@ -129,6 +136,8 @@ class SentenceEncoder(torch.nn.Module):
         """
         out = (backbone or self.backbone)(**features)
         emb = pool(out.last_hidden_state.float(), features["attention_mask"], self.pooling)
+        if self.projection is not None:
+            emb = self.projection(emb)
         return torch.nn.functional.normalize(emb, p=2, dim=1) if self.normalize else emb
 
     # ----------------------------------------------------------------- inference
@@ -213,9 +222,13 @@ class SentenceEncoder(torch.nn.Module):
                 self.tokenizer.save_pretrained(tmp)
             meta = {"pooling": self.pooling, "normalize": self.normalize,
                     "max_seq_length": self.max_seq_length, "info": self.info, **(extra or {})}
+            if self.projection is not None:
+                meta["projection"] = "2_Dense"
+                st_format.write_dense(tmp / "2_Dense", self.projection)
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
             if format == "sentence-transformers":
-                st_format.write_modules(tmp, self.pooling, self.normalize, self.dim, self.max_seq_length)
+                st_format.write_modules(tmp, self.pooling, self.normalize, int(self.backbone.config.hidden_size),
+                                        self.max_seq_length, self.projection)
         return atomic_write_dir(path, write)
 
     @classmethod
@@ -230,7 +243,8 @@ class SentenceEncoder(torch.nn.Module):
         meta = json.loads(meta_file.read_text())
         bb = backbones.load_backbone(path)
         info = dict(meta.get("info", {}))
+        projection = bb.projection or (backbones.load_dense(path / meta["projection"]) if meta.get("projection") else None)
         return cls(bb.model, bb.tokenizer, pooling=pooling or meta["pooling"],
                    normalize=meta["normalize"] if normalize is None else normalize,
                    max_seq_length=max_seq_length or meta["max_seq_length"], name=info.pop("backbone", str(path)),
-                   stand_in=info.pop("stand_in", False), device=device, info=info)
+                   stand_in=info.pop("stand_in", False), device=device, info=info, projection=projection)

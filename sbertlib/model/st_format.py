@@ -8,7 +8,9 @@ module folder      type                                        config
 =================  ==========================================  =====================================
 ``.`` (root)       ``sentence_transformers.models.Transformer`` ``sentence_bert_config.json``: max_seq_length
 ``1_Pooling``      ``sentence_transformers.models.Pooling``     ``config.json``: one ``pooling_mode_*`` true
-``2_Normalize``    ``sentence_transformers.models.Normalize``   (none) — only when the encoder normalises
+``2_Dense``        ``sentence_transformers.models.Dense``       ``config.json`` + ``model.safetensors`` — only
+                                                               when the encoder has a projection (a linear map)
+``N_Normalize``    ``sentence_transformers.models.Normalize``   (none) — only when the encoder normalises
 =================  ==========================================  =====================================
 
 :func:`write_modules` writes those files; reading them back is
@@ -22,16 +24,39 @@ from pathlib import Path
 _MODES = {"mean": "pooling_mode_mean_tokens", "max": "pooling_mode_max_tokens", "cls": "pooling_mode_cls_token"}
 
 
-def write_modules(folder: Path, pooling: str, normalize: bool, dim: int, max_seq_length: int) -> None:
+IDENTITY = "torch.nn.modules.linear.Identity"
+
+
+def write_dense(folder: Path, layer) -> None:
+    """A ``Dense`` module folder for the linear ``layer`` (an ``nn.Linear``): ``config.json`` and
+    ``model.safetensors`` (keys ``linear.weight`` / ``linear.bias``), as sentence-transformers writes it."""
+    from safetensors.torch import save_file
+    folder.mkdir()
+    cfg = {"in_features": layer.in_features, "out_features": layer.out_features, "bias": layer.bias is not None,
+           "activation_function": IDENTITY}
+    (folder / "config.json").write_text(json.dumps(cfg, indent=2))
+    save_file({f"linear.{k}": v.detach().cpu().contiguous() for k, v in layer.state_dict().items()},
+              str(folder / "model.safetensors"))
+
+
+def write_modules(folder: Path, pooling: str, normalize: bool, dim: int, max_seq_length: int,
+                  projection=None) -> None:
     """Write ``modules.json``, ``sentence_bert_config.json``, ``1_Pooling/config.json`` (and
-    ``2_Normalize/``) into ``folder``, which already holds the transformer and its tokenizer."""
+    ``2_Dense/`` for a ``projection``, then ``N_Normalize/``) into ``folder``, which already holds the
+    transformer and its tokenizer. ``dim`` is the transformer's width (what Pooling outputs)."""
     if pooling not in _MODES:
         raise ValueError(f"pooling {pooling!r} has no sentence-transformers equivalent; use one of {tuple(_MODES)}")
     modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
+    if projection is not None:
+        modules.append({"idx": 2, "name": "2", "path": "2_Dense", "type": "sentence_transformers.models.Dense"})
+        if not (folder / "2_Dense").is_dir():
+            write_dense(folder / "2_Dense", projection)
     if normalize:
-        modules.append({"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"})
-        (folder / "2_Normalize").mkdir()
+        n = len(modules)
+        modules.append({"idx": n, "name": str(n), "path": f"{n}_Normalize",
+                        "type": "sentence_transformers.models.Normalize"})
+        (folder / f"{n}_Normalize").mkdir()
     pool_cfg = {"word_embedding_dimension": int(dim), "pooling_mode_cls_token": False,
                 "pooling_mode_mean_tokens": False, "pooling_mode_max_tokens": False,
                 "pooling_mode_mean_sqrt_len_tokens": False, "pooling_mode_weightedmean_tokens": False,
