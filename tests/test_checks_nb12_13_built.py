@@ -474,3 +474,21 @@ def test_index_report_names_speedups_and_recall():
     real = synth.assign(**{"recall@10": [1.0, 0.9, 0.97]})
     text = applications.index_report(synth, real, 10, 1000, 100)
     assert "IVF 10× and HNSW 5× faster" in text and "IVF recall is higher on the synthetic corpus" in text
+
+
+def test_index_comparison_and_nprobe_curve_draw_what_they_are_given():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from sbertlib.workbook import plots
+    table = pd.DataFrame({"latency_ms": [1.0, 0.1, 0.2], "recall@10": [1.0, 0.9, 0.95]}, index=["flat", "ivf", "hnsw"])
+    fig = plots.index_comparison({"synthetic": table, "real": table}, 10, title="t")
+    lat, rec = fig.axes
+    assert lat.get_yscale() == "log" and len(lat.patches) == 6 and [t.get_text() for t in rec.get_xticklabels()] == \
+        ["flat", "ivf", "hnsw"]
+    sweep = pd.DataFrame({"recall@10": [0.5, 0.9, 0.97]}, index=pd.Index([1, 2, 4], name="nprobe"))
+    fig2 = plots.nprobe_curve(sweep, chosen=4, nlist=16, k=10, title="IVF")
+    ax = fig2.axes[0]
+    assert list(ax.lines[0].get_xdata()) == [1, 2, 4] and "your nprobe = 4" in [t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close("all")
