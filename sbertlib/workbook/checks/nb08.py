@@ -198,33 +198,33 @@ def _cv_variants(X: np.ndarray, y: np.ndarray, folds: int, seed: int, Cs) -> dic
     inner = lambda tr, te: transfer.select_C(X[tr], y[tr], Cs, seed=seed)  # noqa: E731
     once = transfer.select_C(X, y, Cs, seed=seed)
     out = {
-        "fraction": cv_accuracy_truth(X, y, folds, seed, Cs) / 100,
-        "scaler on all": mean_over(splits, inner, scale_on=X),
-        "no scaler": mean_over(splits, inner, scale_on=False),
-        "C once on all": mean_over(splits, lambda tr, te: once),
-        "C on test fold": float(np.mean([max(fit_score(X[tr], y[tr], X[te], y[te], C) for C in Cs) for tr, te in splits])),
-        "C = 1": mean_over(splits, lambda tr, te: 1.0),
-        "first C": mean_over(splits, lambda tr, te: Cs[0]),
-        "unstratified": mean_over(list(KFold(folds, shuffle=True, random_state=seed).split(X)), inner),
-        "unshuffled": mean_over(list(KFold(folds).split(X)), inner),
+        "the accuracy as a fraction instead of ×100": cv_accuracy_truth(X, y, folds, seed, Cs) / 100,
+        "the scaler fitted on all examples, the test part among them": mean_over(splits, inner, scale_on=X),
+        "the features not standardised before the classifier": mean_over(splits, inner, scale_on=False),
+        "C chosen once on all examples, the held-out folds among them": mean_over(splits, lambda tr, te: once),
+        "C chosen by its accuracy on the held-out fold": float(np.mean([max(fit_score(X[tr], y[tr], X[te], y[te], C) for C in Cs) for tr, te in splits])),
+        "C fixed at 1 instead of chosen from Cs": mean_over(splits, lambda tr, te: 1.0),
+        "C fixed at the first of Cs instead of chosen": mean_over(splits, lambda tr, te: Cs[0]),
+        "folds that are not stratified by class": mean_over(list(KFold(folds, shuffle=True, random_state=seed).split(X)), inner),
+        "folds cut in order, not shuffled with the seed": mean_over(list(KFold(folds).split(X)), inner),
     }
     return out
 
 
 CV_HINTS = {
-    "fraction": "that is a fraction; give the accuracy ×100, like the table",
-    "scaler on all": ("the scaler saw the held-out fold: fit the StandardScaler on the training folds only, then "
+    "the accuracy as a fraction instead of ×100": "that is a fraction; give the accuracy ×100, like the table",
+    "the scaler fitted on all examples, the test part among them": ("the scaler saw the held-out fold: fit the StandardScaler on the training folds only, then "
                       "transform both parts with it"),
-    "no scaler": "standardise the features (a StandardScaler fitted on the training folds) before the classifier",
-    "C once on all": ("C was chosen once, on all examples — the held-out folds among them; choose it inside each "
+    "the features not standardised before the classifier": "standardise the features (a StandardScaler fitted on the training folds) before the classifier",
+    "C chosen once on all examples, the held-out folds among them": ("C was chosen once, on all examples — the held-out folds among them; choose it inside each "
                       "fold, from the training folds only (transfer.select_C on them)"),
-    "C on test fold": ("C was chosen by its accuracy on the held-out fold: that peeks at the test labels; choose it "
+    "C chosen by its accuracy on the held-out fold": ("C was chosen by its accuracy on the held-out fold: that peeks at the test labels; choose it "
                        "on the training folds only (transfer.select_C on them)"),
-    "C = 1": "C is not fixed: choose it from Cs in each fold (transfer.select_C on the training folds)",
-    "first C": "C is not always the first of Cs: choose it in each fold (transfer.select_C on the training folds)",
-    "unstratified": ("your folds are not stratified: use transfer.kfold_indices(y, folds, seed), which keeps each "
+    "C fixed at 1 instead of chosen from Cs": "C is not fixed: choose it from Cs in each fold (transfer.select_C on the training folds)",
+    "C fixed at the first of Cs instead of chosen": "C is not always the first of Cs: choose it in each fold (transfer.select_C on the training folds)",
+    "folds that are not stratified by class": ("your folds are not stratified: use transfer.kfold_indices(y, folds, seed), which keeps each "
                      "class's share in every fold"),
-    "unshuffled": "use transfer.kfold_indices(y, folds, seed): stratified, shuffled folds with that seed",
+    "folds cut in order, not shuffled with the seed": "use transfer.kfold_indices(y, folds, seed): stratified, shuffled folds with that seed",
 }
 
 
@@ -327,27 +327,27 @@ def _split_variants(Xtr, ytr, Xte, yte, Cs, seed, dev) -> dict[str, float]:
             return 100 * clf.score(scaler.transform(Xte), yte)
 
     C = transfer.select_C(Xtr, ytr, Cs, seed=seed, dev=dev)
-    out = {"fraction": score(C) / 100,
-           "scaler on all": score(C, scale_on=np.vstack([Xtr, Xte])),
-           "no scaler": score(C, scale_on=False),
-           "C on test": max(score(c) for c in Cs),
-           "C = 1": score(1.0),
-           "first C": score(Cs[0])}
+    out = {"the accuracy as a fraction instead of ×100": score(C) / 100,
+           "the scaler fitted on all examples, the test part among them": score(C, scale_on=np.vstack([Xtr, Xte])),
+           "the features not standardised before the classifier": score(C, scale_on=False),
+           "C chosen by its accuracy on the test part": max(score(c) for c in Cs),
+           "C fixed at 1 instead of chosen from Cs": score(1.0),
+           "C fixed at the first of Cs instead of chosen": score(Cs[0])}
     if dev is not None:
-        out["dev ignored"] = score(transfer.select_C(Xtr, ytr, Cs, seed=seed))
+        out["C chosen by inner CV although the task has a dev split"] = score(transfer.select_C(Xtr, ytr, Cs, seed=seed))
     return out
 
 
 SPLIT_HINTS = {
-    "fraction": "that is a fraction; give the accuracy ×100, like the table",
-    "scaler on all": ("the scaler saw the test part: fit the StandardScaler on the training part only, then "
+    "the accuracy as a fraction instead of ×100": "that is a fraction; give the accuracy ×100, like the table",
+    "the scaler fitted on all examples, the test part among them": ("the scaler saw the test part: fit the StandardScaler on the training part only, then "
                       "transform both parts with it"),
-    "no scaler": "standardise the features (a StandardScaler fitted on the training part) before the classifier",
-    "C on test": ("C was chosen by its accuracy on the test part: that peeks at the test labels; choose it with "
+    "the features not standardised before the classifier": "standardise the features (a StandardScaler fitted on the training part) before the classifier",
+    "C chosen by its accuracy on the test part": ("C was chosen by its accuracy on the test part: that peeks at the test labels; choose it with "
                   "transfer.select_C on the training part (or on dev when given)"),
-    "C = 1": "C is not fixed: choose it from Cs with transfer.select_C on the training part",
-    "first C": "C is not always the first of Cs: choose it with transfer.select_C on the training part",
-    "dev ignored": "when a dev split is given, C is chosen on it: pass dev=dev to transfer.select_C",
+    "C fixed at 1 instead of chosen from Cs": "C is not fixed: choose it from Cs with transfer.select_C on the training part",
+    "C fixed at the first of Cs instead of chosen": "C is not always the first of Cs: choose it with transfer.select_C on the training part",
+    "C chosen by inner CV although the task has a dev split": "when a dev split is given, C is chosen on it: pass dev=dev to transfer.select_C",
 }
 
 

@@ -169,29 +169,29 @@ def _pca_slips(x: np.ndarray, k: int) -> dict[str, tuple[np.ndarray | None, np.n
     unit = unit - unit.mean(axis=0)
     uu, su, vtu = np.linalg.svd(unit, full_matrices=False)
     slips = {
-        "not centred": (x @ vtr[:k].T, (sr ** 2 / np.sum(sr ** 2))[:k]),
-        "U without S": (u[:, :k], None),
-        "columns of Vt": (centred @ vt[:, :k], None) if vt.shape[0] == x.shape[1] else (None, None),
-        "last directions": (centred @ vt[::-1][:k].T, (s ** 2 / np.sum(s ** 2))[::-1][:k]),
-        "S not squared": (None, (s / np.sum(s))[:k]),
-        "variance not share": (None, (s ** 2 / (len(x) - 1))[:k]),
-        "standardised": (z @ vtz[:k].T, (sz ** 2 / np.sum(sz ** 2))[:k]),
-        "normalised rows": (unit @ vtu[:k].T, (su ** 2 / np.sum(su ** 2))[:k]),
-        "share of the k": (None, (s[:k] ** 2 / np.sum(s[:k] ** 2))),
+        "the embeddings not centred before the SVD": (x @ vtr[:k].T, (sr ** 2 / np.sum(sr ** 2))[:k]),
+        "the columns of U, not scaled by the singular values": (u[:, :k], None),
+        "the columns of Vt taken as the directions": (centred @ vt[:, :k], None) if vt.shape[0] == x.shape[1] else (None, None),
+        "the last directions instead of the first": (centred @ vt[::-1][:k].T, (s ** 2 / np.sum(s ** 2))[::-1][:k]),
+        "shares of the singular values, not of their squares": (None, (s / np.sum(s))[:k]),
+        "variances instead of shares of the total variance": (None, (s ** 2 / (len(x) - 1))[:k]),
+        "each dimension divided by its standard deviation": (z @ vtz[:k].T, (sz ** 2 / np.sum(sz ** 2))[:k]),
+        "the rows normalised to unit length first": (unit @ vtu[:k].T, (su ** 2 / np.sum(su ** 2))[:k]),
+        "shares of the k kept directions, not of all of them": (None, (s[:k] ** 2 / np.sum(s[:k] ** 2))),
     }
     return slips
 
 
 PCA_HINTS = {
-    "not centred": "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean",
-    "U without S": "U's columns have unit length, so the picture loses each direction's spread: scale them by their singular values",
-    "columns of Vt": "numpy's svd returns Vt: the principal directions are its rows, not its columns",
-    "last directions": "numpy's svd sorts the singular values largest first: take the first k directions",
-    "S not squared": "a direction's variance grows with the *square* of its singular value",
-    "variance not share": "explained is a share of the total variance: divide S² by ΣS² (all directions)",
-    "standardised": "PCA here centres only: do not divide each dimension by its standard deviation",
-    "normalised rows": "do not normalise the rows: PCA works on the embeddings as they are, centred",
-    "share of the k": "divide by the variance of *all* directions (ΣS² over every singular value), not of the k kept",
+    "the embeddings not centred before the SVD": "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean",
+    "the columns of U, not scaled by the singular values": "U's columns have unit length, so the picture loses each direction's spread: scale them by their singular values",
+    "the columns of Vt taken as the directions": "numpy's svd returns Vt: the principal directions are its rows, not its columns",
+    "the last directions instead of the first": "numpy's svd sorts the singular values largest first: take the first k directions",
+    "shares of the singular values, not of their squares": "a direction's variance grows with the *square* of its singular value",
+    "variances instead of shares of the total variance": "explained is a share of the total variance: divide S² by ΣS² (all directions)",
+    "each dimension divided by its standard deviation": "PCA here centres only: do not divide each dimension by its standard deviation",
+    "the rows normalised to unit length first": "do not normalise the rows: PCA works on the embeddings as they are, centred",
+    "shares of the k kept directions, not of all of them": "divide by the variance of *all* directions (ΣS² over every singular value), not of the k kept",
 }
 
 
