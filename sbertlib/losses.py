@@ -5,11 +5,12 @@ as ``loss(batch)`` with a :class:`Batch` as built by :func:`sbertlib.training.co
 
 * ``batch.features`` — one tokenized column per text position (e.g. premise, hypothesis),
   each a dict of ``(batch, seq)`` tensors that ``model(features)`` turns into ``(batch, dim)``;
-* ``batch.labels`` — ``(batch,)`` class ids (long) or gold scores (float), or ``None``.
+* ``batch.labels`` — ``(batch,)`` class ids (long) or gold scores (float), ``(batch, dim)`` target
+  vectors (float: distillation), or ``None``.
 
 The maths lives in ``loss_from_embeddings(embeddings, labels)`` so it can be checked by hand on
 small tensors without any transformer. Each class also says what data it wants:
-``n_texts`` (how many text columns) and ``label_kind`` (``"class"``, ``"score"`` or ``None``).
+``n_texts`` (how many text columns) and ``label_kind`` (``"class"``, ``"score"``, ``"vector"`` or ``None``).
 
 :class:`TrainingLoss` is what ``fit`` needs of any loss; the siamese losses above are
 :class:`SBERTLoss` subclasses. The cross-encoder's :class:`CrossEncoderLoss` (end of this module) is a
@@ -256,6 +257,29 @@ def pair_features(u, v, parts=DEFAULT_CONCAT):
     table = {"u": lambda: u, "v": lambda: v, "|u-v|": lambda: abs(u - v), "u*v": lambda: u * v}
     cat = torch.cat if isinstance(u, torch.Tensor) else np.concatenate
     return cat([table[p]() for p in parts], 1)
+
+
+class DistillationLoss(SBERTLoss):
+    """Knowledge distillation — not in the SBERT paper; its authors' follow-up (Reimers & Gurevych, 2020,
+    "Making Monolingual Sentence Embeddings Multilingual using Knowledge Distillation"): the mean squared
+    error between the student's sentence vector and the teacher's vector of the same sentence, averaged over
+    every number (sentence-transformers' ``MSELoss``).
+
+    One text per example, its label the teacher's vector (``label_kind = "vector"``): ``(sentence,
+    teacher_vector)``. Student vectors ``(B, d)`` and teacher vectors ``(B, d)`` must have the same width:
+    a student narrower than its teacher reaches it through a projection (``SentenceEncoder(projection=)``).
+    """
+
+    n_texts = (1,)
+    label_kind = "vector"
+
+    def loss_from_embeddings(self, embeddings: list[torch.Tensor], labels: torch.Tensor) -> torch.Tensor:
+        (student,) = embeddings
+        if labels is None or labels.shape != student.shape:
+            got = None if labels is None else tuple(labels.shape)
+            raise ValueError(f"DistillationLoss: the teacher's vectors have shape {got}, the student's "
+                             f"{tuple(student.shape)}; give each sentence its teacher vector of the student's width")
+        return F.mse_loss(student, labels.to(student.dtype))
 
 
 def _device_of(model: nn.Module) -> torch.device | None:

@@ -2,6 +2,7 @@
 
     python -m sbertlib train --profile offline                      # the profile's NLI lesson
     python -m sbertlib train --profile offline --objective two-stage --json
+    python -m sbertlib train --profile offline --objective distill --json   # a small, fast student
     python -m sbertlib train --profile paper --objective nli        # the paper's SBERT-NLI (a GPU)
     python -m sbertlib train --profile offline --mixed-precision bf16   # under bf16 autocast
     torchrun --nproc_per_node 4 -m sbertlib.train --profile paper   # 4 GPUs, one process each (DDP)
@@ -9,7 +10,8 @@
 
 Objectives: ``nli`` (the paper's classification objective on NLI pairs), ``mnrl`` (in-batch
 negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (the profile's NLI
-lesson, then STSb). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
+lesson, then STSb), ``distill`` (a small student distilled from the profile's teacher, then STSb:
+notebook 14; not in the paper). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
 laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR`` or
 ``runs/``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
 The training arguments (``--epochs``, ``--batch-size``, ``--lr``, ...; one flag per field of
@@ -26,7 +28,7 @@ import time
 from ..training.arguments import add_arguments, from_namespace
 from .common import command, parser
 
-OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage"}
+OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage", "distill": "distill-stsb"}
 
 
 @command("train")
@@ -60,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
     before = evaluation.evaluate_sts(profiles.load_encoder(profile), test, measures=("cosine",)).main
     started = time.perf_counter()
-    stages = [profile.nli_objective, "two-stage"] if objective == "two-stage" else [objective]
+    stages = {"two-stage": [profile.nli_objective, "two-stage"], "distill-stsb": ["distill", "distill-stsb"]}.get(
+        objective, [objective])
     seconds = {}
     for stage in stages:
         model, history = runs.trained_model(profile, stage, seed=seed, retrain=not args.reuse,

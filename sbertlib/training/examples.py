@@ -16,7 +16,7 @@ MEGA_BATCHES = 50  # length grouping sorts within groups of this many batches
 
 class Example(NamedTuple):
     texts: tuple[str, ...]
-    label: int | float | None
+    label: int | float | np.ndarray | None
 
 
 def as_example(item, index: int, loss: TrainingLoss) -> Example:
@@ -55,6 +55,8 @@ def _check_label(label, kind: str | None, index: int, loss: TrainingLoss):
         if label is not None:
             raise ValueError(f"item {index}: {name} takes no labels; give (anchor, positive[, negative]) texts")
         return None
+    if kind == "vector":
+        return _check_vector(label, index, loss)
     if kind == "class":
         if isinstance(label, str):
             if label not in NLI_LABELS:
@@ -73,6 +75,22 @@ def _check_label(label, kind: str | None, index: int, loss: TrainingLoss):
         raise ValueError(f"item {index}: gold score {value} is outside [{lo:g}, {hi:g}], the range "
                          f"{type(loss).__name__} takes; scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
     return value
+
+
+def _check_vector(label, index: int, loss: TrainingLoss) -> np.ndarray:
+    """A target vector (a distillation teacher's): one row of finite numbers, as long as the model's vectors."""
+    name = type(loss).__name__
+    try:
+        vector = np.asarray(label.detach().cpu() if isinstance(label, torch.Tensor) else label, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ValueError(f"item {index}: {name} needs a target vector, got {type(label).__name__}") from None
+    width = int(getattr(loss.model, "dim", vector.shape[-1] if vector.ndim else 0))
+    if vector.ndim != 1 or len(vector) != width:
+        raise ValueError(f"item {index}: {name} needs a target vector of {width} numbers (the model's vectors), "
+                         f"got shape {tuple(vector.shape)}")
+    if not np.all(np.isfinite(vector)):
+        raise ValueError(f"item {index}: the target vector holds NaN or infinite numbers")
+    return vector
 
 
 def prepare_examples(train_data: Sequence, loss: TrainingLoss) -> list[Example]:
@@ -97,6 +115,8 @@ def collate(examples: Sequence[Example], model) -> Batch:
         features = [model.tokenize(list(col)) for col in zip(*(ex.texts for ex in examples))]
     if examples[0].label is None:
         return Batch(features, None)
+    if isinstance(examples[0].label, np.ndarray):  # target vectors (distillation)
+        return Batch(features, torch.as_tensor(np.stack([ex.label for ex in examples]), device=model.device))
     return Batch(features, torch.tensor([ex.label for ex in examples], device=model.device))
 
 

@@ -68,9 +68,11 @@ def linear_warmup(optimizer, warmup_steps: int, total_steps: int) -> torch.optim
 
 # ----------------------------------------------------------------------------- saving models
 def save_model(loss: TrainingLoss, path: Path, save_head: bool, history: History) -> Path:
-    """Save the encoder (and, if asked, the loss's classifier head inside the same folder)."""
-    loss.model.save(path, extra={"training": {"loss": history.loss, "profile": history.profile,
-                                              "steps": len(history.records)}})
+    """Save the encoder in sentence-transformers' format as well (``SentenceTransformer(path)`` loads it),
+    and, if asked, the loss's classifier head inside the same folder."""
+    extra = {"training": {"loss": history.loss, "profile": history.profile, "steps": len(history.records)}}
+    bi_encoder = hasattr(loss.model, "pooling")  # a cross-encoder's own save writes its format already
+    loss.model.save(path, extra=extra, **({"format": "sentence-transformers"} if bi_encoder else {}))
     if save_head and hasattr(loss, "save_head"):
         loss.save_head(path)
     return path

@@ -83,18 +83,26 @@ class Profile:
     reference_backbone: str | None = None  # a fully trained sentence encoder shown for reference only
     precision: str = "fp32"  # how the workbook's encoders encode: "fp32", or "auto" = bf16 where the hardware
                              # multiplies bf16 natively (AMX/AVX512-BF16 CPU, recent GPU), else fp32
+    distill_student: str | None = None  # the small student distillation trains (notebook 14): a backbone name
+    distill_teacher: str = "reference"  # its teacher: "reference" (the packaged MiniLM) or an objective of runs
+    distill_epochs: int = 3  # epochs of distillation over the teacher's vectors
+    distill_lr: float = 1e-3
+    distill_batch_size: int = 128
     reason: str = ""  # why get_profile() chose this profile
     dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
 
     def training_arguments(self, objective: str, seed: int = 42, **overrides) -> "TrainingArguments":
-        """How this profile trains ``objective`` ("nli", "mnrl", "stsb", "two-stage"; the last is its
-        STSb stage): the :class:`~sbertlib.training.TrainingArguments` ``fit`` reads, ``overrides``
-        applied."""
+        """How this profile trains ``objective`` ("nli", "mnrl", "stsb", "two-stage", "distill",
+        "distill-stsb"; "two-stage" and "distill-stsb" are STSb stages): the
+        :class:`~sbertlib.training.TrainingArguments` ``fit`` reads, ``overrides`` applied."""
         from ..training import TrainingArguments
         common = dict(seed=seed, evaluation_steps=self.evaluation_steps, length_grouping=self.length_grouping)
         if objective in ("nli", "mnrl"):
             args = TrainingArguments(epochs=self.epochs, lr=self.lr, batch_size=self.batch_size,
                                      save_head=objective == "nli", **common)
+        elif objective == "distill":  # batches of similar length: the teacher's sentences vary a lot
+            args = TrainingArguments(epochs=self.distill_epochs, lr=self.distill_lr, batch_size=self.distill_batch_size,
+                                     **{**common, "length_grouping": True})
         else:
             args = TrainingArguments(epochs=self.stsb_epochs, lr=self.stsb_lr, batch_size=self.stsb_batch_size,
                                      **common)
@@ -106,7 +114,7 @@ PROFILES: dict[str, Profile] = {
         "paper", PAPER_BERT, "allnli", None, batch_size=16, epochs=1, max_seq_length=128,
         evaluation_steps=1000, stand_in=False, baseline_backbone=PAPER_BERT,
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=None,
-        precision="auto",
+        precision="auto", distill_student=SMALL_BERT, distill_teacher="two-stage",
         description="the paper's setup: BERT-base (bert-base-uncased, our choice of casing) fine-tuned for one "
                     "epoch on SNLI+MultiNLI — AllNLI's ~942k train pairs, 59k steps of batch 16 (the paper counts "
                     "570k + 430k); needs a GPU"),
@@ -114,14 +122,14 @@ PROFILES: dict[str, Profile] = {
         "laptop", SMALL_BERT, "allnli", 20_000, batch_size=16, epochs=1, max_seq_length=128,
         evaluation_steps=250, stand_in=False, baseline_backbone=SMALL_BERT,
         stsb_train_pairs=None, stsb_epochs=2, eval_pairs=None, dev_pairs_during_training=None,
-        precision="auto",
+        precision="auto", distill_student=backbones.RANDOM_SMALL, distill_teacher="two-stage",
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
         "offline", backbones.RANDOM_SMALL, "offline-nli", None, batch_size=64, epochs=4, max_seq_length=64,
         evaluation_steps=0, stand_in=True, baseline_backbone=backbones.RANDOM_SMALL,
         stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=500,
         nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, length_grouping=True,
-        reference_backbone=backbones.MINILM,
+        reference_backbone=backbones.MINILM, distill_student=backbones.RANDOM_SMALL,
         precision="auto",
         description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
                     "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
@@ -131,6 +139,7 @@ PROFILES: dict[str, Profile] = {
         evaluation_steps=2, stand_in=True, baseline_backbone=backbones.TINY,
         stsb_train_pairs=64, stsb_epochs=1, eval_pairs=200, dev_pairs_during_training=200,
         nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, reference_backbone=backbones.MINILM,
+        distill_student=backbones.TINY, distill_epochs=1,
         description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI triplets"),
 }
 
@@ -159,7 +168,7 @@ def as_dry_run(profile: Profile) -> Profile:
     def swap(name: str | None) -> str | None:
         return architectures.random_init_name(name) if name in architectures.HUB_CONFIGS else name
     return replace(profile, dry_run=True, backbone=swap(profile.backbone),
-                   baseline_backbone=swap(profile.baseline_backbone),
+                   baseline_backbone=swap(profile.baseline_backbone), distill_student=swap(profile.distill_student),
                    reason=f"{profile.reason}; {DRY_RUN_BANNER}" if not profile.dry_run else profile.reason)
 
 
@@ -370,6 +379,7 @@ def load_reference(profile: Profile, device=None):
 
 def hub_models(profile: Profile) -> list[str]:
     """The profile's backbones that come from the Hugging Face hub (what ``fetch`` downloads)."""
-    names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone, profile.reference_backbone) if n)
+    names = dict.fromkeys(n for n in (profile.backbone, profile.baseline_backbone, profile.reference_backbone,
+                                      profile.distill_student) if n)
     return [n for n in names if n not in backbones.MINILM_NAMES and not n.startswith(("tiny-random-bert", "random-bert"))
             and not architectures.is_random_init(n) and not Path(n).is_dir()]

@@ -6,7 +6,11 @@
 * ``"nli"`` — the paper's classification objective (SoftmaxLoss) on the profile's NLI pairs;
 * ``"mnrl"`` — in-batch negatives (MultipleNegativesRankingLoss) on the NLI triplets;
 * ``"stsb"`` — the regression objective on STSb train;
-* ``"two-stage"`` — the profile's NLI lesson (``profile.nli_objective``), then STSb (Table 2).
+* ``"two-stage"`` — the profile's NLI lesson (``profile.nli_objective``), then STSb (Table 2);
+* ``"distill"`` — a small student (``profile.distill_student``) trained to give each sentence its
+  teacher's vector (:class:`sbertlib.losses.DistillationLoss`; not in the paper), its word pieces
+  started from a PCA of the teacher's (:mod:`sbertlib.training.distillation`);
+* ``"distill-stsb"`` — that student, then STSb (notebook 14's own small model).
 
 ``nli_model(profile)`` is "the model trained on NLI" that later notebooks use: the paper's
 objective on ``paper``/``laptop``, MNRL offline (where the classification objective cannot teach a
@@ -21,7 +25,8 @@ from pathlib import Path
 from ..util import safe_name
 
 OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
-OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage")
+OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
+STARTS_FROM = {"two-stage": None, "distill-stsb": "distill"}  # an STSb stage -> what it starts from (None: the NLI lesson)
 
 
 def output_dir(*parts: str) -> Path:
@@ -71,9 +76,12 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     if not retrain and is_trained(profile, objective, seed, pooling, mixed_precision, overrides):
         from .profiles import with_precision
         return with_precision(SentenceEncoder.load(final), profile), History.load(hist_file)
-    if objective == "two-stage":
-        start, _ = trained_model(profile, profile.nli_objective, seed, pooling, False, data_dir, show_progress_bar,
-                                 mixed_precision, overrides)
+    if objective in STARTS_FROM:
+        start, _ = trained_model(profile, STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False, data_dir,
+                                 show_progress_bar, mixed_precision, overrides)
+    elif objective == "distill":
+        from ..training.distillation import make_student
+        start = make_student(profile.distill_student, teacher(profile, seed, data_dir))
     else:
         from .profiles import load_encoder
         start = load_encoder(profile)
@@ -91,6 +99,29 @@ def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
     """(encoder, history) of the profile's NLI lesson (``profile.nli_objective``): what later
     notebooks call "trained on NLI"."""
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
+
+
+def teacher(profile, seed: int = 42, data_dir=None):
+    """The encoder ``"distill"`` learns from: the profile's reference (the packaged MiniLM) or its
+    trained ``profile.distill_teacher`` run (trained now if it is not yet)."""
+    from .profiles import load_reference
+    if profile.distill_teacher == "reference":
+        model = load_reference(profile)
+        if model is None:
+            raise ValueError(f"profile {profile.name!r} has no reference encoder to distil from")
+        return model
+    return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False)[0]
+
+
+def distillation_sentences(profile, seed: int = 42, data_dir=None) -> list[str]:
+    """What the student is distilled on: every sentence of the profile's NLI triplets and of its STSb
+    train pairs, each once (no evaluation set's sentence)."""
+    from ..training.distillation import distinct
+    from .profiles import load_nli_train
+    triplets = load_nli_train(profile, data_dir, triplets=True)
+    pairs = stsb_train_pairs(profile, seed, data_dir)
+    return distinct([s for t in triplets for s in (t.anchor, t.positive, t.negative)]
+                    + [s for p in pairs for s in (p.sentence1, p.sentence2)])
 
 
 def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
@@ -159,6 +190,11 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
         return loss, load_nli_train(profile, data_dir), evaluator
     if objective == "mnrl":
         return losses.MultipleNegativesRankingLoss(model), load_nli_train(profile, data_dir, triplets=True), evaluator
+    if objective == "distill":
+        from ..training.distillation import teacher_examples
+        examples = teacher_examples(teacher(profile, seed, data_dir), distillation_sentences(profile, seed, data_dir))
+        seed_everything(seed)  # the teacher may have been trained just now
+        return losses.DistillationLoss(model), examples, evaluator
     return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), evaluator
 
 
