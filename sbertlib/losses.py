@@ -96,7 +96,7 @@ class SBERTLoss(TrainingLoss):
 
 
 class SoftmaxLoss(SBERTLoss):
-    """Classification objective, used for NLI (paper, Eq. 1).
+    """Classification objective, used for NLI (paper, Section 3: its equations are not numbered).
 
     ``o = softmax(W_t · (u, v, |u-v|))`` and cross-entropy against the gold class.
 

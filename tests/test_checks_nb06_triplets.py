@@ -56,6 +56,15 @@ def repeated_pairs_kept(pairs):
     return out
 
 
+def contradictions_not_deduplicated(pairs):
+    out = []
+    for a, h in _grouped(pairs, distinct=False).items():
+        pos = list(dict.fromkeys(h["entailment"]))
+        neg = h["contradiction"]
+        out += [(a, x, neg[k % len(neg)]) for k, x in enumerate(pos)] if neg else []
+    return out
+
+
 def sorted_order(pairs):
     return sorted(as_tuples(pairs))
 
@@ -73,6 +82,7 @@ def test_right_answers_pass(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (always_first_negative, "1st entailed hypothesis takes the 1st"),
+    (contradictions_not_deduplicated, "a repeated pair counts once"),
     (neutral_as_negative, "neutral hypothesis is neither"),
     (swapped, "swapped"),
     (repeated_pairs_kept, "repeated"),
@@ -109,3 +119,26 @@ def test_the_pools_are_made_by_the_function_given(shared_data):
     train, heldout, _ = profiles.triplet_pools(PROFILES["offline"], shared_data, make_triplets=mine)
     assert len(calls) == 2 and all(isinstance(t, Triplet) for t in train + heldout)
     assert (train, heldout) == profiles.triplet_pools(PROFILES["offline"], shared_data)[:2]
+
+
+def test_n_texts_given_as_a_number_is_named(tiny_encoder):
+    """A student trial: `n_texts = 3` (a number, not a tuple) gave a bare TypeError from the library."""
+    from sbertlib import losses
+    from sbertlib.training import prepare_examples
+
+    class NumberNTexts(losses.SBERTLoss):
+        n_texts = 3
+
+        def __init__(self, model, margin=1.0):
+            super().__init__(model)
+            self.margin = margin
+    with pytest.raises(ExerciseError, match=r"n_texts is 3, a int: training reads it as a tuple"):
+        nb06.check_triplet_objective(NumberNTexts, tiny_encoder)
+    with pytest.raises(TypeError, match=r"NumberNTexts.n_texts must be a tuple"):
+        prepare_examples([Triplet("a", "b", "c")], NumberNTexts(tiny_encoder))
+
+
+@pytest.fixture(scope="module")
+def tiny_encoder():
+    from sbertlib.model.encoder import SentenceEncoder
+    return SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=32, device="cpu")

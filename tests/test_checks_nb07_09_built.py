@@ -224,23 +224,6 @@ def test_08_stubs_and_non_functions(check):
         check("cv")
 
 
-def test_evaluate_transfer_with_the_library_protocol_equals_evaluate_transfer():
-    from sbertlib.data import SentEvalTask
-
-    class Hashing:
-        """A frozen stand-in encoder: a fixed random vector per text."""
-        def encode(self, texts, batch_size=64, show_progress_bar=False):
-            return np.stack([np.random.default_rng(abs(hash(t)) % 2**32).normal(size=6) for t in texts])
-    rng = np.random.default_rng(3)
-    cv_task = SentEvalTask("CV", [f"s{i}" for i in range(60)], rng.integers(0, 2, 60).tolist(), ("a", "b"))
-    labels = rng.integers(0, 2, 90).tolist()
-    split_task = SentEvalTask("SPLIT", [f"t{i}" for i in range(90)], labels, ("a", "b"),
-                              {"train": range(0, 50), "dev": range(50, 70), "test": range(70, 90)})
-    enc = Hashing()
-    ours = transfer.evaluate_transfer_with(enc, [cv_task, split_task], good_cv_accuracy, good_fit_and_score, folds=5)
-    assert ours == pytest.approx(transfer.evaluate_transfer(enc, [cv_task, split_task], folds=5))
-
-
 # ============================================================================= 09: cosine_by_label, pca, chance
 def good_cosine_by_label(premise, hypothesis, gold, labels):
     p = premise / np.linalg.norm(premise, axis=1, keepdims=True)

@@ -264,34 +264,6 @@ def evaluate_transfer(encoder, tasks: Iterable[str | SentEvalTask] = TASKS, data
     return out
 
 
-
-def evaluate_transfer_with(encoder, tasks: Iterable[SentEvalTask], cross_validate, fit_score_fn=None, folds: int = 10,
-                           *, seed: int = 0, C: Sequence[float] = DEFAULT_CS, batch_size: int = 64,
-                           pair_features: Sequence[str] = PAIR_FEATURES) -> dict[str, float]:
-    """:func:`evaluate_transfer` on loaded ``tasks`` with the classifier's protocol passed in — e.g. a
-    student's rebuild — on the same frozen features: the k-fold tasks (MR, CR, SUBJ, MPQA) scored by
-    ``cross_validate(X, y, folds, seed, Cs)``, the tasks with a split by
-    ``fit_score_fn(X_train, y_train, X_test, y_test, Cs, seed, dev)`` (``dev``: ``(X_dev, y_dev)`` where the
-    task has a dev split, SST2; else None), both returning accuracy ×100. ``fit_score_fn=None``: the
-    library's :func:`fit_score`."""
-    fit_score_fn = fit_score_fn or (lambda Xtr, ytr, Xte, yte, Cs, s, dev: fit_score(Xtr, ytr, Xte, yte, Cs, s, dev))
-    out = {}
-    for task in tasks:
-        split = train_test_parts(task)
-        if split is None:
-            X = embed_task(encoder, task, batch_size, pair_features)
-            out[task.name] = float(cross_validate(X, np.asarray(task.labels), folds, seed, tuple(C)))
-            continue
-        names = [*split, "dev"] if "dev" in task.splits else list(split)
-        parts = [task.split(s) for s in names]
-        X = embed_task(encoder, replace(task, texts=[t for ts, _ in parts for t in ts],
-                                        labels=[y for _, ys in parts for y in ys], splits={}), batch_size, pair_features)
-        bounds = np.cumsum([0] + [len(ys) for _, ys in parts])
-        block = {name: (X[bounds[i]:bounds[i + 1]], np.asarray(parts[i][1])) for i, name in enumerate(names)}
-        out[task.name] = float(fit_score_fn(*block["train"], *block["test"], tuple(C), seed, block.get("dev")))
-    return out
-
-
 def split_features(encoder, task: SentEvalTask, batch_size: int = 64,
                    parts: Sequence[str] = PAIR_FEATURES) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``{split name: (features, labels)}`` of a task with splits (``train``, ``test`` and, for SST2, ``dev``):

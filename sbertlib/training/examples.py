@@ -40,6 +40,9 @@ def as_example(item, index: int, loss: TrainingLoss) -> Example:
     else:
         raise ValueError(f"item {index}: cannot train on a {type(item).__name__}; "
                          "use NLIPair, STSPair, Triplet or a (text_a, text_b, label) tuple")
+    if not isinstance(loss.n_texts, tuple) or not all(isinstance(n, int) for n in loss.n_texts):
+        raise TypeError(f"{name}.n_texts must be a tuple of the numbers of texts an example may hold (one entry per "
+                        f"number), not {loss.n_texts!r}")
     if len(texts) not in loss.n_texts:
         want = " or ".join(map(str, loss.n_texts))
         raise ValueError(f"item {index}: {name} needs {want} texts, got {len(texts)} ({type(item).__name__})")

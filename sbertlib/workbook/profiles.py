@@ -139,6 +139,7 @@ PROFILES: dict[str, Profile] = {
         evaluation_steps=2, stand_in=True, baseline_backbone=backbones.TINY,
         stsb_train_pairs=64, stsb_epochs=1, eval_pairs=200, dev_pairs_during_training=200,
         nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, reference_backbone=backbones.MINILM,
+        stsb_batch_size=8,  # not train_loop's default of 16: a loop run with its defaults is caught (notebook 05)
         distill_student=backbones.TINY, distill_epochs=1,
         description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI triplets"),
 }

@@ -111,18 +111,19 @@ def _pooling_hint(mode: str, got: torch.Tensor, tokens: torch.Tensor, mask: torc
     close = lambda x: tuple(x.shape) == tuple(got.shape) and torch.allclose(got, x, atol=1e-4)  # noqa: E731
     last = tokens[torch.arange(len(mask)), mask.sum(1) - 1]
     known = {
-        "mean": [(tokens.mean(1), "that is the mean over all positions: padding was counted. Multiply by the mask "
-                                  "(unsqueezed to (B, T, 1)) and divide by the real-token count"),
-                 ((tokens * m).sum(1), "that is the masked sum: divide by mask.sum(dim=1) (tokens per sentence)"),
+        "mean": [(tokens.mean(1), "that is the mean over all positions: padding was counted. Only the real tokens "
+                                  "(mask 1) may enter the sum, and the count"),
+                 ((tokens * m).sum(1), "that is the masked sum: a mean also divides, by each sentence's own number "
+                                       "of real tokens"),
                  ((tokens * m).sum(1) / tokens.shape[1], "you divided by the padded length T, not by each "
-                                                         "sentence's own token count mask.sum(dim=1)")],
-        "max": [(tokens.max(1).values, "padding won the max: set padded positions to -inf first "
-                                       "(token_embeddings.masked_fill(mask.unsqueeze(-1) == 0, float('-inf')))"),
+                                                         "sentence's own number of real tokens")],
+        "max": [(tokens.max(1).values, "padding won the max: a padded position must never win, whatever the real "
+                                       "values are"),
                 ((tokens * m).max(1).values, "zeroing the padding is not enough: when every real value is negative "
-                                             "a padded 0 wins. Fill the padding with -inf instead")],
-        "cls": [(last, "that is the last real token ([SEP]); [CLS] is position 0: token_embeddings[:, 0]"),
-                (tokens[:, -1], "that is the last position; [CLS] is position 0: token_embeddings[:, 0]"),
-                (tokens.mean(1), "CLS pooling takes one position, the first: token_embeddings[:, 0]")],
+                                             "a padded 0 wins. A padded position must lose to every real value")],
+        "cls": [(last, "that is the last real token ([SEP]); the [CLS] token is the first of every sentence"),
+                (tokens[:, -1], "that is the last position; the [CLS] token is the first of every sentence"),
+                (tokens.mean(1), "CLS pooling takes one position's vector, not a mean: the [CLS] token's")],
     }
     for value, hint in known[mode]:
         if close(value):
@@ -409,8 +410,8 @@ def check_gradients(gradients: Callable, encoder) -> None:
         raise ExerciseError("the gradients your first call returned changed when the function was called again: the "
                             "dict holds the parameters' own .grad tensors, which the next backward overwrites\n"
                             "Hint: keep a copy of each gradient (.clone())")
-    ok(f"gradients of branch A, branch B and the whole pair equal autograd's, for all {len(names)} parameters, "
-       "call after call")
+    ok(f"gradients of branch A, branch B and the whole pair equal autograd's, for all {len(names) - 1} parameter tensors "
+       "of the encoder and one that no gradient reaches (zeros), call after call")
 
 
 def check_gradient_step(gradient_step: Callable) -> None:
@@ -424,7 +425,15 @@ def check_gradient_step(gradient_step: Callable) -> None:
     before = copy.deepcopy(model)
     grads = {k: torch.randn(p.shape, generator=g) for k, p in model.named_parameters()}
     lr = 0.3
-    returned = _call(gradient_step, model, {k: v.clone() for k, v in grads.items()}, lr)
+    try:
+        returned = _call(gradient_step, model, {k: v.clone() for k, v in grads.items()}, lr)
+    except ExerciseError as err:
+        if "leaf Variable that requires grad" in str(err.__cause__ or ""):
+            raise ExerciseError("your in-place update was recorded by autograd, which refuses to change a parameter "
+                                "that requires a gradient (RuntimeError: a leaf Variable that requires grad is used "
+                                "in an in-place operation)\nHint: an update is not part of the computation to "
+                                "differentiate: do it inside torch.no_grad()") from None
+        raise
     after = dict(model.named_parameters())
     want = {k: p.detach() - lr * grads[k] for k, p in before.named_parameters()}
     changed = [k for k, p in before.named_parameters() if not torch.equal(p, after[k])]

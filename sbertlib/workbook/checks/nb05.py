@@ -185,7 +185,7 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
             "train the copy that the objective holds")
     want_steps = epochs * math.ceil(n_examples / batch_size)
     n = len(step_losses) if hasattr(step_losses, "__len__") else None
-    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epochs of "
+    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
             f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
             "train on every STSb example with the profile's stsb_epochs, stsb_batch_size and stsb_lr")
     require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number")

@@ -20,13 +20,14 @@ MARGINS = (1.0, 0.1, 0.5, 5.0)
 def _hidden_nli_pairs() -> list[NLIPair]:
     """NLI pairs built so that each usual slip gives other triplets: a premise with two entailed and
     three contradicting hypotheses (the negatives must be taken in turn), one with only neutral and
-    entailed ones, one with a contradiction but no entailment, a pair that appears twice, and premises
-    interleaved in the file."""
+    entailed ones, one with a contradiction but no entailment, an entailed and a contradicting pair that
+    appear twice (a repeated contradiction shifts the turns), and premises interleaved in the file."""
     e, n, c = "entailment", "neutral", "contradiction"
     rows = [("P1", "P1 e1", e), ("P2", "P2 c1", c), ("P1", "P1 n1", n), ("P1", "P1 c1", c), ("P3", "P3 e1", e),
             ("P1", "P1 e2", e), ("P1", "P1 c2", c), ("P3", "P3 n1", n), ("P2", "P2 n1", n), ("P4", "P4 c1", c),
             ("P4", "P4 e1", e), ("P4", "P4 e1", e), ("P1", "P1 c3", c), ("P5", "P5 e1", e), ("P5", "P5 c1", c),
-            ("P5", "P5 e2", e), ("P5", "P5 e3", e), ("P4", "P4 e2", e), ("P4", "P4 c2", c), ("P6", "P6 e1", e)]
+            ("P5", "P5 c1", c), ("P5", "P5 e2", e), ("P5", "P5 e3", e), ("P4", "P4 e2", e), ("P4", "P4 c2", c),
+            ("P5", "P5 c2", c), ("P6", "P6 e1", e)]
     rename = {f"P{i}": f"P{7 - i}" for i in range(1, 7)}         # first appearance is not alphabetical order
     return [NLIPair(rename[a], rename[a] + b[2:], label) for a, b, label in rows]
 
@@ -65,8 +66,8 @@ def _nli_triplets_hint(got: list, pairs: list[NLIPair], want: list) -> str:
                 "each distinct entailed hypothesis once")
     if set(got) != set(want) and {(a, pos) for a, pos, _ in got} == {(a, pos) for a, pos, _ in want}:
         return ("the right anchors and positives, but not the negatives asked for: when a premise has several "
-                "contradicting hypotheses, its 1st entailed hypothesis takes the 1st, the 2nd the 2nd, and so on, "
-                "starting again from the 1st when they run out")
+                "distinct contradicting hypotheses (a repeated pair counts once), its 1st entailed hypothesis takes "
+                "the 1st, the 2nd the 2nd, and so on, starting again from the 1st when they run out")
     if len(got) < len(want):
         missing = sorted({a for a, _, _ in want} - {a for a, _, _ in got})
         return ("some premises that have both an entailed and a contradicting hypothesis gave no triplet"
@@ -194,6 +195,9 @@ def check_triplet_objective(cls, encoder) -> None:
     triplets = [Triplet("a man plays a guitar", "a man plays music", "nobody plays anything"),
                 Triplet("two dogs run", "dogs are running", "the dogs sleep"),
                 Triplet("a child reads", "a kid is reading a book", "a child is swimming")]
+    n_texts = getattr(cls, "n_texts", None)
+    require(isinstance(n_texts, tuple), f"n_texts is {n_texts!r}, a {type(n_texts).__name__}: training reads it as a "
+            "tuple, one entry per number of texts an example may hold", "as in your MNRL of notebook 03: a tuple")
     try:
         examples = prepare_examples(triplets, objectives[1.0])
     except ValueError as exc:
