@@ -12,6 +12,8 @@ module                     holds
                            seeded data order of every epoch
 ``training.state``         RNG states and atomic checkpoints that resume exactly
 ``training.history``       ``History``: one record per step, plot-ready lists
+``training.distillation``  a small student from a trained teacher (not in the paper):
+                           PCA word pieces, the projection, the teacher's examples
 =========================  ===========================================================
 
 The evaluator ``fit`` calls during training is the library's one STS evaluation
