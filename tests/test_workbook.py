@@ -143,3 +143,16 @@ def test_index_opens_the_site_and_lists_runtime_status_headlines_and_machine(tmp
     assert saved["profile"] == "offline" and "torch threads" in saved["machine"] and saved["total_seconds"] == 15.4
     assert [r["seconds"] for r in saved["notebooks"]] == [12.4, 3.0]
     assert saved["notebooks"][1]["error"] == "DataNotFoundError: x" and saved["notebooks"][0]["headlines"] == ["STSb 82.03 <minilm>"]
+
+
+def test_the_student_writes_a_fifth_of_the_notebooks_code():
+    """Issue 20's goal: at least 20% of the notebooks' code lines are the student's (solution cells), and no
+    notebook is left a read-and-run notebook (each at least 12%)."""
+    import nbformat
+
+    from sbertlib.workbook import notebooks as nbs
+    counts = {p.name: nbs.code_lines(nbformat.read(p, as_version=4)) for p in nbs.notebook_paths()}
+    student, total = (sum(c[i] for c in counts.values()) for i in (0, 1))
+    assert student / total >= 0.20, f"{student} of {total} code lines are the student's"
+    low = {name: f"{s}/{t}" for name, (s, t) in counts.items() if s / t < 0.12}
+    assert not low, f"notebooks where the student writes under 12% of the code: {low}"
