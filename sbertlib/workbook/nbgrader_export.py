@@ -274,6 +274,27 @@ PROBES: dict[str, dict[str, str | None]] = {
             """,
     },
     "13": {"split_pairs": None},           # any split that keeps shared sentences on one side is right
+    "14": {
+        "DistillationObjective": """
+            _g = _torch.Generator().manual_seed(2034)
+            _s, _t = _torch.randn(4, 6, generator=_g), _torch.randn(4, 6, generator=_g)
+            _result = DistillationObjective(_Model()).loss_from_embeddings([_s], _t)
+            """,
+        "pca_word_pieces": """
+            _g = _torch.Generator().manual_seed(2035)
+            _table = _torch.randn(20, 6, generator=_g) * _torch.linspace(3, 0.5, 6) + 1.5
+            _r, _c, _m = pca_word_pieces(_table, 3)
+            _result = {"back": _torch.as_tensor(_r) @ _torch.as_tensor(_c) + _torch.as_tensor(_m), "mean": _m}
+            """,
+        "inverse_projection": """
+            _g = _torch.Generator().manual_seed(2036)
+            _c = _torch.linalg.qr(_torch.randn(6, 6, generator=_g))[0][:3]
+            _lin = inverse_projection(_c, _torch.randn(6, generator=_g))
+            _result = {"weight": _lin.weight, "bias": _lin.bias}
+            """,
+        "train_distillation": None,        # a training run: its check grades it
+        "predict_pca_start": None,         # a prediction: any of the three is an answer
+    },
 }
 
 # The hidden tests' own code: no sbertlib in it, so changing the library or the checks cannot change a grade.

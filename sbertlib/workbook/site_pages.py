@@ -66,6 +66,8 @@ SESSIONS: list[tuple[str, tuple[str, ...], str]] = [
      "pictures of the embedding space, the similarity explorer, and smart batching"),
     ("Applications and your own data", ("12", "13"),
      "search, mining, clustering and re-ranking, then the whole pipeline on data you bring"),
+    ("Beyond the paper", ("14",),
+     "distillation (the authors' 2020 follow-up): your own small, fast encoder from a fully trained teacher"),
 ]
 PREREQUISITES = [
     "Python and Jupyter: running cells, reading a traceback, writing a short function.",
@@ -290,7 +292,7 @@ def syllabus_page(chapters: Sequence[Chapter], index: dict) -> str:
     by_number = {c.number: c for c in chapters}
     profile, machine = index.get("profile", "?"), index.get("machine", "?")
     lines = ["# Syllabus", "",
-             "Six sessions, fourteen notebooks. The minutes are the **running time measured by the build of "
+             "Seven sessions, fifteen notebooks. The minutes are the **running time measured by the build of "
              f"this site** (its `index.json`): profile **{profile}**, on {machine}. They are the time the "
              "notebooks' code takes, not class time: reading, exercises and discussion come on top, and "
              "another profile or machine takes longer or shorter. The Cost line at the top of each notebook "

@@ -1,0 +1,287 @@
+"""Self-checks for ``14_distillation``: the distillation objective, the word-piece PCA, the projection
+started as the PCA's inverse, and a distillation run with the student's loop."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Callable
+
+import torch
+import torch.nn.functional as F
+
+from ... import losses
+from ...training import distillation
+from . import ExerciseError, ok, require
+from .nb00 import _call
+from .nb05 import fingerprint
+
+__all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
+           "check_distillation_run", "pca_truth", "fingerprint"]
+
+
+# ----------------------------------------------------------------------------- the objective
+def _hidden_vectors():
+    g = torch.Generator().manual_seed(14)
+    for batch, dim in ((5, 8), (1, 6), (9, 4)):
+        student, teacher = torch.randn(batch, dim, generator=g) * 1.7, torch.randn(batch, dim, generator=g) * 0.6
+        yield student, teacher
+
+
+def _loss_hint(got: float, s: torch.Tensor, t: torch.Tensor) -> str:
+    candidates = {
+        "that is the *sum* of the squared differences: the loss is their mean over every number (B × d)":
+            ((s - t) ** 2).sum(),
+        "that sums each sentence's squared differences and averages over sentences: MSE averages over every "
+        "number, the d of each vector too (sentence-transformers' MSELoss, F.mse_loss)": ((s - t) ** 2).sum(1).mean(),
+        "that is 1 − cosine: distillation asks for the teacher's vector itself, length included, with the mean "
+        "squared error": (1 - F.cosine_similarity(s, t, dim=1)).mean(),
+        "you normalised both vectors inside the loss: the loss compares the vectors as they come (the encoder "
+        "normalises, as its teacher does), the student's and the teacher's alike":
+            F.mse_loss(F.normalize(s, dim=1), F.normalize(t, dim=1)),
+        "you normalised the student's vectors but not the teacher's inside the loss: student and teacher must "
+        "be treated the same way — the loss compares them as they come": F.mse_loss(F.normalize(s, dim=1), t),
+        "you normalised the teacher's vectors but not the student's inside the loss: student and teacher must "
+        "be treated the same way — the loss compares them as they come": F.mse_loss(s, F.normalize(t, dim=1)),
+        "that is the square root (RMSE): the loss is the mean squared error itself": torch.sqrt(F.mse_loss(s, t)),
+        "that is the mean absolute error: square the differences": (s - t).abs().mean(),
+        "that is the dot product: the loss is the mean squared difference": -(s * t).sum(1).mean(),
+    }
+    for hint, value in candidates.items():
+        if abs(got - float(value)) < 1e-5:
+            return hint
+    return ("take the difference of the student's and the teacher's vectors, square every number, and average "
+            "all of them")
+
+
+def check_distillation_objective(cls, encoder) -> None:
+    """Check ``DistillationObjective(model)``: a ``losses.SBERTLoss`` whose examples are ``(sentence,
+    teacher_vector)`` and whose ``loss_from_embeddings([student], teacher)`` is the mean squared error
+    over every number — :class:`sbertlib.losses.DistillationLoss` — on hidden vectors, then end to end
+    through ``encoder``."""
+    from ...training import collate, prepare_examples
+    require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
+            f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
+            "check_distillation_objective(DistillationObjective, encoder) — no parentheses after the name")
+    reference = losses.DistillationLoss(torch.nn.Identity())
+    try:
+        objective = cls(torch.nn.Identity())
+    except NotImplementedError:
+        raise ExerciseError("DistillationObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
+    for s, t in _hidden_vectors():
+        sg = s.clone().requires_grad_(True)
+        got = _call(objective.loss_from_embeddings, [sg], t.clone())
+        require(got is not None and got is not NotImplemented and got is not Ellipsis,
+                f"loss_from_embeddings returned {got!r}", "return the loss: a scalar tensor")
+        require(isinstance(got, torch.Tensor), f"loss_from_embeddings returned a {type(got).__name__}, not a tensor",
+                "compute with torch operations (no .item(), no numpy): training back-propagates through it")
+        require(got.numel() == 1, f"for {len(s)} sentences of {s.shape[1]} numbers you returned a tensor of shape "
+                f"{tuple(got.shape)}, not a scalar",
+                "one loss per sentence (or per number) is not averaged yet: the mean squared error averages "
+                "over every number of the batch")
+        want, value = float(reference.loss_from_embeddings([s], t)), float(got.detach())
+        if abs(value - want) > 1e-5:
+            raise ExerciseError(f"for {len(s)} student vectors of {s.shape[1]} numbers you returned {value:.6f}; "
+                                f"DistillationLoss gives {want:.6f}\nHint: {_loss_hint(value, s, t)}")
+        require(got.requires_grad, "the value is right but it is detached from the student's vectors (no gradient)",
+                "stay in torch end to end: no .item(), .detach() or numpy inside the loss")
+        got.backward()
+        require(sg.grad is not None and torch.isfinite(sg.grad).all(),
+                "the loss does not back-propagate into the student's vectors", "use torch operations")
+    require(getattr(cls, "label_kind", None) == "vector",
+            f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
+            "label is", "a distillation example's label is the teacher's vector of its sentence")
+    require(tuple(getattr(cls, "n_texts", ())) == (1,),
+            f"n_texts is {getattr(cls, 'n_texts', None)!r}", "each example holds one sentence: (1,)")
+    g = torch.Generator().manual_seed(41)
+    sentences = ["a man plays a guitar", "two dogs run on the beach", "the chef cooks", "a child reads a book"]
+    data = [(s, torch.randn(encoder.dim, generator=g).numpy()) for s in sentences]
+    mine, ref = cls(encoder), losses.DistillationLoss(encoder)
+    require(mine.model is encoder, "the objective's .model is not the encoder it was given",
+            "call super().__init__(model) if you wrote an __init__: SBERTLoss keeps the one encoder as self.model")
+    try:
+        batch = collate(prepare_examples(data, mine), encoder)
+    except ValueError as error:
+        raise ExerciseError(f"training refuses (sentence, teacher vector) examples: {error}\nHint: label_kind "
+                            "says what an example's label is") from None
+    with torch.no_grad():
+        got, want = mine(batch), ref(collate(prepare_examples(data, ref), encoder))
+    require(torch.allclose(got.float(), want.float(), atol=1e-5),
+            f"end to end on {len(data)} sentences your objective gives {float(got):.5f}, DistillationLoss "
+            f"{float(want):.5f}", "the loss of a batch is your MSE of the student's vectors and the batch's labels")
+    ok("DistillationObjective equals DistillationLoss: the mean squared error between the student's and the "
+       "teacher's vectors, over every number")
+
+
+# ----------------------------------------------------------------------------- the PCA
+def pca_truth(table: torch.Tensor, width: int):
+    """:func:`sbertlib.training.distillation.pca_word_embeddings` of a teacher whose word-piece table is ``table``."""
+    embedding = torch.nn.Embedding.from_pretrained(table.float())
+    teacher = SimpleNamespace(backbone=SimpleNamespace(get_input_embeddings=lambda: embedding))
+    return distillation.pca_word_embeddings(teacher, width)
+
+
+def _hidden_tables():
+    g = torch.Generator().manual_seed(1414)
+    for vocab, hidden, width in ((40, 10, 4), (25, 6, 6), (60, 12, 1)):
+        scales = torch.linspace(3.0, 0.3, hidden)
+        table = torch.randn(vocab, hidden, generator=g) * scales @ torch.linalg.qr(torch.randn(hidden, hidden, generator=g))[0]
+        yield table + torch.randn(hidden, generator=g) * 2.0, width   # an offset: a centre far from 0
+
+
+def _as_tensor(x, what: str) -> torch.Tensor:
+    try:
+        return torch.as_tensor(x.detach() if isinstance(x, torch.Tensor) else x).float()
+    except Exception:  # noqa: BLE001
+        raise ExerciseError(f"{what} is a {type(x).__name__}, not an array\nHint: return torch tensors") from None
+
+
+def _same_up_to_sign(got: torch.Tensor, want: torch.Tensor, dim_rows: bool = True, atol: float = 1e-3) -> bool:
+    """Equal but for the sign of each direction (a row of components, a column of reduced)."""
+    if got.shape != want.shape:
+        return False
+    g, w = (got, want) if dim_rows else (got.T, want.T)
+    signs = torch.sign((g * w).sum(dim=1, keepdim=True))
+    signs[signs == 0] = 1
+    return torch.allclose(g * signs, w, atol=atol)
+
+
+def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
+    """Check ``pca_word_pieces(table, width) -> (reduced, components, mean)`` on hidden word-piece tables:
+    ``mean`` ``(H,)`` the mean word piece, ``components`` ``(width, H)`` the first ``width`` principal
+    directions (rows), ``reduced = (table − mean) @ components.T`` — as ``pca_word_embeddings``, each
+    direction up to its sign."""
+    require(callable(pca_word_pieces), f"pass your function itself, not {type(pca_word_pieces).__name__}",
+            "check_pca_word_pieces(pca_word_pieces) — no parentheses after the name")
+    for table, width in _hidden_tables():
+        out = _call(pca_word_pieces, table.clone(), width)
+        require(isinstance(out, (tuple, list)) and len(out) == 3,
+                f"your function returned {type(out).__name__}" + (f" of {len(out)} items" if hasattr(out, "__len__") else ""),
+                "return three things: reduced (vocab, width), components (width, H), mean (H,)")
+        reduced, components, mean = (_as_tensor(x, name) for x, name in zip(out, ("reduced", "components", "mean")))
+        want_reduced, want_components, want_mean = pca_truth(table, width)
+        vocab, hidden = table.shape
+        require(mean.shape == (hidden,), f"mean has shape {tuple(mean.shape)}, not ({hidden},)",
+                "the centre is the mean word piece: average the table over its rows (the vocabulary, dim 0)"
+                if mean.shape == (vocab,) else "one number per dimension of the word pieces")
+        require(torch.allclose(mean, want_mean, atol=1e-4), "mean is not the table's mean word piece",
+                "average the rows of the table (dim 0)")
+        if components.shape == (hidden, width) and width != hidden:
+            raise ExerciseError(f"components has shape {tuple(components.shape)}, not ({width}, {hidden})\n"
+                                "Hint: one direction per row — torch.linalg.svd returns Vh (= Vᵀ), whose rows are the "
+                                "directions: keep its first width rows")
+        require(components.shape[1:] == (hidden,) and components.dim() == 2,
+                f"components has shape {tuple(components.shape)}, not ({width}, {hidden})",
+                "one direction per row, each as long as a word piece")
+        require(components.shape[0] == width, f"you kept {components.shape[0]} directions, not width = {width}",
+                "keep exactly the first width directions: the student's word pieces are width numbers long")
+        _, _, vh_raw = torch.linalg.svd(table, full_matrices=False)
+        _, _, vh = torch.linalg.svd(table - want_mean, full_matrices=False)
+        if not _same_up_to_sign(components, want_components):
+            if _same_up_to_sign(components, vh_raw[:width]):
+                raise ExerciseError("your directions are those of the table as it is, not centred\nHint: subtract the "
+                                    "mean word piece before the SVD: PCA's directions are those of the spread around "
+                                    "the centre (the first would otherwise point at the mean)")
+            if width < hidden and _same_up_to_sign(components, vh[-width:]):
+                raise ExerciseError("you kept the last directions, those of least spread\nHint: the SVD sorts its "
+                                    "singular values largest first: keep the first width rows")
+            if width < hidden and _same_up_to_sign(components, vh[:, :width].T):
+                raise ExerciseError("your directions are columns of Vh\nHint: torch.linalg.svd returns Vh = Vᵀ: the "
+                                    "directions are its rows, Vh[:width]")
+            raise ExerciseError("components are not the first principal directions of the table\nHint: centre the "
+                                "table, take its SVD, keep the first width rows of Vh")
+        if not _same_up_to_sign(reduced, want_reduced, dim_rows=False, atol=1e-3):
+            u, s, _ = torch.linalg.svd(table - want_mean, full_matrices=False)
+            if _same_up_to_sign(reduced, u[:, :width], dim_rows=False):
+                raise ExerciseError("reduced is U of the SVD: its columns have length 1, they lost each direction's "
+                                    "spread\nHint: project the centred table on the directions: (table − mean) @ "
+                                    "components.T (that is U·S, not U)")
+            if _same_up_to_sign(reduced, table @ want_components.T, dim_rows=False):
+                raise ExerciseError("reduced is the table as it is, projected: not centred\nHint: subtract the mean "
+                                    "word piece before projecting — the projection back adds it again")
+            raise ExerciseError(f"reduced (shape {tuple(reduced.shape)}) is not the centred table projected on your "
+                                f"directions\nHint: (table − mean) @ components.T, shape ({vocab}, {width})")
+        signs = torch.sign((components * want_components).sum(dim=1))
+        require(torch.allclose(reduced, (table - mean) @ components.T, atol=1e-3) or
+                torch.allclose(reduced * signs, want_reduced, atol=1e-3),
+                "reduced and components disagree on a direction's sign",
+                "compute reduced from the components you return: (table − mean) @ components.T")
+    ok("pca_word_pieces equals pca_word_embeddings: the centred table's first principal directions, the table "
+       "projected on them, and the mean word piece")
+
+
+# ----------------------------------------------------------------------------- the projection
+def check_inverse_projection(inverse_projection: Callable) -> None:
+    """Check ``inverse_projection(components, mean) -> nn.Linear(width, H)``: weight ``components.T``, bias
+    ``mean`` — the map that takes a reduced word piece back to the teacher's space, trainable."""
+    require(callable(inverse_projection) and not isinstance(inverse_projection, torch.nn.Module),
+            f"pass your function itself, not {type(inverse_projection).__name__}",
+            "check_inverse_projection(inverse_projection)")
+    for table, width in _hidden_tables():
+        reduced, components, mean = pca_truth(table, width)
+        hidden = table.shape[1]
+        got = _call(inverse_projection, components.clone(), mean.clone())
+        require(isinstance(got, torch.nn.Linear), f"your function returned {type(got).__name__}, not an nn.Linear",
+                "return torch.nn.Linear(width, H) with its weight and bias set: the encoder's projection is one")
+        if width != hidden and (got.in_features, got.out_features) == (hidden, width):
+            raise ExerciseError(f"your Linear maps {hidden} → {width} numbers; the projection goes from the student's "
+                                f"width ({width}) to the teacher's ({hidden})\nHint: nn.Linear(in_features, out_features)")
+        require((got.in_features, got.out_features) == (width, hidden),
+                f"your Linear maps {got.in_features} → {got.out_features}, not {width} → {hidden}",
+                "nn.Linear(width, H): from the student's width to the teacher's")
+        require(got.bias is not None, "your Linear has no bias", "the bias puts the mean word piece back: keep it")
+        w, b = got.weight.detach().float(), got.bias.detach().float()
+        require(torch.allclose(w, components.T, atol=1e-5),
+                "the weight is not the inverse of the PCA's projection"
+                + (" (it is components, not transposed)" if w.shape == components.shape else ""),
+                "the directions are orthonormal, so the inverse of x ↦ x @ components.T is r ↦ r @ components: a "
+                "Linear's weight is (out, in), so weight = components.T — copy it in (under torch.no_grad())")
+        if torch.allclose(b, torch.zeros_like(b), atol=1e-6) or not torch.allclose(b, mean, atol=1e-5):
+            raise ExerciseError("the bias is not the mean word piece\nHint: the PCA took the mean away before "
+                                "projecting: the way back adds it again (bias = mean)")
+        require(got.weight.requires_grad and got.bias.requires_grad,
+                "the projection is frozen (requires_grad is False)", "distillation trains it: leave it trainable")
+        if width == hidden:
+            with torch.no_grad():
+                back = got(reduced)
+            require(torch.allclose(back, table, atol=1e-3), "at full width the projection does not give the table back")
+    ok("inverse_projection starts the projection as the PCA's inverse: weight components.T, bias the mean word piece")
+
+
+# ----------------------------------------------------------------------------- the run
+def check_distillation_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,
+                           n_examples: int) -> None:
+    """Check what ``train_distillation(start)`` returned — ``(objective, step_losses, seconds)``, or None where the
+    run was loaded rather than trained: ``start``
+    untouched (``before`` is its :func:`fingerprint`), the objective holds the trained copy, and the loop ran
+    ``epochs × ceil(n_examples / batch_size)`` steps with finite losses that went down."""
+    if result is None:                 # nothing trained this time: the run was loaded
+        print("the distillation run was loaded, trained before: nothing to check (RETRAIN = True trains and checks it)")
+        return
+    require(isinstance(result, (tuple, list)) and len(result) == 3,
+            f"train_distillation returned {type(result).__name__}"
+            + (f" of {len(result)} items" if hasattr(result, "__len__") else ""),
+            "return three things: the trained objective, the loss of every step, the seconds it took")
+    objective, step_losses, seconds = result
+    require(isinstance(objective, losses.SBERTLoss),
+            f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
+            "return the DistillationObjective whose model your loop trained")
+    require(fingerprint(start) == before,
+            "training changed the student you started from: the table below needs it as it was (the 'PCA word "
+            "pieces, not trained' row would show the trained model)", "train a copy (copy.deepcopy) of the start")
+    require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
+    require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
+            "train the copy that the objective holds")
+    require(getattr(objective.model, "projection", None) is not None or objective.model.dim == start.dim,
+            "the trained model lost its projection to the teacher's width")
+    per_epoch = math.ceil(n_examples / batch_size)
+    n = len(step_losses) if hasattr(step_losses, "__len__") else None
+    require(n == epochs * per_epoch, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch(s) of "
+            f"{per_epoch} batches = {epochs * per_epoch}",
+            "train on every teacher example with profile.distill_epochs, distill_batch_size and distill_lr")
+    values = [float(x) for x in step_losses]
+    require(all(math.isfinite(x) for x in values), "a step's loss is not a finite number",
+            "a learning rate too high? the profile's distill_lr")
+    require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
+            "time the run with time.perf_counter()")
+    ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched; "
+       f"loss {values[0]:.5f} → {values[-1]:.5f}")
