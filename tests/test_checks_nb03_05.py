@@ -67,12 +67,15 @@ def _sides(model, pairs, **kw):
             np.asarray(model.encode([p.sentence2 for p in pairs], **kw), dtype=float))
 
 
-def make_sts_evaluate(similarity="cosine", correlate=good_spearman, times=100.0):
+def make_sts_evaluate(similarity="cosine", correlate=good_spearman, times=100.0, zero_guard=True):
     """The notebook's answer, with switches for the usual mistakes."""
     def sts_evaluate(model, pairs):
         u, v = _sides(model, pairs, show_progress_bar=False)
         dot = (u * v).sum(axis=1)
-        sim = {"cosine": dot / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)), "dot": dot}[similarity]
+        norms = np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = dot / (np.maximum(norms, 1e-8) if zero_guard else norms)   # an all-zero vector: cosine 0, not NaN
+        sim = {"cosine": cos, "dot": dot}[similarity]
         return times * correlate(sim, [p.score for p in pairs]), sim
     return sts_evaluate
 
@@ -102,6 +105,7 @@ def test_nb04_sts_evaluate_truth_is_evaluate_sts():
     (make_sts_evaluate(correlate=lambda x, y: float(pearsonr(x, y)[0])), "Pearson's r of the cosines"),
     (make_sts_evaluate(times=1.0), r"Spearman × 100 \(77.03, not 0.7703\)"),
     (make_sts_evaluate(similarity="dot"), "dot product u·v: these vectors are not normalised"),
+    (make_sts_evaluate(zero_guard=False), r"cosine of hidden pair 7 is NaN: one of its sentence vectors is all zeros"),
     (make_sts_evaluate(correlate=lambda x, y: float(pearsonr(_ordinal(x), _ordinal(y))[0])),
      "same gold score got different ranks"),
     (make_sts_evaluate(correlate=lambda x, y: -good_spearman(x, y)), "distance"),

@@ -115,7 +115,7 @@ class HiddenEncoder:
 
 def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
     """The check's encoder and 48 scored pairs: STS-like gold scores in halves (many ties), cosines that
-    follow the gold with noise, and vector lengths that do not."""
+    follow the gold with noise, vector lengths that do not, and one all-zero vector (pair ``ZERO_PAIR``)."""
     from ...data import STSPair
     rng = np.random.default_rng(seed)
     vectors, pairs = {}, []
@@ -127,14 +127,18 @@ def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
         vectors[s1] = a / np.linalg.norm(a) * np.exp(rng.uniform(-2.3, 2.3))
         vectors[s2] = b / np.linalg.norm(b) * np.exp(rng.uniform(-2.3, 2.3))
         pairs.append(STSPair(s1, s2, float(g), source="hidden/check"))
+    vectors[pairs[ZERO_PAIR].sentence1] = np.zeros(12)              # an all-zero vector: its cosine must be 0, not NaN
     return HiddenEncoder(vectors), pairs
+
+
+ZERO_PAIR = 7  # the hidden pair whose first sentence the hidden encoder maps to an all-zero vector
 
 
 def _sts_hint(score: float, cos_given: np.ndarray | None, model: HiddenEncoder, pairs) -> str:
     gold = np.array([p.score for p in pairs])
     a = np.stack([model.vectors[p.sentence1] for p in pairs]).astype(np.float64)
     b = np.stack([model.vectors[p.sentence2] for p in pairs]).astype(np.float64)
-    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    cos = (a * b).sum(1) / np.maximum(np.linalg.norm(a, axis=1), 1e-8) / np.maximum(np.linalg.norm(b, axis=1), 1e-8)
     dot = (a * b).sum(1)
     truth = 100 * spearman_truth(cos, gold)
     known = [
@@ -184,6 +188,11 @@ def check_sts_evaluate(sts_evaluate: Callable) -> None:
         cos = np.asarray(cosines.detach().cpu() if hasattr(cosines, "detach") else cosines, dtype=float).ravel()
     except (TypeError, ValueError):
         raise ExerciseError(f"the cosines you returned are {type(cosines).__name__}, not a list of numbers") from None
+    if len(cos) == len(pairs) and np.isnan(cos).any():
+        k = int(np.flatnonzero(np.isnan(cos))[0])
+        raise ExerciseError(f"the cosine of hidden pair {k} is NaN: one of its sentence vectors is all zeros, and "
+                            "0 / 0 is not a number\nHint: an all-zero vector's cosine with anything is 0, as the "
+                            "exercise says — F.cosine_similarity gives that")
     want_score, want_cos = sts_evaluate_truth(model, pairs)
     if abs(score - want_score) > 1e-4:
         raise ExerciseError(f"on {len(pairs)} hidden pairs you scored {score:.4f}; evaluate_sts scores "
