@@ -187,3 +187,31 @@ def test_environment_names_the_device_the_timing_ran_on(gpus):
     gpus(cuda=False, mps=True)
     assert speed.environment()["device_type"] == "mps" and "mps" in speed.environment()["device"]
     assert speed.environment("cpu")["device"].startswith("CPU (")
+
+
+def test_encoder_comparison_times_each_encoder_at_each_precision_and_sizes_the_saved_ones():
+    """Notebook 14's speed table: one row per (encoder, precision), parameters counted, and the saved folder's
+    size only for the encoders asked for (a bigger model saves a bigger folder)."""
+    import math
+
+    from sbertlib.evaluation import speed
+    from sbertlib.model.encoder import SentenceEncoder
+    small = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=16)
+    wide = SentenceEncoder.from_pretrained("random-bert-2x128", device="cpu", max_seq_length=16)
+    table = speed.encoder_comparison({"small": small, "wide": wide, "unsaved": small}, ["A dog runs.", "Two cats."] * 4,
+                                     ["fp32", "bf16"], batch_size=4, repeats=1, saved=["small", "wide"])
+    assert list(table.index) == [(m, p) for m in ("small", "wide", "unsaved") for p in ("fp32", "bf16")]
+    assert (table["sentences/s"] > 0).all()
+    assert table.loc[("small", "fp32"), "parameters (M)"] == sum(p.numel() for p in small.parameters()) / 1e6
+    assert table.loc[("wide", "fp32"), "saved folder (MB)"] > table.loc[("small", "fp32"), "saved folder (MB)"] > 0
+    assert math.isnan(table.loc[("unsaved", "bf16"), "saved folder (MB)"])
+
+
+def test_sts_suite_per_profile():
+    from sbertlib import data
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import PROFILES
+    assert runs.sts_suite(PROFILES["smoke"]) == (["sts12", "stsb-test"], {"sts12": 200, "stsb-test": 200})
+    datasets, caps = runs.sts_suite(PROFILES["offline"])
+    assert datasets == list(data.STS_DATASETS) and caps["stsb-test"] is None and caps["sts12"] == 500
+    assert set(runs.sts_suite(PROFILES["laptop"])[1].values()) == {None}

@@ -259,3 +259,33 @@ def cross_vs_bi(encoder, sentences: Sequence[str], n: int = 10_000, cross_pairs:
     return {"n": len(sentences), "pairs": pair_count(len(sentences)), "cross_pairs_per_s": pairs_per_s,
             "cross_hours_extrapolated": pair_count(len(sentences)) / pairs_per_s / 3600,
             "bi_seconds_measured": bi_seconds, "most_similar_pair": [sentences[best[0]], sentences[best[1]]]}
+
+
+def saved_size_mb(encoder) -> float:
+    """Megabytes of the folder ``encoder.save`` writes (weights, tokenizer, settings), measured by saving
+    it to a temporary folder."""
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = encoder.save(Path(tmp) / "model")
+        return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+
+
+def encoder_comparison(encoders: dict, sentences: Sequence[str], precisions: Sequence[str] = ("fp32",),
+                       batch_size: int = 32, repeats: int = 3, saved: Sequence[str] | None = None):
+    """Table 7's method for several encoders: sentences/s of ``encode`` (smart batching) on the same
+    ``sentences``, one after the other in one run, at each precision; with each encoder's parameter count
+    and, for the labels in ``saved`` (default: all), the size of its saved folder (else NaN). A DataFrame
+    indexed by ``(model, precision)``."""
+    import pandas as pd
+    rows = []
+    for label, encoder in encoders.items():
+        n_params = sum(p.numel() for p in encoder.parameters())
+        on_disk = saved_size_mb(encoder) if saved is None or label in saved else float("nan")
+        for prec in precisions:
+            t = measure(label, lambda: encoder.encode(sentences, batch_size, show_progress_bar=False, precision=prec),
+                        len(sentences), repeats=repeats, device=encoder.device)
+            rows.append({"model": label, "precision": prec, "sentences/s": t.sent_per_s, "spread": t.spread,
+                         "parameters (M)": n_params / 1e6, "fp32 weights (MB)": n_params * 4 / 2**20,
+                         "saved folder (MB)": on_disk})
+    return pd.DataFrame(rows).set_index(["model", "precision"])

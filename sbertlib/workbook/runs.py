@@ -164,6 +164,18 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
     return history
 
 
+def sts_suite(profile) -> tuple[list[str], dict[str, int | None]]:
+    """``(datasets, caps)`` of Table 1 as the notebooks evaluate it on ``profile`` (04, 14): smoke, STSb test
+    and STS12 on small samples; offline, 500 pairs of each set but all of STSb test; laptop and paper,
+    every pair (minutes per model on a CPU)."""
+    from .. import data
+    if profile.name == "smoke":
+        return ["sts12", "stsb-test"], {"sts12": eval_limit(profile), "stsb-test": eval_limit(profile)}
+    full = profile.name in ("laptop", "paper")
+    datasets = list(data.STS_DATASETS)
+    return datasets, {name: None if full or name == "stsb-test" else 500 for name in datasets}
+
+
 def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
     """STSb train as the profile's regression lessons use it: shuffled with ``seed``, capped at
     ``profile.stsb_train_pairs``."""
