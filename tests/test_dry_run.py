@@ -109,9 +109,10 @@ def test_triplet_pools_offline_and_dry_run(shared_data):
     assert len(train) == 20_000 and name.startswith("SNLI test (dry run")
 
 
-def test_dry_run_models_go_to_their_own_folder(monkeypatch, no_dry_env):
+def test_dry_run_models_go_to_their_own_folder(tmp_path, monkeypatch, no_dry_env):
     monkeypatch.delenv(runs.OUTPUT_DIR_ENV, raising=False)
-    assert runs.output_dir().name == "runs"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert runs.output_dir() == tmp_path / "sbert-workbook" / "runs"
     monkeypatch.setenv(profiles.DRY_RUN_ENV, "1")
     assert runs.output_dir().parts[-2:] == ("runs", "dry-run")
 

@@ -4,6 +4,9 @@ when nothing is saved yet, and the real thing: two notebooks, each in its own ke
 from __future__ import annotations
 
 import linecache
+import os
+import sys
+from pathlib import Path
 import math
 
 import nbformat
@@ -255,3 +258,70 @@ def test_kept_in_one_notebooks_kernel_loaded_in_anothers(tmp_path, output_dir):
         assert result.error is None, result.error
     out = "".join(o.get("text", "") for o in executed.cells[0].outputs)
     assert "Doubler: yours, from notebook 03" in out and "value 8.0 True" in out  # 2 rows × 4 × (2 · 0.5)
+
+
+# ----------------------------------------------------------------------------- a class on one server
+def test_without_a_setting_kept_code_goes_to_the_users_data_folder(nb, monkeypatch, tmp_path, capsys):
+    from sbertlib import places
+    monkeypatch.delenv("SBERTLIB_OUTPUT_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home-a"))
+    mine.keep(nb["spearman"], notebook="04")
+    kept = tmp_path / "home-a" / "sbert-workbook" / "runs" / "your_code" / "spearman.py"
+    assert kept.is_file() and str(kept) in capsys.readouterr().out
+    assert Path(mine.__file__).resolve().parents[1] not in kept.parents  # never beside the package
+    assert mine.saved("spearman")["user"] == places.user_name()
+
+
+def test_one_students_kept_code_never_loads_for_another(nb, monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("SBERTLIB_OUTPUT_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home-a"))
+    mine.keep(nb["spearman"], notebook="04")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home-b"))  # student B: another home
+    loaded = mine.load("spearman")
+    assert not mine.is_yours(loaded) and "not saved yet" in capsys.readouterr().out
+
+
+def test_a_file_another_user_owns_is_refused_even_in_a_shared_folder(nb, capsys):
+    if not hasattr(os, "chown") or os.getuid() != 0:
+        pytest.skip("needs root to give the kept file to another user (chown)")
+    mine.keep(nb["spearman"], notebook="04")
+    os.chown(mine.path_for("spearman"), 65534, 65534)  # as if student 'nobody' had kept it in a shared folder
+    loaded = mine.load("spearman")
+    out = capsys.readouterr().out
+    assert not mine.is_yours(loaded) and "belongs to user" in out and "not to you" in out
+    assert "SBERTLIB_OUTPUT_DIR" in out
+
+
+def test_a_kept_file_in_another_encoding_is_named_not_a_bare_decode_error(nb, capsys):
+    mine.keep(nb["spearman"], notebook="04")
+    path = mine.path_for("spearman")
+    path.write_bytes(path.read_text(encoding="utf-8").replace("# spearman", "# spéarman").encode("latin-1"))
+    loaded = mine.load("spearman")
+    out = capsys.readouterr().out
+    assert not mine.is_yours(loaded) and str(path) in out and "not UTF-8" in out
+
+
+def test_a_function_without_source_is_named():
+    ns = {"__name__": "__main__"}
+    exec("def made_by_exec(x):\n    return x\n", ns)
+    with pytest.raises(mine.CannotKeep, match="cannot keep made_by_exec: Python has no source"):
+        mine.keep(ns["made_by_exec"])
+
+
+def test_helper_classes_are_written_base_first_and_a_dataclass_can_be_kept(monkeypatch, capsys):
+    import types
+    main = types.ModuleType("__main__")  # as in a kernel: sys.modules["__main__"] is the notebook's namespace
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    ns = run_cells([
+        "from dataclasses import dataclass\nimport torch",
+        "class Base:\n    scale = 2.0\n\n    def twice(self, x):\n        return x * self.scale",
+        "class Child(Base):\n    def thrice(self, x):\n        return self.twice(x) * 1.5",
+        "def uses_both(x):\n    # names the subclass first in sorted order: Base < Child, yet Child needs Base\n"
+        "    return Child().thrice(x) + Base().twice(x)",
+        "@dataclass\nclass Recipe:\n    lr: float = 2e-5\n    batch_size: int = 16",
+    ], vars(main))
+    mine.keep(ns["uses_both"], notebook="05")
+    assert mine.load("uses_both")(1.0) == 5.0
+    mine.keep(ns["Recipe"], notebook="03")
+    Recipe = mine.load("Recipe")
+    assert mine.is_yours(Recipe) and Recipe(lr=1e-3) == Recipe(1e-3, 16) and Recipe().batch_size == 16

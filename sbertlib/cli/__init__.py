@@ -12,6 +12,7 @@ command        does
 ``build``      execute every notebook into ``build/`` (``make workbook``)
 ``student``    student copies of the notebooks, solutions removed
 ``colab``      point the notebooks' "Open in Colab" badges at a repository
+``where``      where your runs, kept code, data and Hugging Face cache live
 =============  =============================================================
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-COMMANDS = ("evaluate", "train", "bench", "estimate", "fetch", "envcheck", "build", "student", "colab")
+COMMANDS = ("evaluate", "train", "bench", "estimate", "fetch", "envcheck", "build", "student", "colab", "where")
 
 
 def main(argv: list[str] | None = None) -> int:

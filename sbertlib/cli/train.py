@@ -12,8 +12,8 @@ Objectives: ``nli`` (the paper's classification objective on NLI pairs), ``mnrl`
 negatives on NLI triplets), ``sts`` (regression on STSb train), ``two-stage`` (the profile's NLI
 lesson, then STSb), ``distill`` (a small student distilled from the profile's teacher, then STSb:
 notebook 14; not in the paper). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
-laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR`` or
-``runs/``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
+laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR``, else your
+data folder: ``python -m sbertlib where``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
 The training arguments (``--epochs``, ``--batch-size``, ``--lr``, ...; one flag per field of
 ``sbertlib.training.TrainingArguments``) change the profile's for every stage trained; such a run
 is saved in its own folder.
@@ -37,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=None, help="paper, laptop, offline, smoke (default: $SBERTLIB_PROFILE or auto)")
     ap.add_argument("--objective", choices=tuple(OBJECTIVES), default=None,
                     help="default: the profile's NLI lesson")
-    ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR or runs/)")
+    ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR, else your data folder: python -m sbertlib where)")
     ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR)")
     ap.add_argument("--reuse", action="store_true", help="load stages trained before instead of training again")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--dry-run", action="store_true",
-                    help="random weights, stand-in NLI data (models under runs/dry-run): time only, scores meaningless")
+                    help="random weights, stand-in NLI data (models under <output folder>/dry-run): time only, scores meaningless")
     add_arguments(ap)
     args = ap.parse_args(argv)
     given = from_namespace(args)
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:  # the environment, so that every part (runs.output_dir included) sees it
         os.environ[profiles.DRY_RUN_ENV] = "1"
     profile = profiles.get_profile(args.profile)
+    runs.output_dir()  # a folder that cannot be written: one line now, before any model is loaded or trained
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
     try:  # the arguments of the last stage, checked before anything is loaded
         training_args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **given)

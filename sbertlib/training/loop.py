@@ -267,6 +267,9 @@ def _check_setting(n: int, args: TrainingArguments, output_dir, resume: bool) ->
                          f"use batch_size <= {n} or more data")
     if (args.checkpoint_steps or resume) and output_dir is None:
         raise ValueError("checkpoint_steps and resume need output_dir (where the checkpoint lives)")
+    if output_dir is not None:  # before step one: a folder that cannot be written fails now, not after a step
+        from ..places import writable_dir
+        writable_dir(output_dir, "fit(output_dir=...)")
     if output_dir is not None and not resume:
         left = [d for d in (CHECKPOINT_DIR, FINAL_DIR, BEST_DIR) if (Path(output_dir) / d).exists()]
         if left:

@@ -37,6 +37,8 @@ import types
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import places
+
 FOLDER = "your_code"
 MARKER = "# sbertlib-mine: "
 
@@ -81,17 +83,26 @@ def path_for(name: str) -> Path:
 
 
 def saved(name: str) -> dict | None:
-    """What :func:`keep` recorded for ``name`` (``name``, ``notebook``, ``saved``, ``path``), or None."""
+    """What :func:`keep` recorded for ``name`` (``name``, ``notebook``, ``saved``, ``user``, ``path``), or None.
+    A file that is not UTF-8 text (damaged, or saved in another encoding) gets ``"unreadable"``: why."""
     path = path_for(name)
     if not path.is_file():
         return None
-    for line in path.read_text(encoding="utf-8").splitlines()[:5]:
+    found = {"name": name, "notebook": None, "saved": None, "path": str(path)}
+    try:
+        head = path.read_bytes()[:4096].decode("utf-8")
+    except UnicodeDecodeError as err:
+        return {**found, "unreadable": f"it is not UTF-8 text (byte {err.start}): damaged, or saved in another "
+                                       f"encoding"}
+    except OSError as err:
+        return {**found, "unreadable": f"it cannot be read ({err.strerror or type(err).__name__})"}
+    for line in head.splitlines()[:5]:
         if line.startswith(MARKER):
             try:
-                return {**json.loads(line[len(MARKER):]), "path": str(path)}
+                return {**found, **json.loads(line[len(MARKER):]), "path": str(path)}
             except json.JSONDecodeError:
                 break
-    return {"name": name, "notebook": None, "saved": None, "path": str(path)}
+    return found
 
 
 def where(obj: Any) -> str:
@@ -123,7 +134,7 @@ def keep(obj: Callable, notebook: str | None = None, name: str | None = None, qu
     notebook = notebook or _notebook_of(namespace)
     imports, helpers, missing = _requirements(obj, name, namespace)
     when = _dt.datetime.now().replace(microsecond=0).isoformat(sep=" ")
-    meta = {"name": name, "notebook": notebook, "saved": when}
+    meta = {"name": name, "notebook": notebook, "saved": when, "user": places.user_name()}
     where_from = f"notebook {notebook}" if notebook else "a notebook"
     head = [f"# {name}: written by you in {where_from}, kept by sbertlib.workbook.mine.keep on {when}.",
             f"# Later notebooks load it with mine.load({name!r}); to change it, edit {where_from} and run it again.",
@@ -131,15 +142,34 @@ def keep(obj: Callable, notebook: str | None = None, name: str | None = None, qu
     body = "\n".join(head) + "\n" + "".join(line + "\n" for line in imports)
     for source in helpers + [_source_of(obj, name)]:
         body += "\n\n" + source.rstrip() + "\n"
-    compile(body, str(path), "exec")  # never write a file that cannot be loaded back
-    tmp = path.with_suffix(".py.tmp")
-    tmp.write_text(body, encoding="utf-8")
-    tmp.replace(path)
+    _write_if_it_loads(name, path, body)
     if not quiet:
-        print(f"kept your {name} ({where_from}) for the notebooks that use it: {path.name}")
+        print(f"kept your {name} ({where_from}) for the notebooks that use it: {path}")
         for n, what in missing.items():
             print(f"  warning: {name} uses {n!r} ({what}), which cannot be saved with it: where a later notebook "
                   f"runs that line it fails with NameError — pass {n} in as an argument instead")
+
+
+class CannotKeep(ValueError, OSError):
+    """``keep`` cannot save this object so that it loads back (the message names it and says why)."""
+
+
+def _write_if_it_loads(name: str, path: Path, body: str) -> None:
+    """Write ``body`` to ``path`` only once it has been imported from a file of its own and defines
+    ``name``: a kept file always loads back (an earlier version stays until then)."""
+    tmp = path.with_name(f".{path.stem}.{places.user_name()}.tmp.py")
+    tmp.write_text(body, encoding="utf-8")
+    try:
+        _import(name, tmp, module_name=f"_sbertlib_keep_check_{name}")
+    except Exception as exc:  # noqa: BLE001 - named below, with the file kept for a look
+        failed = tmp.with_name(f"{path.stem}.failed.py")
+        tmp.replace(failed)
+        raise CannotKeep(f"cannot keep {name}: the saved code does not load back on its own "
+                         f"({type(exc).__name__}: {exc}); it is in {failed} for a look. Usually a name it uses "
+                         f"was made in the notebook in a way that cannot be saved: pass it in as an argument") from None
+    finally:
+        sys.modules.pop(f"_sbertlib_keep_check_{name}", None)
+    tmp.replace(path)
 
 
 # ----------------------------------------------------------------------------- load
@@ -154,7 +184,14 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
     reference = fallback if fallback is not None else known_reference
     info = saved(name)
     whose = f"notebook {notebook}'s" if notebook else "your"
-    if info is not None:
+    stranger = places.owned_by_someone_else(info["path"]) if info is not None else None
+    if stranger is not None:  # a shared output folder: another student's file is never run as yours
+        reason = (f"{info['path']} belongs to user {stranger}, not to you ({places.user_name()}): sbertlib loads "
+                  f"only your own kept code. Your output folder is shared; run `python -m sbertlib where` and set "
+                  f"${places.OUTPUT_DIR_ENV} to a folder of your own (e.g. ~/sbert-runs)")
+    elif info is not None and info.get("unreadable"):
+        reason = f"your saved {name} ({info['path']}) cannot be read back: {info['unreadable']}"
+    if info is not None and stranger is None and not info.get("unreadable"):
         try:
             obj = _import(name, Path(info["path"]))
         except Exception as exc:  # noqa: BLE001 - a broken file is reported and replaced, never fatal
@@ -166,7 +203,7 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
                 print(f"{name}: yours, from {'notebook ' + from_nb if from_nb else 'an earlier notebook'} "
                       f"(kept {info.get('saved') or 'earlier'})")
             return obj
-    else:
+    elif info is None:
         reason = f"{whose} {name} is not saved yet"
     if reference is None:
         raise LookupError(f"{reason}, and there is no reference to use instead: run "
@@ -180,8 +217,8 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
     return obj
 
 
-def _import(name: str, path: Path):
-    module_name = f"_sbertlib_your_code_{name}"
+def _import(name: str, path: Path, module_name: str | None = None):
+    module_name = module_name or f"_sbertlib_your_code_{name}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # inspect.getsource and pickle find it
@@ -210,8 +247,9 @@ def _namespace(obj) -> dict:
     """The global namespace ``obj`` was defined in (a notebook's: ``__main__``)."""
     if isinstance(obj, type):
         for member in _functions_of(obj):
-            return member.__globals__
-        module = sys.modules.get(obj.__module__)
+            if not member.__code__.co_filename.startswith("<string"):  # not made by exec (a dataclass's __init__)
+                return member.__globals__
+        module = sys.modules.get(obj.__module__)  # a kernel's __main__ is the notebook's namespace
         return vars(module) if module else {}
     obj = inspect.unwrap(obj) if callable(obj) else obj  # a decorated function: where its own code lives
     if isinstance(obj, types.FunctionType):
@@ -255,7 +293,12 @@ def _source_of(obj, name: str) -> str:
     if isinstance(obj, type):
         source = _class_source(obj)
     else:
-        source = textwrap.dedent(inspect.getsource(obj))
+        try:
+            source = textwrap.dedent(inspect.getsource(obj))
+        except (OSError, TypeError):
+            raise CannotKeep(f"cannot keep {name}: Python has no source text for it (it was made by exec(), "
+                             f"typed at a console, or loaded from a compiled file). Define {name} with def in a "
+                             f"notebook cell, run that cell, and keep it again") from None
         if obj.__name__ == "<lambda>":
             return f"{name} = {_lambda_text(source, obj)}"
     tree = ast.parse(source)
@@ -281,10 +324,50 @@ def _class_source(cls: type) -> str:
         tree = ast.parse(text)
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.name == cls.__name__ and node.lineno <= line <= node.end_lineno:
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                lines = text.splitlines(keepends=True)[first - 1:node.end_lineno]
-                return textwrap.dedent("".join(lines))
-    raise OSError(f"the source of class {cls.__name__} is not available: define it in a notebook cell (or a file)")
+                return _node_text(text, node)
+    found = _class_in_cells(cls)  # no method of its own (a @dataclass, a class of constants)
+    if found is not None:
+        return found
+    raise CannotKeep(f"cannot keep {cls.__name__}: the source of class {cls.__name__} is not available: define it "
+                     f"in a notebook cell (or a file), run that cell, and keep it again")
+
+
+def _node_text(text: str, node: ast.ClassDef) -> str:
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return textwrap.dedent("".join(text.splitlines(keepends=True)[first - 1:node.end_lineno]))
+
+
+def _class_in_cells(cls: type) -> str | None:
+    """The newest top-level definition of ``cls`` among the cells the kernel ran (linecache holds each
+    cell's text) whose own names — fields, attributes, methods — are the class's."""
+    own = {k for k in vars(cls) if not (k.startswith("__") and k.endswith("__"))} | set(
+        vars(cls).get("__annotations__", {}))
+    found = None
+    for filename in list(linecache.cache):
+        text = "".join(linecache.getlines(filename))
+        if f"class {cls.__name__}" not in text:
+            continue
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == cls.__name__ and own <= _names_in(node):
+                found = _node_text(text, node)
+    return found
+
+
+def _names_in(node: ast.ClassDef) -> set[str]:
+    """The names a class body defines: assignments, annotated fields, functions, nested classes."""
+    names = set()
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(item.name)
+        elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+            names.add(item.target.id)
+        elif isinstance(item, ast.Assign):
+            names.update(t.id for t in item.targets if isinstance(t, ast.Name))
+    return names
 
 
 def _lambda_text(source: str, fn) -> str:
@@ -345,15 +428,21 @@ def _literal(value) -> bool:
 
 
 def _requirements(obj, name: str, namespace: dict) -> tuple[list[str], list[str], dict[str, str]]:
-    """(import and constant lines, sources of the notebook's helpers, names that cannot travel)."""
+    """(import and constant lines, sources of the notebook's helpers, names that cannot travel).
+
+    The helpers come in an order that loads: each after the helpers it needs (a subclass after its
+    base, a class after what its body or decorators use)."""
     imports: list[str] = []
-    helpers: list[str] = []
+    sources: dict[str, str] = {}  # helper name -> its source, in the order found
+    needs: dict[str, set[str]] = {name: set()}  # who -> the helpers its source names
     missing: dict[str, str] = {}
     seen = {name}
-    pending = [(_source_of(obj, name), namespace)]
+    pending = [(name, _source_of(obj, name), namespace)]
     while pending:
-        source, ns = pending.pop()
+        who, source, ns = pending.pop()
         for free in sorted(_free_names(source)):
+            if free in sources:
+                needs[who].add(free)
             if free in seen:
                 continue
             seen.add(free)
@@ -367,9 +456,9 @@ def _requirements(obj, name: str, namespace: dict) -> tuple[list[str], list[str]
                 imports.append(line)
             elif isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == ns.get(
                     "__name__", "__main__"):
-                helper = _source_of(value, free)
-                helpers.insert(0, helper)
-                pending.append((helper, _namespace(value)))
+                sources[free], needs[free] = _source_of(value, free), set()
+                needs[who].add(free)
+                pending.append((free, sources[free], _namespace(value)))
             elif _literal(value):
                 imports.append(f"{free} = {value!r}")
             elif isinstance(value, float):  # nan, inf: their repr is no literal
@@ -378,4 +467,24 @@ def _requirements(obj, name: str, namespace: dict) -> tuple[list[str], list[str]
                 missing[free] = f"a {type(value).__name__} made in this notebook"
     ordered = sorted(i for i in imports if i.startswith("import ")) + \
         sorted(i for i in imports if i.startswith("from ")) + [i for i in imports if not i.startswith(("import ", "from "))]
-    return ordered, list(dict.fromkeys(helpers)), missing
+    return ordered, [sources[n] for n in _dependencies_first(sources, needs, name)], missing
+
+
+def _dependencies_first(sources: dict[str, str], needs: dict[str, set[str]], kept: str) -> list[str]:
+    """The helpers' names, each after those it needs (a cycle, possible only between functions, is
+    broken where it closes: functions look names up when called, not when defined)."""
+    order: list[str] = []
+    visited: set[str] = set()
+
+    def visit(n: str) -> None:
+        if n in visited:
+            return
+        visited.add(n)
+        for dep in sorted(needs.get(n, ())):
+            if dep != kept:
+                visit(dep)
+        order.append(n)
+
+    for n in sources:
+        visit(n)
+    return order

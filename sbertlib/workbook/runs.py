@@ -22,22 +22,20 @@ import os
 import random
 from pathlib import Path
 
+from .. import places
 from ..util import safe_name
 
-OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
+OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
 STARTS_FROM = {"two-stage": None, "distill-stsb": "distill"}  # an STSb stage -> what it starts from (None: the NLI lesson)
 
 
 def output_dir(*parts: str) -> Path:
-    """``$SBERTLIB_OUTPUT_DIR`` (default ``runs/`` at the repository root, ``runs/dry-run/`` in a dry run,
-    so random-weight models never mix with trained ones), joined with ``parts``."""
+    """The user's output folder joined with ``parts``, created: ``$SBERTLIB_OUTPUT_DIR``, else the user's
+    data folder — never beside the installed package (:mod:`sbertlib.places`); ``dry-run/`` inside it in
+    a dry run, so random-weight models never mix with trained ones."""
     from .profiles import dry_run_requested
-    default = Path(__file__).resolve().parents[2] / "runs" / ("dry-run" if dry_run_requested() else "")
-    base = os.environ.get(OUTPUT_DIR_ENV) or str(default)
-    path = Path(base).joinpath(*parts)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return places.output_dir(*parts, dry_run=dry_run_requested())
 
 
 def eval_limit(profile) -> int | None:

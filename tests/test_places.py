@@ -1,0 +1,111 @@
+"""sbertlib.places: where each user's files go on a shared install — $SBERTLIB_OUTPUT_DIR ({user},
+~ and $VARS expanded), else the user's data folder, never beside the package; a folder that cannot
+be written is named before any work starts (train: one line, exit 2; fit: before step one)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sbertlib import places
+from sbertlib.workbook import runs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch, tmp_path):
+    monkeypatch.delenv(places.OUTPUT_DIR_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    places._CHECKED.clear()
+
+
+def test_without_a_setting_files_go_to_the_users_data_folder_not_beside_the_package(tmp_path):
+    folder = runs.output_dir("offline")
+    assert folder == tmp_path / "xdg" / "sbert-workbook" / "runs" / "offline" and folder.is_dir()
+    package = Path(places.__file__).resolve().parents[1]
+    assert package not in folder.parents
+    assert places.describe()["output folder"].startswith(str(tmp_path / "xdg"))
+
+
+def test_one_setting_for_a_whole_class_names_each_user(monkeypatch, tmp_path):
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "class" / "{user}"))
+    assert runs.output_dir() == tmp_path / "class" / places.user_name()
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, "~/sbert-runs")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert runs.output_dir() == tmp_path / "home" / "sbert-runs"
+
+
+def test_a_folder_under_a_file_is_named_with_the_file(monkeypatch, tmp_path):
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "afile" / "runs"))
+    with pytest.raises(places.OutputDirError, match=r"afile is a file") as err:
+        runs.output_dir()
+    assert places.OUTPUT_DIR_ENV in str(err.value)
+
+
+def test_fit_checks_its_output_dir_before_the_first_step(tmp_path):
+    from sbertlib.losses import CosineSimilarityLoss
+    from sbertlib.model.encoder import SentenceEncoder
+    from sbertlib.training import fit
+    encoder = SentenceEncoder.from_pretrained("tiny-random-bert:0", device="cpu")
+    loss = CosineSimilarityLoss(encoder)
+    steps = []
+    loss.register_forward_hook(lambda *a: steps.append(1))
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(places.OutputDirError, match=r"fit\(output_dir=...\).*afile is a file"):
+        fit(encoder, loss, [("a b", "c", 0.5)] * 4, batch_size=2, output_dir=tmp_path / "afile" / "out",
+            show_progress_bar=False)
+    assert steps == []  # no training step ran
+
+
+def test_train_with_an_output_dir_under_a_file_is_one_line_and_exit_2(tmp_path, shared_data):
+    (tmp_path / "afile").write_text("x")
+    env = {**os.environ, "SBERTLIB_DATA_DIR": str(shared_data)}
+    done = subprocess.run([sys.executable, "-m", "sbertlib", "train", "--profile", "smoke", "--output-dir",
+                           str(tmp_path / "afile" / "runs")], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "afile is a file" in lines[0] and "Traceback" not in done.stderr
+
+
+def _as_nobody() -> list[str] | None:
+    """A command prefix that runs Python as the unprivileged user nobody (root only)."""
+    if not hasattr(os, "getuid") or os.getuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else None
+    return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", python] if python else None
+
+
+def test_an_output_dir_the_user_cannot_write_is_named_not_a_bare_permission_error(tmp_path):
+    prefix = _as_nobody()
+    if prefix is None:
+        pytest.skip("needs root, setpriv and /usr/bin/python3 to run a child as the unprivileged user nobody "
+                    "(root itself can write anywhere, so only another user shows the error)")
+    import tempfile
+    top = Path(tempfile.mkdtemp(prefix="sbertlib-places-", dir="/tmp"))  # pytest's tmp_path: root's alone (0700)
+    os.chmod(top, 0o755)
+    locked = top / "lecturers"
+    locked.mkdir(mode=0o755)  # root's: nobody may read, not write
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from sbertlib import places\n"
+            "try:\n    places.output_dir('x')\nexcept places.OutputDirError as e:\n    print('NAMED', e)\n")
+    env = {"PATH": os.environ.get("PATH", ""), places.OUTPUT_DIR_ENV: str(locked), "HOME": str(top)}
+    try:
+        done = subprocess.run(prefix + ["-c", code, str(ROOT)], capture_output=True, text=True, env=env, timeout=60)
+    finally:
+        shutil.rmtree(top)
+    assert "NAMED" in done.stdout, done.stdout + done.stderr
+    assert str(locked) in done.stdout and "cannot write" in done.stdout and "PermissionError" not in done.stderr
+
+
+def test_where_prints_every_place(capsys, monkeypatch, tmp_path):
+    from sbertlib.cli import main
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "o"))
+    assert main(["where"]) == 0
+    out = capsys.readouterr().out
+    for what in ("output folder", "your kept code", "course data", "Hugging Face cache", str(tmp_path / "o")):
+        assert what in out
