@@ -34,6 +34,37 @@ the course's config pins ``SBERTLIB_PROFILE`` to it. An exercise with an open an
 paraphrases in 10, any leak-free split in 13) or no probe that ran keeps its check as its grader;
 :func:`export_course` says which.
 
+**Hidden tests: what they trust.** The student's code runs in the kernel the test runs in: before
+it (the answer cell) and during it (the probe calls the student's function). So a test that asks the
+notebook anything can be lied to: a result that is a float subclass whose ``__eq__`` is always true,
+an object whose ``__class__`` claims ``float``, ``math.isclose`` or ``json.loads`` patched, a builtin
+(``abs``, ``isinstance``, ``type``, ``len``, ``next``) replaced, the test's own helpers rebound in
+the notebook's globals while the probe runs, by the function itself or a thread it started. A hidden
+test therefore runs the probe (which builds the inputs with numpy and torch and may be lied to: it
+only makes the student's own result), turns the result into plain data with ``_plain`` (which runs
+the student's objects' methods: its output is checked, not trusted), and then decides in one function
+(:data:`_COMPARE`), defined and called in a single statement, that
+
+* reads no name from the notebook or ``builtins`` but ``_result`` and ``_plain`` (``AssertionError``
+  only after an ``assert`` has raised the interpreter's own): the built-in types come from literals
+  (``(0.0).__class__``), their methods from the types themselves (``list.__len__``, ``float.__repr__``),
+  which no Python code can change; closeness is ``isclose`` written out in arithmetic on exact floats;
+* builds the expected value from a literal in its own source (``1e999`` for infinity, ``1e999 - 1e999``
+  for NaN), after the last of the student's code has run, so no patch of ``json`` can supply it;
+* accepts exact ``list``/``dict`` (keys exact ``str``)/``str``/``bool``/``None``, and as a number an
+  exact ``int``/``float`` or a subclass of one, counted by the value it holds (``float.__float__`` of
+  a subclass reads its C double: what its ``__float__`` or ``__eq__`` say is never asked), so no
+  method of the student's objects runs once the comparison starts.
+
+The student's function rebinding the notebook's names, patching modules or builtins, or returning
+objects that lie then changes nothing but the student's own result. Out of scope, because no test
+that shares a process with the student's code can stop them: code that reaches into the running
+test or the interpreter (``sys._getframe``/``sys.settrace``/``gc``/``ctypes`` on the test's frame or
+code object, IPython's ``ast_transformers`` or traceback display, ``os._exit``), and code that goes
+looking for the stored values (the cell's source in ``In``, ``source/`` on disk: nbgrader runs the
+submission as the lecturer's user, in the course folder). Each is deliberate and plain to see in the
+submitted answer cell; only running each submission in a sandbox of its own stops them.
+
 What students can read (said in the lecturer's README too): ``sbertlib`` is installed on their
 machine, and the library implements every exercise (that is what the checks compare against), the
 checks' modules hold the reference code, and the lecturer notebooks with solutions are public in the
@@ -297,9 +328,11 @@ PROBES: dict[str, dict[str, str | None]] = {
     },
 }
 
-# The hidden tests' own code: no sbertlib in it, so changing the library or the checks cannot change a grade.
+# The probes' helpers: no sbertlib in them, so changing the library or the checks cannot change a grade.
+# In a hidden test they only build the inputs and turn the result into plain data (``_plain``); what
+# decides the grade is :data:`_COMPARE`, which trusts none of them.
 _HELPERS = '''\
-import contextlib as _contextlib, json as _json, math as _math, sys as _sys
+import json as _json, sys as _sys
 import numpy as _np, pandas as _pd, torch as _torch
 
 
@@ -309,6 +342,8 @@ class _Model(_torch.nn.Module):
 
 
 def _plain(x):
+    """x as plain data (lists, dicts, numbers, strings). In a hidden test this runs the student's
+    objects' methods, so what it returns is checked by the test, not trusted."""
     if isinstance(x, _torch.Tensor):
         x = x.detach().cpu()
         x = (x.double() if x.is_floating_point() else x).numpy()
@@ -321,26 +356,137 @@ def _plain(x):
     if isinstance(x, (list, tuple)):
         return [_plain(v) for v in x]
     return x
-
-
-def _differs(got, want, where):
-    """None when ``got`` is ``want`` (numbers to 1e-4 relative), else where and how it differs."""
-    if isinstance(want, dict):
-        if not isinstance(got, dict) or set(got) != set(want):
-            return f"{where}: expected a dict with keys {sorted(want)}, got {str(got)[:200]}"
-        return next((d for k in want for d in [_differs(got[k], want[k], f"{where}[{k!r}]")] if d), None)
-    if isinstance(want, list):
-        if not isinstance(got, list) or len(got) != len(want):
-            return f"{where}: expected {len(want)} items, got {str(got)[:200]}"
-        return next((d for i, (g, w) in enumerate(zip(got, want)) for d in [_differs(g, w, f"{where}[{i}]")] if d), None)
-    if isinstance(want, (int, float)) and not isinstance(want, bool):
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            return f"{where}: expected a number, got {str(got)[:200]}"
-        if (_math.isnan(want) and _math.isnan(got)) or got == want or _math.isclose(got, want, rel_tol=1e-4, abs_tol=1e-6):
-            return None
-        return f"{where}: got {got!r}"
-    return None if got == want else f"{where}: got {str(got)[:200]}"
 '''
+
+
+# The hidden test's verdict (see "Hidden tests: what they trust" in the module docstring). One function,
+# defined and called in the same statement, after the probe: it reads two names from the notebook
+# (``_plain``, ``_result``: the student's result as plain data, which it does not trust), then builds
+# the stored value from the literal in its own source and compares the two with the built-in types'
+# own methods, taken from literals, and arithmetic written out. No other name it uses is looked up
+# in the notebook or in ``builtins`` (the test's checks that), and no method of an object from the
+# student's code runs once ``got`` exists: a number counts by the value it holds (``float.__float__``
+# of a subclass of float is its C double, whatever its ``__float__`` or ``__eq__`` say).
+_COMPARE = '''\
+@(lambda test: test())    # defined and run at once: nothing can rebind it between the two
+def _hidden_test():
+    T = (0).__class__.__class__                                        # type, from a literal
+    F, I, B, S, L, D = (0.0).__class__, (0).__class__, True.__class__, "".__class__, [].__class__, {}.__class__
+    NONE = None.__class__
+    MRO = T.__dict__["__mro__"].__get__                               # a class's real MRO, asked of type itself
+    got = _plain(_result)       # the student's result as plain data: the last of the notebook's code this runs
+    want = @@WANT@@
+
+    def number(x):
+        """x as an exact int or float, or None; a subclass of float (int) counts as the float (int) it holds."""
+        t = T(x)
+        if t is F or t is I:
+            return x
+        if t is not B:
+            for c in MRO(t):
+                if c is F:
+                    return F.__float__(x)
+                if c is I:
+                    return I.__int__(x)
+        return None
+
+    def what(x):
+        """x, said without running any method of it."""
+        t = T(x)
+        if t is F:
+            return F.__repr__(x)
+        if t is I:
+            return I.__repr__(x)
+        if t is B:
+            return "True" if x is True else "False"
+        if t is NONE:
+            return "None"
+        if t is S:
+            text = S.__repr__(x)
+            return text if S.__len__(text) <= 200 else text[:200] + "..."
+        if t is L:
+            return "a list of " + I.__repr__(L.__len__(x)) + " items"
+        if t is D:
+            return "a dict of " + I.__repr__(D.__len__(x)) + " items"
+        return "an object of " + T.__repr__(t)
+
+    def close(g, w):
+        """isclose(g, w, rel_tol=1e-4, abs_tol=1e-6) written out; NaN is NaN; infinities only equal themselves."""
+        if g == w or (g != g and w != w):
+            return True
+        if g != g or w != w or g - g != 0 or w - w != 0:
+            return False
+        d = g - w if g >= w else w - g
+        ag = g if g >= 0 else -g
+        aw = w if w >= 0 else -w
+        tol = (ag if ag >= aw else aw) * 1e-4
+        return d <= (tol if tol >= 1e-6 else 1e-6)
+
+    def differs(g, w, where):
+        """None when g is w (numbers to 1e-4 relative), else where and how it differs."""
+        tw = T(w)
+        if tw is D:
+            keys = ", ".join([S.__repr__(k) for k in w])
+            if T(g) is not D:
+                return where + ": expected a dict with keys " + keys + ", got " + what(g)
+            for k in g:
+                if T(k) is not S:
+                    return where + ": expected a dict with keys " + keys + ", got a key " + what(k)
+            if D.__len__(g) != D.__len__(w) or [k for k in w if not D.__contains__(g, k)]:
+                return (where + ": expected a dict with keys " + keys + ", got keys "
+                        + ", ".join([S.__repr__(k) for k in g]))
+            for k in w:
+                d = differs(g[k], w[k], where + "[" + S.__repr__(k) + "]")
+                if d is not None:
+                    return d
+            return None
+        if tw is L:
+            n = L.__len__(w)
+            if T(g) is not L or L.__len__(g) != n:
+                return where + ": expected " + I.__repr__(n) + " items, got " + what(g)
+            i = 0
+            while i < n:
+                d = differs(g[i], w[i], where + "[" + I.__repr__(i) + "]")
+                if d is not None:
+                    return d
+                i = i + 1
+            return None
+        if tw is B:
+            v = g if T(g) is B else number(g)
+            return None if v is not None and v == w else where + ": expected " + what(w) + ", got " + what(g)
+        if tw is F or tw is I:
+            v = number(g)
+            if v is None:
+                return where + ": expected a number, got " + what(g)
+            return None if close(v, w) else where + ": got " + what(v)
+        if tw is S and T(g) is S and g == w or tw is NONE and g is None:
+            return None
+        return where + ": expected " + what(w) + ", got " + what(g)
+
+    found = differs(got, want, @@NAME@@)
+    if found is not None:
+        message = "`" + @@NAME@@ + "` does not give the stored result of the lecturer's solution: " + found
+        assert False, message           # the interpreter's own AssertionError, whatever the name holds now
+        raise AssertionError(message)   # (python -O drops asserts; any error fails the test)
+'''
+
+
+def py_literal(value) -> str:
+    """Plain data (what a probe stores: JSON's types) as Python source that builds it with no call and
+    no name: a hidden test's expected value, which no patch of ``json`` or ``float`` can change."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return repr(value)
+    if isinstance(value, float):
+        if value != value:
+            return "(1e999 - 1e999)"                     # NaN
+        if value in (float("inf"), float("-inf")):
+            return "1e999" if value > 0 else "(-1e999)"
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(py_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{py_literal(str(k))}: {py_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"not plain data: {type(value).__name__}")
 
 
 @dataclass
@@ -491,18 +637,21 @@ def _rounded(value, digits: int = 9):
 
 
 def hidden_test_source(name: str, probe: str, value) -> str:
-    """A hidden test: the probe run on the student's ``name``, compared with the stored ``value``."""
+    """A hidden test: the probe run on the student's ``name``, compared with the stored ``value``
+    by :data:`_COMPARE` (which trusts nothing the student's code can reach)."""
     body = textwrap.dedent(probe).strip()
-    stored = json.dumps(_rounded(value))
+    compare = _COMPARE.replace("@@NAME@@", repr(name)).replace("@@WANT@@", py_literal(_rounded(value)))
     return (f"# Autograder test for `{name}`: when your notebook is autograded, hidden tests compare what your\n"
             f"# `{name}` gives on fixed inputs with what the lecturer's solution gave (stored with the assignment).\n"
             "### BEGIN HIDDEN TESTS\n"
             + _HELPERS
-            + "with _contextlib.redirect_stderr(_sys.stdout):\n" + textwrap.indent(body, "    ") + "\n"
-            f"_difference = _differs(_plain(_result), _json.loads({stored!r}), {name!r})\n"
-            f"assert _difference is None, ('`{name}` does not give the stored result of the lecturer\\'s solution: '\n"
-            "                             + _difference)\n"
-            f"print('[OK] `{name}` gives the stored result')\n"
+            + "\n_result = None\n"
+            "_stderr, _sys.stderr = _sys.stderr, _sys.stdout   # nbgrader scores stderr as a failure: a warning is no wrong answer\n"
+            "try:\n" + textwrap.indent(body, "    ") + "\n"
+            "finally:\n"
+            "    _sys.stderr = _stderr\n"
+            + compare
+            + f"print('[OK] `{name}` gives the stored result')\n"
             "### END HIDDEN TESTS")
 
 
