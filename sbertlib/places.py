@@ -97,6 +97,11 @@ def output_dir(*parts: str, dry_run: bool = False) -> Path:
     root = root / "dry-run" if dry_run else root
     if root not in _CHECKED:
         writable_dir(root, f"the output folder (from {origin})")
+        other = owned_by_someone_else(root)
+        if other is not None:  # a class-wide folder: one student's runs never land in another's
+            raise OutputDirError(f"the output folder (from {origin}) is {root}, which belongs to user {other}, not to "
+                                 f"you ({user_name()}): sbertlib writes only into a folder of your own. Give each "
+                                 f"user theirs: ${OUTPUT_DIR_ENV}=/some/place/{{user}}, or leave it unset")
         _CHECKED.add(root)
     path = root.joinpath(*parts)
     try:

@@ -102,6 +102,20 @@ def test_an_output_dir_the_user_cannot_write_is_named_not_a_bare_permission_erro
     assert str(locked) in done.stdout and "cannot write" in done.stdout and "PermissionError" not in done.stderr
 
 
+def test_a_folder_another_user_owns_is_not_written_into(monkeypatch, tmp_path):
+    if not hasattr(os, "chown") or os.getuid() != 0:
+        pytest.skip("needs root to hand a folder to another user (chown)")
+    shared = tmp_path / "class-runs"
+    shared.mkdir()
+    os.chown(shared, 65534, 65534)  # as if another student had made it
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(shared))
+    with pytest.raises(places.OutputDirError, match=r"belongs to user .*\{user\}"):
+        runs.output_dir()
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(shared / "{user}"))
+    os.chmod(shared, 0o1777)
+    assert runs.output_dir() == shared / places.user_name()
+
+
 def test_where_prints_every_place(capsys, monkeypatch, tmp_path):
     from sbertlib.cli import main
     monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "o"))
