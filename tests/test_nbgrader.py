@@ -165,7 +165,7 @@ def test_command_line_forms(tmp_path, capsys):
     assert student_cli.main([str(NOTEBOOK_DIR), str(tmp_path / "c1"), "--nbgrader", "--only", "04"]) == 0
     assert (tmp_path / "c1" / "source" / "04_sts_evaluation" / "04_sts_evaluation.ipynb").is_file()
     config_text = (tmp_path / "c1" / "nbgrader_config.py").read_text()
-    assert 'os.environ.setdefault("SBERTLIB_PROFILE", "smoke")' in config_text
+    assert """os.environ.setdefault("SBERTLIB_PROFILE", 'smoke')""" in config_text
     assert 'os.environ["SBERTLIB_OUTPUT_DIR"] = "sbertlib-runs"' in config_text   # each run keeps its own
     assert '"feedback", "sbertlib-runs"]' in config_text                          # ... and never releases it
     for argv, said in ((["--hidden-tests", str(NOTEBOOK_DIR), str(tmp_path / "x")], "only go with --nbgrader"),
@@ -226,7 +226,7 @@ def test_hidden_tests_store_the_solutions_results(tmp_path):
     assert _nbgrader_meta(check) == {"grade": False, "grade_id": "check_double", "locked": True,
                                      "schema_version": 3, "solution": False}
     config_text = (tmp_path / "course" / "nbgrader_config.py").read_text()
-    assert 'os.environ["SBERTLIB_PROFILE"] = "smoke"' in config_text
+    assert """os.environ["SBERTLIB_PROFILE"] = 'smoke'""" in config_text
     # the hidden test passes on the solution and fails, with where, on a wrong one; stripped from the release
     namespace = {"double": lambda xs: [2 * x for x in xs]}
     body = hidden.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]

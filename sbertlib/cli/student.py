@@ -13,6 +13,12 @@ validate, autograde and generate_feedback run on it unchanged (run them in the f
 says how, and what students can read in what they install). --hidden-tests grades each exercise
 by hidden tests that compare the student's results with values stored from running the solutions
 on --profile (smoke: seconds per notebook), instead of by the checks that ship in sbertlib.
+
+Writing into a course folder you already have never replaces your own nbgrader_config.py or
+README.md (one this command did not write, or one you edited since it did): yours stay, the
+course's are written beside them as nbgrader_config.sbertlib.py and README.sbertlib.md, and the
+command prints each setting of the course's config that yours lacks or sets otherwise, to merge by
+hand. --overwrite replaces them instead. Files it wrote and nobody edited are simply rewritten.
 """
 from __future__ import annotations
 
@@ -56,7 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--written-answers", type=float, default=0, metavar="POINTS",
                     help="with --nbgrader: make each questionnaire a manually graded answer worth POINTS "
                          "(default 0: left out, as in the student copies)")
-    ap.add_argument("--course-id", default=None, help="with --nbgrader: the course id (default: sbert-workbook)")
+    ap.add_argument("--course-id", default=None,
+                    help="with --nbgrader: the course id: letters, digits, '-', '_', '.' (default: sbert-workbook)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="with --nbgrader: replace the folder's nbgrader_config.py and README.md even where they are "
+                         "yours (by default they stay, and the course's go beside them: see above)")
     ap.add_argument("--only", type=_numbers, default=None, metavar="NN,NN",
                     help="only these notebooks, by number, e.g. 02,03")
     args = ap.parse_args(argv)
@@ -64,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.nbgrader is None:
         nbgrader_only = [flag for flag, used in (("--hidden-tests", args.hidden_tests),
                                                  ("--written-answers", args.written_answers),
-                                                 ("--course-id", args.course_id)) if used]
+                                                 ("--course-id", args.course_id),
+                                                 ("--overwrite", args.overwrite)) if used]
         if nbgrader_only:
             ap.error(f"{', '.join(nbgrader_only)} only go with --nbgrader DIR")
         if args.source is None or args.dest is None:
@@ -81,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"two course folders: --nbgrader {args.nbgrader} and {args.dest}")
         src, dest = args.source or NOTEBOOK_DIR, Path(args.nbgrader)
 
+    if args.nbgrader is not None and args.course_id is not None:
+        from ..workbook.nbgrader_export import check_course_id
+        check_course_id(args.course_id)   # a bad id: one line naming it, exit 2 (before any notebook runs)
     paths = [p for p in notebook_paths(src) if not args.only or p.name[:2] in args.only]
     if not paths:
         ap.error(f"{src} holds no numbered notebooks" + (f" numbered {', '.join(args.only)}" if args.only else "")
@@ -97,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--written-answers takes the points of each questionnaire, 0 or more")
         nbgrader_export.export_course(dest, src, only=args.only, hidden_tests=args.hidden_tests,
                                       profile=args.profile, written_answer_points=args.written_answers,
-                                      course_id=args.course_id or nbgrader_export.COURSE_ID)
+                                      course_id=args.course_id or nbgrader_export.COURSE_ID, overwrite=args.overwrite)
         return 0
 
     dest.mkdir(parents=True, exist_ok=True)

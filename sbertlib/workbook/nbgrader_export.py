@@ -74,6 +74,7 @@ side-stepping a visible check; they do not hide how the answer is computed.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 import shutil
@@ -94,6 +95,10 @@ SCHEMA_VERSION = 3
 _CHECK_CALL = re.compile(r"\bcheck_\w+\s*\(")
 _STORED = "@@sbertlib-stored@@"
 _PROBE_FAILED = "@@sbertlib-probe-failed@@"
+_COURSE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_SIGNATURE = re.compile(r"\n(?:# |<!-- )written by `python -m sbertlib student --nbgrader` \(sbertlib-digest ([0-9a-f]{16})\)"
+                        r"[^\n]*\n?\Z")
 
 # ----------------------------------------------------------------------------------------- probes
 # What a hidden test computes from the student's objects, per notebook number and name: code that sets
@@ -802,10 +807,22 @@ def stored_values(path: Path, profile: str = GRADING_PROFILE, timeout: int = 900
 
 
 # ----------------------------------------------------------------------------------------- the course folder
+def check_course_id(course_id: str) -> str:
+    """``course_id`` if it is an nbgrader course id (letters, digits, ``-``, ``_``, ``.``; a letter or
+    digit first), else ValueError naming it."""
+    if not isinstance(course_id, str) or not _COURSE_ID.fullmatch(course_id):
+        raise ValueError(f"--course-id {course_id!r}: a course id is letters, digits, '-', '_' and '.', starting "
+                         f"with a letter or digit, at most 100 characters (e.g. {COURSE_ID})")
+    return course_id
+
+
 def config_text(course_id: str, profile: str, hidden_tests: bool, timeout: int = CELL_TIMEOUT) -> str:
-    pin = (f'os.environ["SBERTLIB_PROFILE"] = "{profile}"   # the hidden tests\' stored values are for this profile only'
+    course_id = check_course_id(course_id)
+    if not _PROFILE_NAME.fullmatch(profile):
+        raise ValueError(f"--profile {profile!r}: a profile is a name such as {GRADING_PROFILE}")
+    pin = (f'os.environ["SBERTLIB_PROFILE"] = {profile!r}   # the hidden tests\' stored values are for this profile only'
            if hidden_tests else
-           f'os.environ.setdefault("SBERTLIB_PROFILE", "{profile}")   # your shell\'s SBERTLIB_PROFILE wins')
+           f'os.environ.setdefault("SBERTLIB_PROFILE", {profile!r})   # your shell\'s SBERTLIB_PROFILE wins')
     return f'''\
 """nbgrader configuration of the SBERT workbook course (written by `python -m sbertlib student --nbgrader`).
 
@@ -815,7 +832,7 @@ import os
 
 c = get_config()  # noqa: F821 -- nbgrader defines get_config when it reads this file
 
-c.CourseDirectory.course_id = "{course_id}"
+c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "source"        # the lecturer's notebooks, with solutions
 c.CourseDirectory.release_directory = "release"      # generate_assignment writes the student version here
@@ -942,11 +959,15 @@ of your own, or grade the written answers and talk to the student.
 
 def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: list[str] | None = None,
                   hidden_tests: bool = False, profile: str = GRADING_PROFILE, written_answer_points: float = 0,
-                  course_id: str = COURSE_ID, log=print) -> list[NotebookReport]:
+                  course_id: str = COURSE_ID, overwrite: bool = False, log=print) -> list[NotebookReport]:
     """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source``.
 
     ``only``: notebook numbers (``["02", "03"]``); ``hidden_tests``: run the solutions on ``profile``
-    and grade by stored values (see the module docstring)."""
+    and grade by stored values (see the module docstring). A ``nbgrader_config.py`` or ``README.md``
+    in ``dest`` that this function did not write (or that was edited since) stays: the course's go
+    beside them (``nbgrader_config.sbertlib.py``, ``README.sbertlib.md``) and ``log`` says which
+    settings to merge; ``overwrite`` replaces them instead."""
+    check_course_id(course_id)
     source, dest = Path(source), Path(dest)
     paths = [p for p in notebook_paths(source) if not only or _notebook_number(p) in only]
     if not paths:
@@ -973,7 +994,80 @@ def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: lis
         for note in report.notes + [f"{g}: no check cell follows it — not graded" for g in report.no_check]:
             log(f"  {note}")
         reports.append(report)
-    (dest / "nbgrader_config.py").write_text(config_text(course_id, profile, hidden_tests))
-    (dest / "README.md").write_text(readme_text(course_id, profile, hidden_tests, reports))
-    log(f"wrote {dest / 'nbgrader_config.py'} and {dest / 'README.md'} (how to run nbgrader on it)")
+    config = write_unless_theirs(dest / "nbgrader_config.py", config_text(course_id, profile, hidden_tests), overwrite)
+    readme = write_unless_theirs(dest / "README.md", readme_text(course_id, profile, hidden_tests, reports), overwrite)
+    log(f"wrote {config} and {readme} (how to run nbgrader on it)")
+    if config.name != "nbgrader_config.py":
+        missing = settings_to_merge((dest / "nbgrader_config.py").read_text(encoding="utf-8"), config.read_text(encoding="utf-8"))
+        log(f"kept your {dest / 'nbgrader_config.py'} (not written by this command, or edited since); this course's is "
+            f"{config.name} beside it, which nbgrader does not read. "
+            + (f"Merge these settings into yours (or run again with --overwrite to replace it):\n"
+               + "\n".join(f"    {line}" for line in missing) if missing else
+               "Yours already has every setting the course needs."))
+    if readme.name != "README.md":
+        log(f"kept your {dest / 'README.md'}; the course's notes for you are in {readme}")
     return reports
+
+
+def _signed(text: str, markdown: bool = False) -> str:
+    """``text`` with a last line that says this command wrote it, and a digest of the rest: an edit shows."""
+    text = text.rstrip("\n") + "\n"
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    line = (f"written by `python -m sbertlib student --nbgrader` (sbertlib-digest {digest}): "
+            "edit it, and the next run keeps it and writes its own beside it")
+    return text + ("\n<!-- " + line + " -->\n" if markdown else "\n# " + line + "\n")
+
+
+def ours_untouched(text: str) -> bool:
+    """Whether ``text`` is a file this command wrote (:func:`_signed`) and nobody has edited since."""
+    found = _SIGNATURE.search(text)
+    if not found:
+        return False
+    body = text[:found.start()].rstrip("\n") + "\n"
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16] == found.group(1)
+
+
+def write_unless_theirs(path: Path, text: str, overwrite: bool = False) -> Path:
+    """Write ``text`` (signed) to ``path``, unless a file is there that this command did not write, or
+    that was edited since (a lecturer's own ``nbgrader_config.py`` with their exchange root and grading
+    policy): then it stays, and ``text`` goes beside it as ``<stem>.sbertlib<suffix>``. ``overwrite``:
+    replace it anyway. Returns the path written."""
+    signed = _signed(text, markdown=path.suffix == ".md")
+    if path.exists() and not overwrite:
+        there = path.read_text(encoding="utf-8", errors="replace")
+        if not ours_untouched(there) and there.rstrip() != text.rstrip():   # (the same, unsigned: an older sbertlib's)
+            path = path.with_name(f"{path.stem}.sbertlib{path.suffix}")
+    path.write_text(signed, encoding="utf-8")
+    return path
+
+
+def _settings(source: str) -> dict[str, tuple[str, str]] | None:
+    """The top-level settings of a config file: ``c.Class.trait = value`` and ``os.environ[NAME]`` (set or
+    setdefault), as {key: (the value's normalised source, the statement's source)}; None if it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found: dict[str, tuple[str, str]] = {}
+    for node in tree.body:
+        text = ast.get_source_segment(source, node) or ""
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            if isinstance(target, ast.Subscript) and ast.unparse(target.value) == "os.environ":
+                found[f"os.environ[{ast.unparse(target.slice)}]"] = (ast.unparse(value), text)
+            elif isinstance(target, ast.Attribute) and ast.unparse(target).startswith("c."):
+                found[ast.unparse(target)] = (ast.unparse(value), text)
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+              and ast.unparse(node.value.func) == "os.environ.setdefault" and len(node.value.args) == 2):
+            found[f"os.environ[{ast.unparse(node.value.args[0])}]"] = (ast.unparse(node.value.args[1]), text)
+    return found
+
+
+def settings_to_merge(theirs: str, ours: str) -> list[str]:
+    """The statements of ``ours`` (a config) that ``theirs`` lacks or sets to another value."""
+    mine, yours = _settings(ours) or {}, _settings(theirs)
+    lines = [text for key, (value, text) in mine.items() if yours is None or yours.get(key, (None,))[0] != value]
+    imports_os = yours is not None and any(isinstance(node, ast.Import) and any(a.name == "os" and a.asname is None
+                                                                                for a in node.names)
+                                           for node in ast.parse(theirs).body)
+    return (["import os"] if not imports_os and any("os." in line for line in lines) else []) + lines
