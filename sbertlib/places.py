@@ -43,24 +43,48 @@ def user_name() -> str:
         return f"uid{os.getuid()}" if hasattr(os, "getuid") else "user"
 
 
-def user_data_dir() -> Path:
-    """This user's data folder for the workbook (per platform), not created."""
+def home(user: str | None = None) -> Path:
+    """``user``'s home folder (default: this process's user). ``$HOME`` counts only when it is this
+    user's own: a process switched to another user (``setpriv``, a spawner) that kept the caller's
+    ``$HOME`` gets its own home from the password database instead."""
+    try:
+        import pwd
+    except ImportError:  # Windows
+        return Path.home()
+    if user is not None:
+        return Path(pwd.getpwnam(user).pw_dir)
+    env = os.environ.get("HOME")
+    try:
+        if env and Path(env).stat().st_uid == os.getuid():
+            return Path(env)
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except (OSError, KeyError):
+        return Path(env) if env else Path.home()
+
+
+def user_data_dir(user: str | None = None) -> Path:
+    """``user``'s data folder for the workbook (per platform; default: this process's user), not created."""
+    base_home = home(user)
     if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        base = Path(os.environ.get("LOCALAPPDATA") or base_home / "AppData" / "Local")
     elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
+        base = base_home / "Library" / "Application Support"
     else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+        xdg = os.environ.get("XDG_DATA_HOME") if user is None else None
+        base = Path(xdg) if xdg else base_home / ".local" / "share"
     return base / APP_NAME
 
 
-def output_root() -> tuple[Path, str]:
-    """(the output folder, where that choice came from), not created and without the dry-run part."""
+def output_root(user: str | None = None) -> tuple[Path, str]:
+    """(the output folder, where that choice came from), not created and without the dry-run part —
+    this process's, or ``user``'s under the same settings (for a lecturer looking)."""
     raw = os.environ.get(OUTPUT_DIR_ENV, "").strip()
     if raw:
-        expanded = os.path.expandvars(os.path.expanduser(raw.replace("{user}", user_name())))
+        name = user or user_name()
+        expanded = os.path.expandvars(raw.replace("{user}", name))
+        expanded = str(home(user) / expanded[2:]) if expanded.startswith("~/") else os.path.expanduser(expanded)
         return Path(expanded).absolute(), f"${OUTPUT_DIR_ENV}={raw}"
-    return user_data_dir() / "runs", "your data folder: no $SBERTLIB_OUTPUT_DIR set"
+    return user_data_dir(user) / "runs", "the data folder: no $SBERTLIB_OUTPUT_DIR set"
 
 
 def writable_dir(path: str | os.PathLike, what: str) -> Path:
@@ -140,14 +164,15 @@ def owned_by_someone_else(path: str | os.PathLike) -> str | None:
     return owner(path) if uid != os.getuid() else None
 
 
-def describe() -> dict[str, str]:
-    """Every place sbertlib reads or writes, for ``python -m sbertlib where`` and the lecturer."""
+def describe(user: str | None = None) -> dict[str, str]:
+    """Every place sbertlib reads or writes, for ``python -m sbertlib where`` — this user's, or
+    ``user``'s (a lecturer looking for a student's files, under this process's settings)."""
     from . import config
-    root, origin = output_root()
+    root, origin = output_root(user)
     cache = config.hub_cache_dir()
     data_env = os.environ.get(config.DATA_DIR_ENV)
     return {
-        "user": user_name(),
+        "user": user or user_name(),
         "output folder": f"{root}  ({origin})",
         "your kept code": str(root / "your_code"),
         "dry runs": str(root / "dry-run"),

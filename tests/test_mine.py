@@ -308,10 +308,12 @@ def test_a_function_without_source_is_named():
         mine.keep(ns["made_by_exec"])
 
 
-def test_helper_classes_are_written_base_first_and_a_dataclass_can_be_kept(monkeypatch, capsys):
+@pytest.mark.parametrize("as_kernel", [True, False], ids=["kernel-main-module", "plain-namespace"])
+def test_helper_classes_are_written_base_first_and_a_dataclass_can_be_kept(as_kernel, monkeypatch, capsys):
     import types
     main = types.ModuleType("__main__")  # as in a kernel: sys.modules["__main__"] is the notebook's namespace
-    monkeypatch.setitem(sys.modules, "__main__", main)
+    if as_kernel:
+        monkeypatch.setitem(sys.modules, "__main__", main)
     ns = run_cells([
         "from dataclasses import dataclass\nimport torch",
         "class Base:\n    scale = 2.0\n\n    def twice(self, x):\n        return x * self.scale",
@@ -319,9 +321,12 @@ def test_helper_classes_are_written_base_first_and_a_dataclass_can_be_kept(monke
         "def uses_both(x):\n    # names the subclass first in sorted order: Base < Child, yet Child needs Base\n"
         "    return Child().thrice(x) + Base().twice(x)",
         "@dataclass\nclass Recipe:\n    lr: float = 2e-5\n    batch_size: int = 16",
-    ], vars(main))
+        "class Constants:\n    SCALE = 20.0",
+    ], vars(main) if as_kernel else None)
     mine.keep(ns["uses_both"], notebook="05")
     assert mine.load("uses_both")(1.0) == 5.0
     mine.keep(ns["Recipe"], notebook="03")
     Recipe = mine.load("Recipe")
     assert mine.is_yours(Recipe) and Recipe(lr=1e-3) == Recipe(1e-3, 16) and Recipe().batch_size == 16
+    mine.keep(ns["Constants"], notebook="03")
+    assert mine.load("Constants").SCALE == 20.0

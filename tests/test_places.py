@@ -123,3 +123,27 @@ def test_where_prints_every_place(capsys, monkeypatch, tmp_path):
     out = capsys.readouterr().out
     for what in ("output folder", "your kept code", "course data", "Hugging Face cache", str(tmp_path / "o")):
         assert what in out
+
+
+def test_a_home_that_is_not_the_users_own_is_not_used(monkeypatch, tmp_path):
+    if not hasattr(os, "chown") or os.getuid() != 0:
+        pytest.skip("needs root to hand a folder to another user (chown)")
+    import pwd
+    monkeypatch.delenv("XDG_DATA_HOME")
+    theirs = tmp_path / "someone-elses-home"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)
+    monkeypatch.setenv("HOME", str(theirs))  # a process switched user but kept the caller's $HOME
+    assert places.home() == Path(pwd.getpwuid(os.getuid()).pw_dir)
+    monkeypatch.setenv("HOME", str(tmp_path))  # its own: honoured
+    assert places.user_data_dir() == tmp_path / ".local" / "share" / "sbert-workbook"
+
+
+def test_a_lecturer_asks_where_a_students_files_are(capsys, tmp_path, monkeypatch):
+    from sbertlib.cli import main
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "class" / "{user}"))
+    assert main(["where", "--user", "nobody"]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path / "class" / "nobody" / "your_code") in out and "none yet" in out
+    assert main(["where", "--user", "no-such-user-here"]) == 2
+    assert "no such user" in capsys.readouterr().err

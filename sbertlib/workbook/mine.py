@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import builtins
 import datetime as _dt
+import gc
 import importlib
 import importlib.util
 import inspect
@@ -250,6 +251,11 @@ def _namespace(obj) -> dict:
             if not member.__code__.co_filename.startswith("<string"):  # not made by exec (a dataclass's __init__)
                 return member.__globals__
         module = sys.modules.get(obj.__module__)  # a kernel's __main__ is the notebook's namespace
+        if module is not None and getattr(module, obj.__name__, None) is obj:
+            return vars(module)
+        for ref in gc.get_referrers(obj):  # a namespace that is no module's (exec in a dict)
+            if isinstance(ref, dict) and ref.get(obj.__name__) is obj and ref.get("__name__") == obj.__module__:
+                return ref
         return vars(module) if module else {}
     obj = inspect.unwrap(obj) if callable(obj) else obj  # a decorated function: where its own code lives
     if isinstance(obj, types.FunctionType):
