@@ -192,6 +192,20 @@ class KernelSampler(threading.Thread):
             s["end_rss"], s["samples"] = now, s["samples"] + 1
 
 
+def _cpu(p: psutil.Process) -> float:
+    try:
+        t = p.cpu_times()
+        return t.user + t.system
+    except psutil.Error:
+        return 0.0
+
+
+def busy_seconds() -> float:
+    """CPU seconds all cores have spent busy since boot (everything but idle and iowait)."""
+    t = psutil.cpu_times()
+    return sum(getattr(t, f) for f in ("user", "nice", "system", "irq", "softirq", "steal") if hasattr(t, f))
+
+
 class MachineSampler(threading.Thread):
     """In the runner: every ``interval`` s, the RSS of all the students' kernels together (descendants
     of the student processes, less the student processes themselves), every ``pss_every`` samples their
@@ -202,11 +216,17 @@ class MachineSampler(threading.Thread):
         self.pids, self.interval, self.pss_every = pids, interval, pss_every
         self.stop = threading.Event()
         self.peak_kernels_rss = self.peak_kernels_pss = self.peak_all_rss = self.peak_used = 0
-        self.samples = 0
+        self.samples, self.peak_load = 0, 0.0
+        self.cpu = {}  # pid -> its CPU seconds at the last sample: ours, kernels included
+        self.cpu_before = {p.pid: _cpu(p) for pid in pids for p in tree(pid)}  # spent before the run
+        self.busy_start, self.busy_end = busy_seconds(), None
 
     def run(self) -> None:
         while not self.stop.wait(self.interval):
             students = [p for pid in self.pids for p in tree(pid, include_self=True)]
+            for p in students:
+                self.cpu[p.pid] = _cpu(p) or self.cpu.get(p.pid, 0.0)
+            self.peak_load = max(self.peak_load, os.getloadavg()[0])
             kernels = [p for p in students if p.pid not in self.pids]
             self.peak_kernels_rss = max(self.peak_kernels_rss, rss(kernels))
             self.peak_all_rss = max(self.peak_all_rss, rss(students))
@@ -215,6 +235,14 @@ class MachineSampler(threading.Thread):
             vm = psutil.virtual_memory()
             self.peak_used = max(self.peak_used, vm.total - vm.available)
             self.samples += 1
+        self.busy_end = busy_seconds()
+
+    def others_share(self, seconds: float) -> float:
+        """The machine's busy CPU time in the run not spent by the students' processes, as a share of
+        all cores x ``seconds``: how much other work shared the machine (0 = none)."""
+        ours = sum(self.cpu.values()) - sum(self.cpu_before.values())
+        others = (self.busy_end or busy_seconds()) - self.busy_start - ours
+        return max(0.0, others) / (seconds * (os.cpu_count() or 1))
 
 
 # ----------------------------------------------------------------------------- one student
@@ -259,18 +287,18 @@ def student_peak_mib(row: dict) -> int:
 
 # ----------------------------------------------------------------------------- N students at once
 def run_class(profile_name: str, numbers: list[str], n: int, interval: float, timeout: int,
-              workdir: Path) -> dict:
+              workdir: Path, folder: Path | None = None) -> dict:
     """N students at once, each its own process (``--_student``) with its own output folder; they start
     at the same moment. Returns each student's result and the machine's memory peaks."""
     vm = psutil.virtual_memory()
-    used_before = vm.total - vm.available
+    used_before, begin = vm.total - vm.available, time.perf_counter()
     start_at = time.time() + 3.0 + 0.5 * n  # all have imported sbertlib by then
     procs = []
     for i in range(n):
         out, result = workdir / f"student{i + 1}", workdir / f"student{i + 1}.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--_student", str(result), "--profile", profile_name,
                "--path", ",".join(numbers), "--output-dir", str(out), "--interval", str(interval),
-               "--timeout", str(timeout), "--start-at", str(start_at)]
+               "--timeout", str(timeout), "--start-at", str(start_at)] + (["--notebook-dir", str(folder)] if folder else [])
         procs.append((subprocess.Popen(cmd), result))
     sampler = MachineSampler([p.pid for p, _ in procs], interval)
     sampler.start()
@@ -282,11 +310,12 @@ def run_class(profile_name: str, numbers: list[str], n: int, interval: float, ti
         if code != 0 or not result.is_file():
             sys.exit(f"class_sizing: a simulated student exited with status {code}")
         students.append(json.loads(result.read_text()))
-    return {"n": n, "students": students, **machine_peaks(sampler, used_before)}
+    return {"n": n, "students": students, **machine_peaks(sampler, used_before, time.perf_counter() - begin)}
 
 
-def machine_peaks(sampler: MachineSampler, used_before: int) -> dict:
-    return {"peak_kernels_rss_mib": round(sampler.peak_kernels_rss / MiB),
+def machine_peaks(sampler: MachineSampler, used_before: int, seconds: float) -> dict:
+    return {"peak_load_1min": round(sampler.peak_load, 2),
+            "others_cpu_share": round(sampler.others_share(seconds), 3),"peak_kernels_rss_mib": round(sampler.peak_kernels_rss / MiB),
             "peak_kernels_pss_mib": round(sampler.peak_kernels_pss / MiB),
             "peak_with_harness_rss_mib": round(sampler.peak_all_rss / MiB),
             "peak_used_above_before_mib": round((sampler.peak_used - used_before) / MiB),
@@ -297,13 +326,13 @@ def run_alone(profile_name: str, numbers: list[str], output_dir: Path, interval:
               timeout: int, folder: Path | None) -> dict:
     """One student in this process, nothing else running; with the machine's peaks as for N students."""
     vm = psutil.virtual_memory()
-    used_before = vm.total - vm.available
+    used_before, begin = vm.total - vm.available, time.perf_counter()
     sampler = MachineSampler([os.getpid()], interval)
     sampler.start()
     result = run_student(profile_name, numbers, output_dir, interval, cold=cold, timeout=timeout, folder=folder)
     sampler.stop.set()
     sampler.join()
-    return {**result, **machine_peaks(sampler, used_before)}
+    return {**result, **machine_peaks(sampler, used_before, time.perf_counter() - begin)}
 
 
 # ----------------------------------------------------------------------------- reports
@@ -341,19 +370,26 @@ def class_rows(runs: list[dict]) -> list[dict]:
                      "slowdown": round(mean / base, 2) if base else None,
                      "peak_kernels_rss_mib": run["peak_kernels_rss_mib"], "peak_kernels_pss_mib": run["peak_kernels_pss_mib"],
                      "peak_used_above_before_mib": run["peak_used_above_before_mib"],
-                     "peak_one_kernel_mib": per_student_peak, "failed_notebooks": failed})
+                     "peak_one_kernel_mib": per_student_peak, "failed_notebooks": failed,
+                     "peak_load_1min": run.get("peak_load_1min"), "others_cpu_share": run.get("others_cpu_share")})
     return rows
+
+
+def _pct(share: float | None) -> str:
+    return "—" if share is None else f"{100 * share:.0f}%"
 
 
 def class_table(rows: list[dict]) -> str:
     lines = ["| students at once | time per student (mean) | slowest student | slowdown vs 1 | peak of all kernels, RSS MiB "
-             "| same, PSS MiB | machine's used memory above idle, MiB | largest single kernel, MiB | failed notebooks |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| same, PSS MiB | machine's used memory above idle, MiB | largest single kernel, MiB | failed notebooks "
+             "| other work's share of the CPU | peak load (1 min) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         slow = f"{r['slowdown']:.2f}×" if r["slowdown"] else "—"
         lines.append(f"| {r['n']} | {minutes(r['mean_seconds'])} | {minutes(r['slowest_seconds'])} | {slow} | "
                      f"{r['peak_kernels_rss_mib']:,} | {r['peak_kernels_pss_mib']:,} | {r['peak_used_above_before_mib']:,} | "
-                     f"{r['peak_one_kernel_mib']:,} | {r['failed_notebooks']} |")
+                     f"{r['peak_one_kernel_mib']:,} | {r['failed_notebooks']} | {_pct(r['others_cpu_share'])} | "
+                     f"{r['peak_load_1min'] if r['peak_load_1min'] is not None else '—'} |")
     return "\n".join(lines)
 
 
@@ -420,15 +456,17 @@ def main(argv: list[str] | None = None) -> int:
             alone["load_after"] = [round(x, 2) for x in os.getloadavg()]
             report["alone"] = alone
             print("\n" + alone_table(alone) + "\n", flush=True)
+            print(f"Other work's share of the CPU during the run: {_pct(alone['others_cpu_share'])}; peak load "
+                  f"average (1 min) {alone['peak_load_1min']}.\n", flush=True)
         runs = []
         if alone_nb == path and not args.cold and 1 not in counts:
             # the alone run is one student on the path: it is N=1
             runs.append({"n": 1, "from": "--alone", "students": [alone],
-                         **{k: v for k, v in alone.items() if k.startswith(("peak_", "used_", "samples"))}})
+                         **{k: v for k, v in alone.items() if k.startswith(("peak_", "used_", "samples", "others_"))}})
         for n in counts:
             print(f"{n} student(s) at once, each notebooks {args.path} in order ... (load {os.getloadavg()[0]:.2f})",
                   flush=True)
-            run = run_class(args.profile, path, n, args.interval, args.timeout, work / f"class{n}")
+            run = run_class(args.profile, path, n, args.interval, args.timeout, work / f"class{n}", folder)
             run["load_after"] = [round(x, 2) for x in os.getloadavg()]
             runs.append(run)
             print("\n" + class_table(class_rows(runs)) + "\n", flush=True)
