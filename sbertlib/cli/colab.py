@@ -2,10 +2,13 @@
 repository — once, when you publish the workbook or a fork of it.
 
     python -m sbertlib colab --repo OWNER/NAME [--branch main]
+
+What it writes into the set-up cells is code Colab runs when a notebook is opened, so --repo must be
+GitHub's OWNER/NAME (or https://github.com/OWNER/NAME) and --branch a git branch name of letters,
+digits and . _ - / + only; anything else is refused, with nothing changed.
 """
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -16,12 +19,14 @@ from .common import command, parser
 @command("colab")
 def main(argv: list[str] | None = None) -> int:
     ap = parser("colab", __doc__)
-    ap.add_argument("--repo", default=colab.REPOSITORY, help=f"GitHub OWNER/NAME (default {colab.REPOSITORY})")
-    ap.add_argument("--branch", default=colab.BRANCH, help="branch Colab opens (default main)")
+    ap.add_argument("--repo", default=colab.REPOSITORY,
+                    help=f"GitHub OWNER/NAME, or https://github.com/OWNER/NAME (default {colab.REPOSITORY})")
+    ap.add_argument("--branch", default=colab.BRANCH,
+                    help="branch Colab opens: letters, digits and . _ - / + (git's rules) (default main)")
     ap.add_argument("--notebooks", default=str(notebooks.NOTEBOOK_DIR), help="the notebooks' folder")
     args = ap.parse_args(argv)
-    if not re.fullmatch(r"[\w.-]+/[\w.-]+", args.repo):
-        ap.error(f"--repo {args.repo!r}: expected GitHub's OWNER/NAME, e.g. {colab.REPOSITORY}")
+    # a value that could not be written safely: one line naming the option and the value, exit 2
+    args.repo, args.branch = colab.check_repo(args.repo), colab.check_branch(args.branch)
     readme = Path(args.notebooks).resolve().parent / "README.md"
     changed = colab.apply(Path(args.notebooks), readme if readme.is_file() else None, args.repo, args.branch)
     print(f"{len(changed)} file(s) now point at github.com/{args.repo} ({args.branch})")

@@ -10,6 +10,14 @@ Every notebook carries, written by :func:`apply`:
 
 Publishing a fork: ``python -m sbertlib colab --repo OWNER/NAME`` rewrites both in every notebook
 and the README's badge; ``tests/test_colab.py`` checks that they agree.
+
+What goes into the set-up cell is code Colab runs when a student opens the notebook, so nothing
+typed may become code: the repository (:func:`check_repo`: GitHub's OWNER/NAME, or its
+``https://github.com/OWNER/NAME`` address), the branch (:func:`check_branch`: git's rules for a
+ref name, and only letters, digits and ``. _ - / +``) and the install spec made of them
+(:func:`check_install_spec`: one pip requirement or URL, no quotes, spaces or control characters)
+are validated, a ValueError naming the option and the value otherwise, and even a value that passes
+is written into the cell with ``repr()``.
 """
 from __future__ import annotations
 
@@ -27,8 +35,63 @@ _BADGE = re.compile(r"\[!\[Open In Colab\]\([^)]*\)\]\([^)]*\)\n*")
 _BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 
+_OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"       # GitHub's user and organisation names
+_NAME = r"[A-Za-z0-9._-]{1,100}"
+_REPO = re.compile(rf"({_OWNER})/({_NAME})")
+_REPO_URL = re.compile(rf"(?:https://|git\+https://)?(?:www\.)?github\.com/({_OWNER})/({_NAME}?)(?:\.git)?/?")
+_BRANCH_CHARS = re.compile(r"[A-Za-z0-9._/+-]{1,255}")
+_UNSAFE_SPEC = re.compile(r"[\s'\"`\\;|&$<>(){}\x00-\x1f\x7f]")
+
+
+def check_repo(repo: str) -> str:
+    """``repo`` as GitHub's OWNER/NAME (given so, or as ``https://github.com/OWNER/NAME[.git]``);
+    ValueError naming it otherwise."""
+    found = (_REPO.fullmatch(repo) or _REPO_URL.fullmatch(repo)) if isinstance(repo, str) else None
+    if not found or found.group(2) in (".", ".."):
+        raise ValueError(f"--repo {repo!r}: expected GitHub's OWNER/NAME (letters, digits, '-'; the name also '.' "
+                         f"and '_'), or https://github.com/OWNER/NAME, e.g. {REPOSITORY}")
+    return f"{found.group(1)}/{found.group(2)}"
+
+
+def check_branch(branch: str) -> str:
+    """``branch`` if git would take it as a branch name (``git check-ref-format --branch``) and it is
+    made of letters, digits and ``. _ - / +`` only (no space, quote, ``@``, ``#``...: it goes into a
+    URL and into code); ValueError naming it otherwise."""
+    ok = (isinstance(branch, str) and _BRANCH_CHARS.fullmatch(branch) is not None and not branch.startswith(("-", "/"))
+          and not branch.endswith(("/", ".")) and ".." not in branch and "//" not in branch
+          and not any(part.startswith(".") or part.endswith(".lock") for part in branch.split("/")))
+    if not ok:
+        raise ValueError(f"--branch {branch!r}: not a branch name this command writes into the notebooks: use "
+                         f"letters, digits and . _ - / + (git's rules: no '..', '//', no part starting with '.' "
+                         f"or ending in '.lock'), e.g. {BRANCH}")
+    return branch
+
+
+def check_install_spec(spec: str) -> str:
+    """``spec`` if it is one thing for pip to install: a requirement (``name[extras] @ URL`` included,
+    as ``packaging.requirements`` reads it) or a URL, with no quote, space (but around ``@``) or
+    control character; ValueError naming it otherwise."""
+    ok = isinstance(spec, str) and 0 < len(spec) <= 1000 and not _UNSAFE_SPEC.search(spec.replace(" @ ", "@"))
+    if ok:
+        try:
+            from packaging.requirements import InvalidRequirement, Requirement
+        except ImportError:    # packaging is there wherever transformers is; else a URL or a plain name
+            ok = re.fullmatch(r"[A-Za-z0-9._-]+(?:\[[A-Za-z0-9._,-]+\])?(?:@[^@]+|[=<>!~][^@]*)?|\w[\w+.-]*://\S+", spec
+                              .replace(" @ ", "@")) is not None
+        else:
+            try:
+                Requirement(spec)
+            except InvalidRequirement:
+                ok = re.fullmatch(r"(?:https?|file|git\+https?)://\S+", spec) is not None
+    if not ok:
+        raise ValueError(f"install spec {spec!r}: expected one pip requirement or URL, with no quotes, spaces or "
+                         "control characters, e.g. " + _spec(REPOSITORY, BRANCH))
+    return spec
+
+
 def colab_url(notebook: str, repo: str = REPOSITORY, branch: str = BRANCH) -> str:
     """Colab's address of ``notebooks/<notebook>`` in ``repo`` on GitHub."""
+    repo, branch = check_repo(repo), check_branch(branch)
     return f"https://colab.research.google.com/github/{repo}/blob/{branch}/notebooks/{notebook}"
 
 
@@ -43,20 +106,32 @@ def plain_link(text: str) -> str:
     return re.sub(r"\[!\[Open In Colab\]\([^)]*\)\]\(([^)]*)\)", r"[Open in Colab ↗](\1)", text)
 
 
-def install_spec(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
-    """What pip installs outside a checkout: the package with every extra the notebooks use."""
+def _spec(repo: str, branch: str) -> str:
     return f"sbertlib[workbook,search,offline] @ git+https://github.com/{repo}@{branch}"
 
 
+def install_spec(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
+    """What pip installs outside a checkout: the package with every extra the notebooks use."""
+    return check_install_spec(_spec(check_repo(repo), check_branch(branch)))
+
+
 def setup_source(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
-    """The set-up cell: kept short and free of sbertlib imports (it runs before sbertlib exists)."""
+    """The set-up cell: kept short and free of sbertlib imports (it runs before sbertlib exists). The
+    install spec is validated and written with ``repr()``: no repository or branch becomes code."""
+    spec = install_spec(repo, branch)
     return (
         "# Opened alone (Colab, a downloaded notebook)? This installs sbertlib; the data sets then arrive from the\n"
         "# Hugging Face Hub on first use. Where sbertlib is installed already (the checkout, `make lab`) it does nothing.\n"
         "import importlib.util, os, subprocess, sys\n"
         "if importlib.util.find_spec(\"sbertlib\") is None:\n"
-        f"    spec = os.environ.get(\"{INSTALL_ENV}\", \"{install_spec(repo, branch)}\")\n"
+        f"    spec = os.environ.get({_quoted(INSTALL_ENV)}, {_quoted(spec)})\n"
         "    subprocess.run([sys.executable, \"-m\", \"pip\", \"install\", \"--quiet\", spec], check=True)")
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a Python string literal: double-quoted like the rest of the cell where that is exact."""
+    literal = repr(text)
+    return f'"{text}"' if literal == f"'{text}'" and '"' not in text and "\\" not in text else literal
 
 
 def _with_badge(text: str, notebook: str, repo: str, branch: str) -> str:
@@ -68,6 +143,7 @@ def _with_badge(text: str, notebook: str, repo: str, branch: str) -> str:
 
 def apply_to_notebook(nb, name: str, repo: str = REPOSITORY, branch: str = BRANCH):
     """``nb`` with its badge and set-up cell current (added where missing)."""
+    repo, branch = check_repo(repo), check_branch(branch)
     nb.cells[0].source = _with_badge(nb.cells[0].source, name, repo, branch)
     setup = [c for c in nb.cells if "setup" in c.metadata.get("tags", [])]
     if setup:
@@ -79,7 +155,8 @@ def apply_to_notebook(nb, name: str, repo: str = REPOSITORY, branch: str = BRANC
 
 def apply(folder: Path, readme: Path | None = None, repo: str = REPOSITORY, branch: str = BRANCH) -> list[Path]:
     """Make every notebook in ``folder`` (and the README's first badge) point at ``repo``; the
-    files changed."""
+    files changed. A ``repo`` or ``branch`` that could not be written safely: ValueError, nothing changed."""
+    repo, branch = check_repo(repo), check_branch(branch)
     changed = []
     for path in sorted(Path(folder).glob("[0-9][0-9]_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -99,7 +176,8 @@ def apply(folder: Path, readme: Path | None = None, repo: str = REPOSITORY, bran
 
 def raw_base(repo: str = REPOSITORY, branch: str = BRANCH) -> str:
     """Where the repository's files can be read one by one: ``$SBERTLIB_RAW_BASE``, else GitHub's raw host."""
-    return (os.environ.get(RAW_ENV) or f"https://raw.githubusercontent.com/{repo}/{branch}").rstrip("/")
+    return (os.environ.get(RAW_ENV) or f"https://raw.githubusercontent.com/{check_repo(repo)}/{check_branch(branch)}"
+            ).rstrip("/")
 
 
 def example_file(relpath: str, here: str | os.PathLike = ".") -> Path:
