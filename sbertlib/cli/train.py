@@ -14,6 +14,8 @@ lesson, then STSb), ``distill`` (a small student distilled from the profile's te
 notebook 14; not in the paper). The default is the profile's NLI lesson (``mnrl`` offline, ``nli`` on
 laptop/paper). Models are written under ``--output-dir`` (default ``$SBERTLIB_OUTPUT_DIR``, else your
 data folder: ``python -m sbertlib where``), where the notebooks find them; every stage is trained afresh unless ``--reuse``.
+``--json`` carries ``"contamination"``: for each evaluation set, the share of its sentences and of its
+pairs that the run's training data (all its stages) held (:mod:`sbertlib.evaluation.contamination`).
 The training arguments (``--epochs``, ``--batch-size``, ``--lr``, ...; one flag per field of
 ``sbertlib.training.TrainingArguments``) change the profile's for every stage trained; such a run
 is saved in its own folder.
@@ -79,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
-              "stsb_test_pairs": len(test), "model": str(runs.model_dir(profile, stages[-1], seed, mixed_precision=mixed_precision,
+              "stsb_test_pairs": len(test),
+              "contamination": history.contamination or runs.contamination(profile, stages[-1], seed, args.data_dir),
+              "model": str(runs.model_dir(profile, stages[-1], seed, mixed_precision=mixed_precision,
                                              overrides=given) / "final")}
     from ..training import distributed
     if distributed.rank() > 0:  # under torchrun: rank 0 reports
@@ -94,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{profile.name} profile, {profiles.backbone_label(profile.backbone)}, objective {result['objective']}: "
               f"STSb test ({len(test):,} pairs) {before:.2f} → {after:.2f} ({after - before:+.2f}) "
               f"in {result['seconds']:.0f} s; model in {result['model']}")
+        seen = result["contamination"].get("stsb-test")
+        if seen:
+            print(f"its training data held {100 * seen['sentences']:.1f}% of STSb test's sentences and both sentences "
+                  f"of {100 * seen['pairs']:.1f}% of its pairs (every set: --json, \"contamination\")")
     return 0
 
 

@@ -12,6 +12,7 @@ module                        holds
 ``evaluation.ablation``       the pooling / concatenation grid over seeds (§6, Table 6)
 ``evaluation.speed``          honest timing: warm-up, repeats, median; smart batching (§7, Table 7)
 ``evaluation.reports``        ours beside the paper's tables, with labels naming what produced ours
+``evaluation.contamination``  what a training set saw of each evaluation set: sentences, pairs
 ============================  ==============================================================
 """
 from .reports import beside_paper, label_for, table1, table2, table5, table6

@@ -30,6 +30,7 @@ class History:
     interrupted: bool = False
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
+    contamination: dict = field(default_factory=dict)  # {eval set: shares seen in training}: evaluation.contamination
 
     @property
     def steps(self) -> list[int]:

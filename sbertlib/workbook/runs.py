@@ -86,6 +86,7 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
         start.pooling = pooling
     args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
     history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar)
+    history.contamination = contamination(profile, objective, seed, data_dir)
     from ..training import distributed
     if distributed.rank() == 0:  # under torchrun every rank trains; one writes
         history.save(hist_file)
@@ -120,6 +121,38 @@ def distillation_sentences(profile, seed: int = 42, data_dir=None) -> list[str]:
     pairs = stsb_train_pairs(profile, seed, data_dir)
     return distinct([s for t in triplets for s in (t.anchor, t.positive, t.negative)]
                     + [s for p in pairs for s in (p.sentence1, p.sentence2)])
+
+
+def training_texts(profile, objective: str, seed: int = 42, data_dir=None) -> list:
+    """Every training example ``objective``'s model saw, its earlier stages' and its teacher's training
+    included (the texts: no teacher vectors are computed) — what :func:`contamination` compares."""
+    from .profiles import load_nli_train
+    if objective in STARTS_FROM:
+        start = STARTS_FROM[objective] or profile.nli_objective
+        return training_texts(profile, start, seed, data_dir) + stsb_train_pairs(profile, seed, data_dir)
+    if objective == "nli":
+        return load_nli_train(profile, data_dir)
+    if objective == "mnrl":
+        return load_nli_train(profile, data_dir, triplets=True)
+    if objective == "distill":
+        taught = [] if profile.distill_teacher == "reference" else training_texts(profile, profile.distill_teacher,
+                                                                                    seed, data_dir)
+        return taught + distillation_sentences(profile, seed, data_dir)
+    return stsb_train_pairs(profile, seed, data_dir)
+
+
+_EVAL_SETS: dict[str, dict] = {}
+
+
+def contamination(profile, objective: str, seed: int = 42, data_dir=None) -> dict[str, dict]:
+    """What ``objective``'s training data (:func:`training_texts`) saw of every evaluation set the notebooks
+    report, each whole: ``{set: {"sentences": share, "pairs": share, ...}}``
+    (:mod:`sbertlib.evaluation.contamination`). A packaged teacher's own training data is not known here."""
+    from ..evaluation import contamination as measure
+    key = str(data_dir)
+    if key not in _EVAL_SETS:
+        _EVAL_SETS[key] = measure.evaluation_sets(data_dir=data_dir)
+    return measure.contamination(training_texts(profile, objective, seed, data_dir), _EVAL_SETS[key])
 
 
 def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",

@@ -1,0 +1,62 @@
+"""sbertlib.evaluation.contamination: what a training set saw of each evaluation set (sentences,
+pairs with both sentences seen, the same pairs), case- and space-normalised; on the real data,
+STSb train holds the same pairs as a third to a half of STS12-15; every training run records it and
+``train --json`` carries it."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sbertlib.data.records import NLIPair, STSPair, Triplet
+from sbertlib.evaluation import contamination as c
+
+
+def pair(a, b, score=3.0):
+    return STSPair(a, b, score)
+
+
+def test_shares_of_sentences_pairs_and_same_pairs():
+    training = [NLIPair("A man  sings.", "A person sings.", "entailment"), Triplet("Dogs run.", "Animals move.",
+                "Cats sleep."), ("a cat sits.", [0.1, 0.2]), "Stocks fell."]
+    evaluation = [pair("A person sings.", "a MAN sings."),    # the same pair, other order and case: seen
+                  pair("Dogs run.", "Stocks fell."),         # both sentences seen, never as a pair
+                  pair("A cat sits.", "A bird flies."),      # one sentence seen
+                  pair("Nothing here.", "Nor here.")]
+    figures = c.contamination(training, {"toy": evaluation})["toy"]
+    assert figures["eval_sentences"] == 8 and figures["eval_pairs"] == 4
+    assert figures["sentences"] == pytest.approx(5 / 8)
+    assert figures["pairs"] == pytest.approx(2 / 4) and figures["same_pairs"] == pytest.approx(1 / 4)
+    assert c.contamination(["Unrelated."], {"toy": evaluation})["toy"]["sentences"] == 0.0
+    assert "| toy | 62.5% of 8 | 50.0% of 4 | 25.0% |" in c.table({"toy": figures})
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="evaluation set is empty"):
+        c.contamination(["A."], {"empty": []})
+    with pytest.raises(TypeError, match="cannot read the sentences of a int training example"):
+        c.contamination([3], {"x": [pair("a", "b")]})
+
+
+def test_stsb_train_holds_a_third_to_a_half_of_sts12_15s_pairs(shared_data):
+    from sbertlib import data
+    sets = c.evaluation_sets(("sts12", "sts13", "sts14", "sts15", "sts16", "sick-r"), shared_data)
+    figures = c.contamination(data.load_stsb("train", shared_data), sets)
+    same = {name: round(f["same_pairs"] * f["eval_pairs"]) for name, f in figures.items()}
+    assert same == {"sts12": 1002, "sts13": 597, "sts14": 1861, "sts15": 1102, "sts16": 197, "sick-r": 0}
+    assert all(0.32 <= figures[f"sts1{y}"]["same_pairs"] <= 0.50 for y in (2, 3, 4, 5))
+
+
+def test_every_run_records_what_its_training_saw(tmp_path, monkeypatch, shared_data, capsys):
+    from sbertlib.cli import train
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
+    assert train.main(["--profile", "smoke", "--objective", "sts", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    seen = result["contamination"]
+    assert {"stsb-test", "sts12", "sick-r"} <= set(seen) and set(seen["sts12"]) >= {"sentences", "pairs"}
+    assert seen["sts12"]["same_pairs"] > 0 and seen["sick-r"]["sentences"] == 0.0  # STSb train: from STS12-16
+    from sbertlib.training import History
+    history = History.load(tmp_path / "smoke" / result["model"].split("/smoke/")[1].rsplit("/final", 1)[0]
+                           / "history.json")
+    assert history.contamination == seen
