@@ -64,7 +64,9 @@ ATTACKS = {
     "float subclass equal to anything": LIAR,
     "object claiming __class__ float": CLAIMS_FLOAT,
     "math.isclose patched": "import math\nmath.isclose = lambda *a, **k: True\n" + WRONG,
-    "json.loads patched": "import json\njson.loads = lambda *a, **k: [[0.0, 0.0], []]\n" + WRONG,
+    # only for the stored value: the kernel itself reads its messages with json.loads
+    "json.loads patched": "import json\n_loads = json.loads\njson.loads = lambda s, *a, **k: [[0.0, 0.0], []] "
+                          "if isinstance(s, str) and s.startswith('[[') else _loads(s, *a, **k)\n" + WRONG,
     "builtins.abs patched": "builtins.abs = lambda x: 0\n" + WRONG,
     "builtins.isinstance patched": CLAIMS_FLOAT.replace("__class__ = property(lambda self: float)", "pass")
     + "_isinstance = isinstance\n"
@@ -211,6 +213,8 @@ def test_attacks_fail_under_real_nbgrader_autograde(tmp_path):
     source = _tiny_notebook(tmp_path / "notebooks")
     ne.export_course(tmp_path / "course", source.parent, hidden_tests=True, log=lambda *_: None)
     course = tmp_path / "course"
+    config = (course / "nbgrader_config.py").read_text()     # an attack that breaks the kernel fails in 2 min, not 10
+    (course / "nbgrader_config.py").write_text(config.replace("timeout = 600", "timeout = 120"))
     nbgrader(course, "generate_assignment", "90_tiny")
     released = nbformat.read(course / "release" / "90_tiny" / "90_tiny.ipynb", as_version=4)
     # the patches of builtins the kernel itself lives on (type, len, float) would break the kernel, not the test

@@ -3,7 +3,12 @@
 Writes ``DIR/nbgrader_config.py``, ``DIR/README.md`` (for the lecturer) and, for every notebook,
 ``DIR/source/<notebook name>/<notebook name>.ipynb`` in nbgrader's source format, so that the
 standard ``nbgrader generate_assignment``, ``validate``, ``autograde`` and ``generate_feedback`` work on
-it unchanged. What each lecturer-notebook cell becomes:
+it unchanged. A ``nbgrader_config.py`` or ``README.md`` already in ``DIR`` that this command did not
+write, or that was edited since (each file it writes ends with a digest of its text), is the
+lecturer's and stays: the course's are written beside it (``nbgrader_config.sbertlib.py``,
+``README.sbertlib.md``, which nbgrader does not read) and the command prints each setting to merge;
+``--overwrite`` replaces them. The course id (``--course-id``) is checked (:func:`check_course_id`)
+and written with ``repr()``. What each lecturer-notebook cell becomes:
 
 * an exercise (a cell tagged ``solution``) → an **autograded answer** cell
   (``grade: false, solution: true``). Its source is the student's stub (``metadata.stub``, what
@@ -656,7 +661,7 @@ def hidden_test_source(name: str, probe: str, value) -> str:
             "finally:\n"
             "    _sys.stderr = _stderr\n"
             + compare
-            + f"print('[OK] `{name}` gives the stored result')\n"
+            + f"print({f'[OK] `{name}` gives the stored result'!r})\n"
             "### END HIDDEN TESTS")
 
 
@@ -887,6 +892,15 @@ grading. Write the folder again (same command) after you change a solution or up
 Exercises in the "graded by the check" column keep their check as the grader: there is more than one right answer
 (any paraphrase pair in 10, any leak-free split in 13), or no fixed-input test exists for them.
 The feedback and the autograded notebooks show the hidden tests' code after grading.
+
+A hidden test trusts nothing a student's code can change from inside the notebook: a result that
+lies about itself (a float subclass equal to anything), a patched `math.isclose` or `json.loads`, a
+replaced builtin, or its own helpers rebound while it runs all fail it. What it cannot stop, as
+nothing sharing the kernel with the student's code can: code that reaches into the interpreter or
+the kernel (`sys._getframe`, `gc`, `ctypes`, `get_ipython()`), or that reads the stored values from
+`source/` on disk while it is graded. Such code is plain to see in the answer cell; read the answer
+cells of a submission that scores full marks with imports like those (the `sbertlib.workbook.nbgrader_export`
+docstring has the whole threat model).
 """ if hidden_tests else f"""
 ## Hidden tests
 
