@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -11,6 +12,11 @@ import torch
 
 DATA_DIR_ENV = "SBERTLIB_DATA_DIR"
 HUB_HOST = "huggingface.co"
+# How long sbertlib waits for the Hub (seconds); each is read at each call, so a change takes effect at once.
+HUB_TIMEOUT_ENV = "SBERTLIB_HUB_TIMEOUT"  # the reachability check: one TCP connect (name lookup included)
+HUB_REQUEST_TIMEOUT_ENV = "SBERTLIB_HUB_REQUEST_TIMEOUT"  # each request huggingface_hub sends (its etag/download)
+HUB_WAIT_ENV = "SBERTLIB_HUB_WAIT"  # one download, all retries together, while no byte arrives
+HUB_TIMEOUT_DEFAULT, HUB_REQUEST_TIMEOUT_DEFAULT, HUB_WAIT_DEFAULT = 5.0, 10.0, 60.0
 
 
 def default_data_dir() -> Path:
@@ -118,6 +124,47 @@ def sync_hub_offline() -> None:
     constants.HF_HUB_OFFLINE = hub_offline_flag()
 
 
+def _seconds(env: str, default: float) -> float:
+    """A positive number of seconds from ``$env``, else ``default``; anything else is named as an error."""
+    text = os.environ.get(env, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value > 0 and value != float("inf")):
+        raise ValueError(f"${env}={text!r}: expected a number of seconds above 0 (default {default:g})")
+    return value
+
+
+def hub_timeout() -> float:
+    """Seconds the reachability check (:func:`hub_reachable`) waits for the Hub to accept a connection:
+    ``$SBERTLIB_HUB_TIMEOUT``, default 5 (a slow campus network may need more)."""
+    return _seconds(HUB_TIMEOUT_ENV, HUB_TIMEOUT_DEFAULT)
+
+
+def hub_request_timeout() -> float:
+    """Seconds huggingface_hub waits for an answer to each request it sends (its ``etag_timeout`` and
+    ``HF_HUB_DOWNLOAD_TIMEOUT``): ``$SBERTLIB_HUB_REQUEST_TIMEOUT``, default 10 (huggingface_hub's own)."""
+    return _seconds(HUB_REQUEST_TIMEOUT_ENV, HUB_REQUEST_TIMEOUT_DEFAULT)
+
+
+def hub_wait() -> float:
+    """Seconds sbertlib lets one download (a file, or a model's files) go on while no byte arrives —
+    huggingface_hub's own retries and rate-limit waits included: ``$SBERTLIB_HUB_WAIT``, default 60.
+    A download that keeps receiving bytes is never cut, however long it takes."""
+    return _seconds(HUB_WAIT_ENV, HUB_WAIT_DEFAULT)
+
+
+def sync_hub_timeouts() -> None:
+    """Tell huggingface_hub sbertlib's per-request time-out (it reads its own once, at import)."""
+    from huggingface_hub import constants
+    seconds = hub_request_timeout()
+    constants.HF_HUB_ETAG_TIMEOUT = seconds
+    constants.HF_HUB_DOWNLOAD_TIMEOUT = seconds
+
+
 def _host_port(endpoint: str) -> tuple[str, int]:
     url = urllib.parse.urlsplit(endpoint)
     return url.hostname or HUB_HOST, url.port or (80 if url.scheme == "http" else 443)
@@ -133,20 +180,25 @@ def _can_connect(host: str, port: int, timeout: float) -> bool:
 
 _REACHABLE: dict[str, tuple[float, bool]] = {}
 _REACHABLE_TTL = 30.0  # seconds an answer is reused (a notebook asks many times)
+_SAID_UNREACHABLE: set[tuple[str, float]] = set()  # (endpoint, timeout) already reported as unreachable
 
 
-def hub_reachable(timeout: float = 1.5) -> bool:
-    """Whether the Hub (:func:`hub_endpoint`) answers: one TCP connect, ``timeout`` seconds at most —
-    the name lookup included (a socket time-out does not cover DNS, which can hang far longer).
-    False at once when ``HF_HUB_OFFLINE`` is set. The answer is reused for 30 s."""
+def hub_reachable(timeout: float | None = None) -> bool:
+    """Whether the Hub (:func:`hub_endpoint`) answers: one TCP connect, ``timeout`` seconds at most
+    (default :func:`hub_timeout`, ``$SBERTLIB_HUB_TIMEOUT``) — the name lookup included (a socket
+    time-out does not cover DNS, which can hang far longer). False at once when ``HF_HUB_OFFLINE`` is
+    set. The answer is reused for 30 s. The first time it decides an endpoint is unreachable it says so
+    on one line (stderr): which endpoint, after how long, and how to wait longer."""
     from concurrent.futures import ThreadPoolExecutor, TimeoutError
     if hub_offline_flag():
         return False
+    timeout = hub_timeout() if timeout is None else float(timeout)
     endpoint = hub_endpoint()
     when, answer = _REACHABLE.get(endpoint, (-1e9, False))
     if time.monotonic() - when < _REACHABLE_TTL:
         return answer
     pool = ThreadPoolExecutor(max_workers=1)
+    start = time.monotonic()
     try:
         answer = pool.submit(_can_connect, *_host_port(endpoint), timeout).result(timeout=timeout)
     except TimeoutError:
@@ -154,7 +206,17 @@ def hub_reachable(timeout: float = 1.5) -> bool:
     finally:
         pool.shutdown(wait=False)
     _REACHABLE[endpoint] = (time.monotonic(), answer)
+    if not answer and (endpoint, timeout) not in _SAID_UNREACHABLE:
+        _SAID_UNREACHABLE.add((endpoint, timeout))
+        print(f"sbertlib: the Hugging Face Hub at {endpoint} did not accept a connection "
+              f"(gave up after {time.monotonic() - start:.1f} s of at most {timeout:g} s): working offline. "
+              f"On a slow network allow longer with {HUB_TIMEOUT_ENV}=<seconds>.", file=sys.stderr)
     return answer
 
 
-hub_reachable.cache_clear = _REACHABLE.clear  # type: ignore[attr-defined]  # forget the answers (tests)
+def _forget_reachability() -> None:
+    _REACHABLE.clear()
+    _SAID_UNREACHABLE.clear()
+
+
+hub_reachable.cache_clear = _forget_reachability  # type: ignore[attr-defined]  # forget the answers (tests)

@@ -4,7 +4,10 @@ It answers what ``huggingface_hub.hf_hub_download`` asks — ``HEAD``/``GET
 /{datasets/|}{repo}/resolve/{revision}/{path}`` with ``X-Repo-Commit``, ``ETag`` (SHA-256, as for an
 LFS file), ``Content-Length``, byte ranges — and the Hub's 404s with ``X-Error-Code``
 (``RepoNotFound``, ``RevisionNotFound``, ``EntryNotFound``). Faults on demand: a download cut off
-after N bytes (once), a body that differs from its announced hash. ``requests`` logs what was asked.
+after N bytes (once), a body that differs from its announced hash, a Hub that rate-limits every request
+(``rate_limit = 3600``: HTTP 429 with ``Retry-After: 3600``), a Hub that accepts the connection and never
+answers (``hang = True``). ``static`` serves plain files at ``/static/<name>`` (an original archive, say).
+``requests`` logs what was asked.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ class HubStub:
         self.cut_after: dict[str, int] = {}  # path -> bytes sent before the first GET is cut off
         self.corrupt: set[str] = set()  # paths served with one byte flipped under the true hash
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range header)
+        self.rate_limit: int | None = None  # every request answered 429 with this Retry-After (seconds)
+        self.hang = False  # every request read, then no answer until the stub closes
+        self.static: dict[str, bytes] = {}  # name -> bytes served at /static/<name>
+        self._closing = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -62,7 +69,11 @@ class HubStub:
         self._thread.start()
         return self
 
+    def static_url(self, name: str) -> str:
+        return f"{self.url}/static/{name}"
+
     def __exit__(self, *exc) -> None:
+        self._closing.set()  # a hanging request ends now
         self._server.shutdown()
         self._server.server_close()
 
@@ -100,6 +111,24 @@ class HubStub:
 
             def _serve(self, with_body: bool) -> None:
                 stub.requests.append((self.command, self.path, self.headers.get("Range")))
+                if stub.hang:  # the connection was accepted and the request read: no answer, ever
+                    stub._closing.wait()
+                    self.close_connection = True
+                    return
+                if stub.rate_limit is not None:
+                    self.send_response(429)
+                    self.send_header("Retry-After", str(stub.rate_limit))
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if self.path.startswith("/static/"):
+                    body = stub.static.get(urllib.parse.unquote(self.path[len("/static/"):]))
+                    self.send_response(200 if body is not None else 404)
+                    self.send_header("Content-Length", str(len(body or b"")))
+                    self.end_headers()
+                    if with_body and body:
+                        self.wfile.write(body)
+                    return
                 name, body, repo = stub._lookup(self.path)
                 if name is None:
                     return self._error(body, repo)

@@ -45,34 +45,47 @@ def profile_datasets(nli_source: str) -> list[str]:
 
 def fetch_dataset(name: str, data_dir: str | None = None) -> str:
     """Load data set ``name`` through its loader (downloading what no local folder holds); a line
-    saying where it came from and how much."""
+    saying where it came from and how much: the local folder, the Hub (repository and commit; a branch
+    is said to be unpinned, with the commit it resolved to) or, where the Hub's copy is gone, the
+    original files (their URL)."""
     from ..data import hub
     loaders = _loaders()
     if name not in loaders:
         raise ValueError(f"unknown data set {name!r}; known: {', '.join(sorted(loaders))}")
     hub.SERVED.clear()
+    hub.ORIGINALS.clear()
     loaders[name](data_dir)
-    if not hub.SERVED:
+    parts = []
+    if hub.SERVED:
+        files = {f: p for _, f, p in hub.SERVED}
+        size = sum(p.stat().st_size for p in files.values())
+        ds = hub.SERVED[0][0]
+        commits = sorted({c for c in (hub.snapshot_commit(p) for p in files.values()) if c})
+        pin = ds.revision[:12] if hub.is_pinned(ds) else (
+            f"{ds.revision} (a branch, not pinned; it resolved to commit {', '.join(commits) or '?'})")
+        parts.append(f"{len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {ds.repo_id} at {pin}")
+    if hub.ORIGINALS:
+        files = {p: u for _, u, p, _ in hub.ORIGINALS}
+        size = sum(p.stat().st_size for p in files)
+        ds, _, _, why = hub.ORIGINALS[0]
+        parts.append(f"{len(files)} file(s), {size / 1e6:.1f} MB of the original files ({ds.fallback}) from "
+                     f"{', '.join(dict.fromkeys(files.values()))} — {why}")
+    if not parts:
         return f"{name}: from the local data folder ({config.data_dir(data_dir)})"
-    files = {f: p for _, f, p in hub.SERVED}
-    size = sum(p.stat().st_size for p in files.values())
-    ds = hub.SERVED[0][0]
-    pin = ds.revision[:12] if hub.is_pinned(ds) else f"{ds.revision} (a branch, not pinned)"
-    return f"{name}: {len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {ds.repo_id} at {pin}"
+    return f"{name}: " + "; ".join(parts)
 
 
 def fetch_model(name: str) -> str:
-    """Path of ``name`` in the local HF cache, downloading it if needed."""
-    from huggingface_hub import snapshot_download
-    try:
-        return snapshot_download(name, local_files_only=True, cache_dir=config.hub_cache_dir())
-    except Exception:
-        pass
+    """Path of ``name`` in the local HF cache (at its revision: model.backbones.MODEL_REVISIONS),
+    downloading it if needed."""
+    from ..model import backbones
+    cached = backbones.cached_model(name)
+    if cached is not None:
+        return str(cached)
     if not config.hub_reachable():
         raise ConnectionError(f"cannot download {name!r}: the Hugging Face Hub ({config.hub_endpoint()}) is not "
                               "reachable from here (offline, or HF_HUB_OFFLINE is set)")
-    config.sync_hub_offline()
-    return snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint())
+    return str(backbones.download_model(name))
 
 
 @command("fetch")

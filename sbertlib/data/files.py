@@ -6,7 +6,9 @@ import gzip
 import http.client
 import math
 import os
+import sys
 import urllib.request
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
@@ -23,6 +25,9 @@ T = TypeVar("T")
 # (every other data set comes from the Hub: data.hub.CATALOGUE).
 _TREC = "https://cogcomp.seas.upenn.edu/Data/QA/QC"  # SentEval's cogcomp.cs.illinois.edu moved here
 SOURCES: dict[str, str] = {f"senteval/TREC/{n}.label": f"{_TREC}/{n}.label" for n in ("train_5500", "TREC_10")}
+# SentEval's binary SST files, from the address its get_transfer_data.bash downloads them (not checked offline).
+_SST = "https://raw.githubusercontent.com/PrincetonML/SIF/master/data"
+SOURCES.update({f"senteval/SST/binary/sentiment-{s}": f"{_SST}/sentiment-{s}" for s in ("train", "dev", "test")})
 # Files published only inside archives (or needing conversion): named in the error, not auto-fetched.
 # Keys are a file or a folder prefix; URLs are the ones SentEval's get_transfer_data.bash uses.
 _STSWIKI = "http://ixa2.si.ehu.eus/stswiki/images"
@@ -73,6 +78,94 @@ def _archive_for(relpath: str) -> str | None:
     return ARCHIVE_SOURCES[max(keys, key=len)] if keys else None
 
 
+def original_url(relpath: str) -> str | None:
+    """Where the original of ``relpath`` is published: the file itself, else an archive holding it."""
+    return SOURCES.get(relpath) or _archive_for(relpath)
+
+
+def originals_dir() -> Path:
+    """Where original files fetched in place of a vanished Hub copy are kept: beside the Hub's copies,
+    in the Hugging Face cache, so that a lecturer's ``fetch`` into a shared cache serves a class."""
+    from . import hub
+    return hub.cache_root() / "sbertlib-originals"
+
+
+_SAID_ORIGINAL: set[str] = set()
+
+
+def _note_original(relpath: str, path: Path, ds, url: str, why: str) -> None:
+    from . import hub
+    hub.ORIGINALS.append((ds, url, path, why))
+    if relpath not in _SAID_ORIGINAL:
+        _SAID_ORIGINAL.add(relpath)
+        print(f"sbertlib: {ds.name}: {why}; using the original file {relpath!r} ({ds.fallback}) from {url}, kept "
+              f"at {path}", file=sys.stderr)
+
+
+def _kept_original(relpath: str) -> Path | None:
+    """An original file fetched earlier in place of a vanished Hub copy (in this Hugging Face cache)."""
+    from . import hub
+    kept = originals_dir() / relpath
+    if not kept.is_file():
+        return None
+    for ds in hub.CATALOGUE.values():
+        if relpath in hub.LOCAL_FILES.get(ds.name, {}).values():
+            _note_original(relpath, kept, ds, original_url(relpath) or "?",
+                           f"the Hub's copy ({ds.repo_id} at {ds.revision}) was found gone earlier")
+            return kept
+    return None
+
+
+def fetch_original(relpath: str, gone) -> Path:
+    """The original of ``relpath`` (a file, or unpacked from the archive that holds it, with the other files
+    of its data set in that archive), downloaded into :func:`originals_dir` because the Hub's copy of its
+    data set is gone (``gone``: the :class:`~sbertlib.data.hub.HubCopyMissing` that said so)."""
+    from . import hub
+    ds = gone.dataset
+    url = original_url(relpath)
+    if url is None:
+        raise gone
+    root = originals_dir()
+    why = f"the Hub's copy is gone ({str(gone).splitlines()[0]})"
+    if not hub.cache_writable(root):
+        raise hub.HubCopyMissing(
+            f"{gone}\nIts original ({url}) is not in the Hugging Face cache {hub.cache_root()} either, and this "
+            f"process may not write there (read-only: a shared cache?). "
+            + hub.shared_cache_fix(f"--datasets {ds.name}"), ds, gone=True) from None
+    dest = root / relpath
+    try:
+        if url == SOURCES.get(relpath):
+            _readable(download(url, dest))
+        else:
+            archive = root / "archives" / url.rsplit("/", 1)[-1]
+            if not archive.is_file():
+                _readable(download(url, archive))
+            wanted = [r for r in hub.LOCAL_FILES.get(ds.name, {}).values() if original_url(r) == url] or [relpath]
+            _unpack(archive, url, wanted, root)
+    except (OSError, ValueError, http.client.HTTPException, zipfile.BadZipFile) as exc:
+        raise hub.HubCopyMissing(f"{gone}\nIts original, {url}, could not be fetched either: {exc}", ds,
+                                 gone=True) from None
+    _note_original(relpath, dest, ds, url, why)
+    return dest
+
+
+def _unpack(archive: Path, url: str, relpaths: list[str], root: Path) -> None:
+    """Each of ``relpaths`` from the zip ``archive``, found by its file name wherever the archive keeps it."""
+    with zipfile.ZipFile(archive) as z:
+        members = {Path(n).name: n for n in z.namelist() if not n.endswith("/") and "__MACOSX" not in n}
+        for rel in relpaths:
+            name = Path(rel).name
+            if name not in members:
+                raise ValueError(f"{url} holds no file named {name!r} (it holds {sorted(members)[:10]})")
+            _readable(atomic_write(root / rel, lambda tmp, m=members[name]: tmp.write_bytes(z.read(m))))
+
+
+def _readable(path: Path) -> Path:
+    """Readable by everyone (a temp file is private): a class reads what a lecturer fetched."""
+    os.chmod(path, 0o644)
+    return path
+
+
 def _not_found(relpath: str, places: list[Path], url: str | None, reason: str) -> DataNotFoundError:
     searched = "\n".join(f"  - {(p / relpath).absolute()}" for p in places)
     lines = [f"data file {relpath!r} not found. Searched:\n{searched}"]
@@ -92,16 +185,27 @@ def local_or_hub(relpath: str, data_dir: str | os.PathLike | None, read_local: C
                  read_hub: Callable[[str], T]) -> T:
     """``read_local(file)`` when a local data folder holds ``relpath``; else ``read_hub(hint)`` (the
     Hub's copy, see :mod:`sbertlib.data.hub`) — unless the caller named the folder (``data_dir=``) or
-    ``$SBERTLIB_DATA_SOURCE=local`` forbids the Hub: then the error says what is missing where."""
+    ``$SBERTLIB_DATA_SOURCE=local`` forbids the Hub: then the error says what is missing where. When the
+    Hub's copy is gone (its revision or repository not found) and the catalogue names a fallback, the
+    original file is fetched into the Hugging Face cache (:func:`fetch_original`) and read locally, with a
+    line saying so."""
     from . import hub
     found = _find(relpath, data_dir)
     if found is not None:
         return read_local(found)
     if data_dir is not None or not hub.hub_allowed():
         return read_local(locate(relpath, data_dir))
+    kept = _kept_original(relpath) if original_url(relpath) else None
+    if kept is not None:  # the Hub's copy was found gone before, and the original fetched into this cache
+        return read_local(kept)
     hint = (f"put the file at {relpath!r} under a data folder and set {config.DATA_DIR_ENV}=<that folder> "
             "(the course's data folder has the layout data/README.md shows)")
-    return read_hub(hint)
+    try:
+        return read_hub(hint)
+    except hub.HubCopyMissing as exc:  # the Hub's copy gone: the original files, where the catalogue names them
+        if not (exc.gone and exc.dataset.fallback and original_url(relpath)):
+            raise
+        return read_local(fetch_original(relpath, exc))
 
 
 def locate(relpath: str, data_dir: str | os.PathLike | None = None,
@@ -141,6 +245,9 @@ def _lines(path: Path, encoding: str = "utf-8") -> list[str]:
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise _bad(path, len(out) + 1, f"the compressed file ends or breaks here ({exc}): it is truncated "
                                        "or corrupt; download or copy it again") from None
+    if not any(line.strip() for line in out):
+        raise DataFormatError(f"{path} is empty ({'no lines' if not out else 'only blank lines'}): nothing to "
+                              "read; copy or download the file again (or remove it, so that it is not used)")
     return out
 
 
@@ -176,6 +283,9 @@ def _rows(path: Path, required: Sequence[str], encoding: str = "utf-8") -> Itera
     missing = [c for c in required if c not in header]
     if missing:
         raise _bad(path, 1, f"header lacks column(s) {missing}; found {header}")
+    if not any(line.strip() for line in lines[1:]):
+        raise DataFormatError(f"{path} is empty: it holds its header line and no rows; copy or download the "
+                              "file again (or remove it, so that it is not used)")
     for i, line in enumerate(lines[1:], start=2):
         yield i, dict(zip(header, _fields(line, path, i, (len(header),))))
 

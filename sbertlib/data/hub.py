@@ -11,16 +11,27 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib
 import json
+import logging
 import os
+import re
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from .. import config
 from ..util import sha256_file
 from .records import ChecksumError, DataFormatError, DataNotFoundError
 
 SOURCE_ENV = "SBERTLIB_DATA_SOURCE"  # "auto" (local folder, then the Hub), "local" (never the Hub)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,11 @@ class HubDataset:
     licence: str
     differs: str = ""  # how this copy differs from the paper-era file, if it does
     columns: tuple[str, ...] = field(default=())  # the columns the loaders read
+    # Where the data come from when this Hub copy is gone (its revision or repository not found): the
+    # original files, whose URLs data.files.SOURCES / ARCHIVE_SOURCES list. Every entry whose revision is
+    # not a commit that could be checked holds one (a test asserts it): a branch can move or vanish.
+    fallback: str = ""
+    revision_note: str = ""  # what kind of commit the revision is, where that matters (shown in data/README.md)
 
     def filename(self, split: str) -> str:
         if split not in self.files:
@@ -67,7 +83,10 @@ CATALOGUE: dict[str, HubDataset] = {d.name: d for d in (
                "CC BY-NC-SA 3.0", columns=("sentence_A", "sentence_B", "relatedness_score", "label"),
                differs="the full SICK release (9,840 pairs: 4,439 / 495 / 4,906 by its SemEval_set column), "
                        "not SemEval 2014's task files (4,500 / 500 / 4,927); revision: the Hub's Parquet "
-                       "conversion branch (no commit hash could be verified offline)"),
+                       "conversion branch of a script data set (no commit hash could be verified offline; the Hub "
+                       "no longer converts script data sets and deletes that branch when it reprocesses one)",
+               fallback="SemEval 2014 task 1's own files (sick_train.zip, sick_trial.zip, sick_test_annotated.zip:"
+                        " 4,500 / 500 / 4,927 pairs)"),
     HubDataset("snli", "stanfordnlp/snli", "cdb5c3d5eed6ead6e5a341c8e56e669bb666725b",
                {s: f"plain_text/{h}-00000-of-00001.parquet" for s, h in (("train", "train"), ("dev", "validation"),
                                                                          ("test", "test"))},
@@ -82,10 +101,15 @@ CATALOGUE: dict[str, HubDataset] = {d.name: d for d in (
                {"train": "train.parquet", "dev": "validation.parquet", "test": "test.parquet"},
                "unspecified (Pang & Lee 2005, research use)", columns=("text", "label"),
                differs="the same 10,662 sentences, in train/validation/test order rather than positive then "
-                       "negative (MR has no standard split: SentEval scores it by 10-fold CV)"),
+                       "negative (MR has no standard split: SentEval scores it by 10-fold CV); revision: a "
+                       "pull-request commit (main's squash-merge of the same files is the stable pin, but its "
+                       "hash could not be verified offline)",
+               fallback="SentEval's rt-polarity.pos / .neg (datasmall_NB_ACL12.zip)",
+               revision_note="a pull-request commit; main's squash-merge could not be verified offline"),
     HubDataset("cr", "SetFit/SentEval-CR", "main", {"pos": "custrev.pos", "neg": "custrev.neg"},
                "research use (Hu & Liu 2004)", differs="SentEval's own files; revision: main (only a short "
-                                                      "commit hash could be found offline)"),
+                                                      "commit hash could be found offline)",
+               fallback="SentEval's custrev.pos / .neg (datasmall_NB_ACL12.zip)"),
     HubDataset("subj", "SetFit/subj", "2eba632847a64707391116d7e9b3cd72c700c5e6",
                {"train": "train.jsonl", "test": "test.jsonl"}, "research use (Pang & Lee 2004)",
                columns=("text", "label_text"),
@@ -94,13 +118,16 @@ CATALOGUE: dict[str, HubDataset] = {d.name: d for d in (
                "unspecified (Socher et al. 2013)", columns=("text", "label"),
                differs="binary SST with sentence-level train (6,920 sentences): SentEval's sentiment-train also "
                        "holds the phrases (67,349 lines); dev 872 and test 1,821 as in SentEval; revision: main "
-                       "(only a short commit hash could be found offline)"),
+                       "(only a short commit hash could be found offline)",
+               fallback="SentEval's sentiment-train / -dev / -test (PrincetonML/SIF; train holds the phrases too: "
+                        "67,349 lines)"),
     HubDataset("trec", "CogComp/trec", "refs/convert/parquet",
                {"train": "default/train/0000.parquet", "test": "default/test/0000.parquet"},
                "unspecified (Li & Roth 2002, research use)", columns=("text", "coarse_label"),
                differs="the same 5,452 / 500 questions; coarse label ids in the Hub's order (ABBR, ENTY, DESC, "
-                       "HUM, LOC, NUM); revision: the Hub's Parquet conversion branch (no commit hash could be "
-                       "verified offline)"),
+                       "HUM, LOC, NUM); revision: the Hub's Parquet conversion branch of a script data set (no "
+                       "commit hash could be verified offline; the Hub deletes that branch when it reprocesses one)",
+               fallback="Li & Roth's own train_5500.label / TREC_10.label (cogcomp.seas.upenn.edu)"),
     HubDataset("mrpc", "nyu-mll/glue", "a3f3ab759b9d7018046ce361f115ef38276d2e1e",
                {s: f"mrpc/{s}-00000-of-00001.parquet" for s in ("train", "validation", "test")},
                "Microsoft Research Paraphrase Corpus terms", columns=("sentence1", "sentence2", "label"),
@@ -139,16 +166,232 @@ def hub_allowed() -> bool:
     return value == "auto"
 
 
+# ----------------------------------------------------------------------------- huggingface_hub's errors
+def hub_error_class(name: str) -> type[BaseException]:
+    """huggingface_hub's error class ``name`` wherever the installed version keeps it:
+    ``huggingface_hub.errors`` from 0.25, ``huggingface_hub.utils`` before (0.23 and 0.24). A name no
+    module holds gives a class no exception is an instance of — never an ImportError while a failed
+    download is being explained."""
+    for module in ("huggingface_hub.errors", "huggingface_hub.utils", "huggingface_hub.utils._errors"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            return cls
+    return type(f"Absent{name}", (Exception,), {})
+
+
+def _chain(exc: BaseException | None):
+    """``exc`` and every exception it was raised from or during (``__cause__`` / ``__context__``)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        yield exc
+        exc = exc.__cause__ or exc.__context__
+
+
+def _status(exc: BaseException) -> tuple[int | None, str | None]:
+    """The HTTP status and ``Retry-After`` header of the response an exception carries, if it does."""
+    response = getattr(exc, "response", None)
+    code = getattr(response, "status_code", None)
+    headers = getattr(response, "headers", None) or {}
+    return (code if isinstance(code, int) else None), headers.get("Retry-After") if code is not None else None
+
+
+# ----------------------------------------------------------------------------- errors we raise
+class HubCopyMissing(DataNotFoundError):
+    """A Hub file that cannot be had: not cached and the Hub not asked or not answering (``gone`` False),
+    or its revision or repository no longer there (``gone`` True). ``dataset`` names the catalogue entry,
+    whose ``fallback`` (if any) the loaders then use (data.files.local_or_hub)."""
+
+    def __init__(self, message: str, dataset: "HubDataset", gone: bool = False) -> None:
+        super().__init__(message)
+        self.dataset, self.gone = dataset, gone
+
+
+class HubUnavailableError(DataNotFoundError):
+    """The Hub rate-limited sbertlib (HTTP 429) beyond what it waits, or sent no answer in time."""
+
+
+SHARED_CACHE_HINT = (
+    "A whole class asking the Hub at once gets rate-limited: the lecturer should download once into a shared "
+    "cache — `HF_HUB_CACHE=/shared/hf-cache python -m sbertlib fetch --profile <profile>` — and each student "
+    "set HF_HUB_CACHE=/shared/hf-cache (read-only for them is fine).")
+
+
+def shared_cache_fix(what: str) -> str:
+    """What the lecturer does about a file missing from, or damaged in, a shared Hugging Face cache."""
+    cache = config.hub_cache_dir() or "<the shared cache>"
+    return (f"The lecturer (whoever fills the cache) should run `python -m sbertlib fetch {what}` again with "
+            f"HF_HUB_CACHE={cache}.")
+
+
+# ----------------------------------------------------------------------------- bounded downloads
+def cache_root() -> Path:
+    """The Hugging Face cache folder in use (``$HF_HUB_CACHE``, ``$HF_HOME/hub``, else the library's)."""
+    cache = config.hub_cache_dir()
+    if cache:
+        return Path(cache)
+    from huggingface_hub import constants
+    return Path(constants.HF_HUB_CACHE)
+
+
+def cache_writable(cache: Path | None = None) -> bool:
+    """Whether this process may write the Hugging Face cache (a shared one may be read-only): the cache
+    folder, else the nearest folder above it that exists."""
+    place = Path(cache) if cache is not None else cache_root()
+    while not place.exists() and place.parent != place:
+        place = place.parent
+    return os.access(place, os.W_OK)
+
+
+def resolve_url(repo_id: str, repo_type: str, revision: str, filename: str) -> str:
+    """The Hub address huggingface_hub asks for ``filename`` (named in errors, probed after a stall)."""
+    kind = "" if repo_type == "model" else f"{repo_type}s/"
+    return (f"{config.hub_endpoint()}/{kind}{repo_id}/resolve/{urllib.parse.quote(revision, safe='')}/"
+            f"{urllib.parse.quote(filename)}")
+
+
+class _HubLog(logging.Handler):
+    """huggingface_hub's warnings from one thread: a 429 it got, and how long it means to wait."""
+
+    def __init__(self, thread_id: int) -> None:
+        super().__init__(logging.WARNING)
+        self.thread_id = thread_id
+        self.rate_limited_url: str | None = None
+        self.waiting: float | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread_id:
+            return
+        text = record.getMessage()
+        m = re.search(r"HTTP Error 429 thrown while requesting \w+ (\S+)", text)
+        if m:
+            self.rate_limited_url = m.group(1)
+        m = re.search(r"Rate limited\. Waiting ([0-9.]+)\s*s", text)
+        if m:
+            self.waiting = float(m.group(1))
+
+
+def probe(url: str, timeout: float) -> tuple[str, int | None, str | None]:
+    """One HEAD request: ``("status", code, Retry-After)``, ``("timeout", None, None)`` when no answer
+    comes within ``timeout`` s, or ``("error", None, why)``."""
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return "status", resp.status, resp.headers.get("Retry-After")
+    except urllib.error.HTTPError as exc:
+        return "status", exc.code, exc.headers.get("Retry-After")
+    except (TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError) or "timed out" in str(exc):
+            return "timeout", None, None
+        return "error", None, str(exc)
+
+
+def _progress(folder: Path) -> tuple[int, int]:
+    """(files, bytes) under a repository's cache folder: it grows while a download makes progress."""
+    count = size = 0
+    for root, _, names in os.walk(folder / "blobs"):
+        for name in names:
+            try:
+                size += os.stat(os.path.join(root, name)).st_size
+                count += 1
+            except OSError:
+                pass
+    return count, size
+
+
+def _rate_limited(what: str, url: str, retry_after: str | None, waited: float) -> HubUnavailableError:
+    after = f"Retry-After {retry_after} s" if retry_after else "no Retry-After given"
+    return HubUnavailableError(
+        f"{what}: the Hugging Face Hub ({config.hub_endpoint()}) rate-limited this download (HTTP 429 Too Many "
+        f"Requests on {url}, {after}); sbertlib stopped after {waited:.0f} s rather than wait that long "
+        f"(it waits at most {config.hub_wait():g} s without progress, ${config.HUB_WAIT_ENV}). {SHARED_CACHE_HINT}")
+
+
+def _no_answer(what: str, url: str, seconds: float, setting: str) -> HubUnavailableError:
+    return HubUnavailableError(
+        f"{what}: the Hugging Face Hub ({config.hub_endpoint()}) accepted the connection but sent no answer "
+        f"within {seconds:g} s to {url}; sbertlib stopped waiting (${setting}; each request waits "
+        f"${config.HUB_REQUEST_TIMEOUT_ENV}={config.hub_request_timeout():g} s, a download without progress "
+        f"${config.HUB_WAIT_ENV}={config.hub_wait():g} s). {SHARED_CACHE_HINT}")
+
+
+def explain_failure(exc: BaseException, what: str, url: str) -> HubUnavailableError | None:
+    """A rate limit (HTTP 429) or a time-out somewhere in ``exc``'s chain, as our message; else None."""
+    for e in _chain(exc):
+        code, retry_after = _status(e)
+        if code == 429:
+            return _rate_limited(what, url, retry_after, 0)
+    for e in _chain(exc):
+        if "timeout" in type(e).__name__.lower() or isinstance(e, TimeoutError):
+            return _no_answer(what, url, config.hub_request_timeout(), config.HUB_REQUEST_TIMEOUT_ENV)
+    return None
+
+
+def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -> T:
+    """``call()`` (a huggingface_hub download) in a worker thread, stopped when it makes no progress for
+    :func:`config.hub_wait` seconds (no byte lands in ``cache_folder``), or at once when huggingface_hub
+    announces a rate-limit wait longer than that: then :class:`HubUnavailableError` says what happened
+    (rate-limited with Retry-After N s, or no answer within N s), naming ``what`` and ``url``, and what to
+    do. The abandoned thread is a daemon: it never keeps the process alive."""
+    box: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name="sbertlib-hub-download", daemon=True)
+    log = logging.getLogger("huggingface_hub")
+    wait = config.hub_wait()
+    start = last_move = time.monotonic()
+    seen = _progress(cache_folder)
+    worker.start()
+    watch = _HubLog(worker.ident or 0)
+    log.addHandler(watch)
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+            now = time.monotonic()
+            moved = _progress(cache_folder)
+            if moved != seen:
+                seen, last_move = moved, now
+            if watch.waiting is not None and watch.waiting > wait - (now - last_move):
+                _, _, retry_after = probe(watch.rate_limited_url or url, min(config.hub_request_timeout(), 5))
+                raise _rate_limited(what, watch.rate_limited_url or url, retry_after, now - start)
+            if worker.is_alive() and now - last_move > wait:
+                kind, code, extra = probe(url, min(config.hub_request_timeout(), 5))
+                if code == 429 or watch.rate_limited_url:
+                    raise _rate_limited(what, watch.rate_limited_url or url, extra if code == 429 else None,
+                                        now - start)
+                if kind == "timeout":
+                    raise _no_answer(what, url, now - last_move, config.HUB_WAIT_ENV)
+                raise HubUnavailableError(
+                    f"{what}: the download from the Hugging Face Hub ({config.hub_endpoint()}) made no progress "
+                    f"for {wait:g} s (${config.HUB_WAIT_ENV}) and sbertlib stopped it ({url} now answers "
+                    f"{code if code is not None else extra}). On a slow network allow longer with "
+                    f"{config.HUB_WAIT_ENV}=<seconds>; or {SHARED_CACHE_HINT[0].lower()}{SHARED_CACHE_HINT[1:]}")
+    finally:
+        log.removeHandler(watch)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["value"]  # type: ignore[return-value]
+
+
 # ----------------------------------------------------------------------------- download and check
 def _where(ds: HubDataset, filename: str) -> str:
     return f"{filename!r} of dataset {ds.repo_id} at revision {ds.revision}"
 
 
-def _missing(ds: HubDataset, filename: str, why: str, local_hint: str) -> DataNotFoundError:
-    return DataNotFoundError(
+def _missing(ds: HubDataset, filename: str, why: str, local_hint: str) -> HubCopyMissing:
+    return HubCopyMissing(
         f"{_where(ds, filename)} is not in the Hugging Face cache and cannot be downloaded: {why}.\n"
         f"To provide it: connect to the internet (the Hub, {config.hub_endpoint()}) and run "
-        f"`python -m sbertlib fetch --datasets {ds.name}` once; or {local_hint}")
+        f"`python -m sbertlib fetch --datasets {ds.name}` once; or {local_hint}", ds)
 
 
 def _git_blob_sha1(path: Path) -> str:
@@ -161,12 +404,16 @@ def _git_blob_sha1(path: Path) -> str:
 
 _VERIFIED: dict[tuple[str, int, int], bool] = {}
 SERVED: list[tuple[HubDataset, str, Path]] = []  # every (data set, file, cached path) hub_file handed out
+ORIGINALS: list[tuple[HubDataset, str, Path, str]] = []  # (data set, url, file, why) served from the original
+_SAID_UNPINNED: set[str] = set()
 
 
 def verify(path: Path, ds: HubDataset, filename: str) -> Path:
     """Check a cached file against the hash the Hub announced for the pinned revision — the blob's
     name in the cache: SHA-256 for large (LFS) files, the git blob SHA-1 for small ones. A mismatch
-    removes the file from the cache and raises :class:`ChecksumError` naming it."""
+    removes the file from the cache and raises :class:`ChecksumError` naming it; where this process may
+    not write the cache (a shared, read-only one) the file stays, and the error names it as damaged and
+    says what the lecturer should do."""
     blob = Path(path).resolve()
     stat = blob.stat()
     key = (str(blob), stat.st_size, stat.st_mtime_ns)
@@ -180,8 +427,19 @@ def verify(path: Path, ds: HubDataset, filename: str) -> Path:
     else:  # a cache without symlinks (some Windows set-ups) keeps no hash to check against
         return Path(path)
     if got != expected:
-        Path(path).unlink(missing_ok=True)
-        blob.unlink(missing_ok=True)
+        try:
+            if not (os.access(blob.parent, os.W_OK) and os.access(Path(path).parent, os.W_OK)):
+                raise PermissionError(f"{blob.parent} is not writable here")
+            Path(path).unlink(missing_ok=True)
+            blob.unlink(missing_ok=True)
+        except OSError as exc:
+            raise ChecksumError(
+                f"{path} is damaged: this cached file ({_where(ds, filename)}; its blob {blob}) hashes to "
+                f"{got}, not to {expected} as the Hub announced for that revision. It is in a Hugging Face "
+                f"cache this process cannot change ({cache_root()}: read-only here, a shared cache?; "
+                f"{type(exc).__name__}), so it was left there. "
+                + shared_cache_fix(f"--datasets {ds.name}")
+                + f" (first deleting {blob} and {path}, if fetch cannot replace them itself).") from None
         raise ChecksumError(f"{_where(ds, filename)}: the downloaded bytes hash to {got}, not to {expected} as "
                             "the Hub announced for that revision; the file was removed from the cache. "
                             "Download it again (a proxy or a broken connection may have altered it).")
@@ -193,7 +451,8 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
     """The cached file of data set ``name``'s ``split``, downloaded first if need be (then checked).
 
     Offline (``HF_HUB_OFFLINE``, or nothing answering at the Hub's address) it fails at once with a
-    :class:`DataNotFoundError` naming the file and how to provide it.
+    :class:`HubCopyMissing` naming the file and how to provide it; a Hub that rate-limits or does not
+    answer fails within :func:`config.hub_wait` seconds (:class:`HubUnavailableError`).
     """
     from huggingface_hub import hf_hub_download, try_to_load_from_cache
     ds = dataset(name)
@@ -209,13 +468,42 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
         raise _missing(ds, filename, "HF_HUB_OFFLINE is set", local_hint)
     if not config.hub_reachable():
         raise _missing(ds, filename, f"nothing answers at {config.hub_endpoint()} (offline?)", local_hint)
+    root = cache_root()
+    if not cache_writable(root):
+        raise _missing(ds, filename, f"the Hugging Face cache {root} is read-only here (a shared cache?), and "
+                                     f"it does not hold the file. {shared_cache_fix(f'--datasets {ds.name}')}",
+                       local_hint)
     config.sync_hub_offline()
+    config.sync_hub_timeouts()
+    url = resolve_url(ds.repo_id, "dataset", ds.revision, filename)
+    if not is_pinned(ds):
+        _say_unpinned(ds)
     try:
-        path = hf_hub_download(ds.repo_id, filename, repo_type="dataset", revision=ds.revision,
-                               cache_dir=cache, endpoint=config.hub_endpoint())
+        path = bounded(lambda: hf_hub_download(ds.repo_id, filename, repo_type="dataset", revision=ds.revision,
+                                               cache_dir=cache, endpoint=config.hub_endpoint(),
+                                               etag_timeout=config.hub_request_timeout()),
+                       what=_where(ds, filename), url=url, cache_folder=root / f"datasets--{ds.repo_id.replace('/', '--')}")
+    except HubUnavailableError:
+        raise
     except Exception as exc:  # the library's errors, turned into ours with the repository named
-        raise _download_error(exc, ds, filename, local_hint) from exc
+        raise _download_error(exc, ds, filename, local_hint, url) from exc
     return _served(ds, filename, verify(Path(path), ds, filename))
+
+
+def _say_unpinned(ds: HubDataset) -> None:
+    if ds.name not in _SAID_UNPINNED:
+        _SAID_UNPINNED.add(ds.name)
+        print(f"sbertlib: {ds.name}: {ds.repo_id} is read at {ds.revision!r}, a branch, not a pinned commit (none "
+              f"could be verified offline): what it serves may change; if it is gone, the loader uses "
+              f"{ds.fallback or 'nothing else'}.", file=sys.stderr)
+
+
+def snapshot_commit(path: Path) -> str | None:
+    """The commit a cached file belongs to (its ``snapshots/<commit>/`` folder), if it lies in one."""
+    parts = Path(path).parts
+    if "snapshots" in parts and parts.index("snapshots") + 1 < len(parts):
+        return parts[parts.index("snapshots") + 1]
+    return None
 
 
 def _served(ds: HubDataset, filename: str, path: Path) -> Path:
@@ -223,18 +511,26 @@ def _served(ds: HubDataset, filename: str, path: Path) -> Path:
     return path
 
 
-def _download_error(exc: Exception, ds: HubDataset, filename: str, local_hint: str) -> Exception:
-    from huggingface_hub.errors import (EntryNotFoundError, LocalEntryNotFoundError, RepositoryNotFoundError,
-                                        RevisionNotFoundError)
-    if isinstance(exc, RepositoryNotFoundError):
-        return DataNotFoundError(f"dataset repository {ds.repo_id!r} not found at {config.hub_endpoint()} "
-                                 f"(data set {ds.name!r}); it may have moved or become private")
-    if isinstance(exc, RevisionNotFoundError):
-        return DataNotFoundError(f"revision {ds.revision} of dataset repository {ds.repo_id!r} not found at "
-                                 f"{config.hub_endpoint()} (data set {ds.name!r})")
-    if isinstance(exc, EntryNotFoundError) and not isinstance(exc, LocalEntryNotFoundError):
+def _download_error(exc: Exception, ds: HubDataset, filename: str, local_hint: str, url: str) -> Exception:
+    repo_missing = hub_error_class("RepositoryNotFoundError")
+    revision_missing = hub_error_class("RevisionNotFoundError")
+    entry_missing = hub_error_class("EntryNotFoundError")
+    local_missing = hub_error_class("LocalEntryNotFoundError")
+    if isinstance(exc, repo_missing):
+        return HubCopyMissing(f"dataset repository {ds.repo_id!r} not found at {config.hub_endpoint()} "
+                              f"(data set {ds.name!r}); it may have moved or become private", ds, gone=True)
+    if isinstance(exc, revision_missing):
+        return HubCopyMissing(f"revision {ds.revision} of dataset repository {ds.repo_id!r} not found at "
+                              f"{config.hub_endpoint()} (data set {ds.name!r})", ds, gone=True)
+    if isinstance(exc, entry_missing) and not isinstance(exc, local_missing):
         return DataNotFoundError(f"{_where(ds, filename)}: no such file in that revision")
-    return _missing(ds, filename, f"the download failed ({type(exc).__name__}: {str(exc).splitlines()[0]})",
+    explained = explain_failure(exc, _where(ds, filename), url)
+    if explained is not None:
+        return explained
+    if any(isinstance(e, PermissionError) for e in _chain(exc)):
+        return _missing(ds, filename, f"this process may not write the Hugging Face cache {cache_root()} (a shared, "
+                                      f"read-only cache?). {shared_cache_fix(f'--datasets {ds.name}')}", local_hint)
+    return _missing(ds, filename, f"the download failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})",
                     local_hint)
 
 
@@ -282,6 +578,23 @@ def rows(name: str, split: str, local_hint: str = "use a local data folder") -> 
     return path, out
 
 
+# Each data set's files in a local data folder (data.files' layout), split by split, for the fallback.
+LOCAL_FILES: dict[str, dict[str, str]] = {
+    "sick": {"train": "sick/SICK_train.txt", "dev": "sick/SICK_trial.txt", "test": "sick/SICK_test_annotated.txt"},
+    "mr": {"pos": "senteval/MR/rt-polarity.pos", "neg": "senteval/MR/rt-polarity.neg"},
+    "cr": {"pos": "senteval/CR/custrev.pos", "neg": "senteval/CR/custrev.neg"},
+    "sst2": {s: f"senteval/SST/binary/sentiment-{s}" for s in ("train", "dev", "test")},
+    "trec": {"train": "senteval/TREC/train_5500.label", "test": "senteval/TREC/TREC_10.label"},
+}
+
+
+def original_urls(ds: HubDataset) -> list[str]:
+    """Where data set ``ds``'s original files are published (a file, or an archive that holds it)."""
+    from . import files
+    urls = [files.original_url(rel) for rel in LOCAL_FILES.get(ds.name, {}).values()]
+    return list(dict.fromkeys(u for u in urls if u))
+
+
 def catalogue_markdown() -> str:
     """The Markdown table of :data:`CATALOGUE` that ``data/README.md`` holds verbatim (a test keeps the
     two equal): each data set's repository, revision (a branch is marked as not pinned), files by split,
@@ -302,8 +615,13 @@ def catalogue_markdown() -> str:
         if len(counts) != len(ds.files):
             raise ValueError(f"catalogue_markdown: no row counts for the {len(ds.files)} file(s) of {ds.name!r}")
         revision = f"`{ds.revision}`" if is_pinned(ds) else f"`{ds.revision}` (a branch, not pinned)"
+        revision += f" ({ds.revision_note})" if ds.revision_note else ""
+        differs = ds.differs
+        if ds.fallback:
+            urls = ", ".join(original_urls(ds))
+            differs += f". If this copy is gone (its revision or repository not found), the loaders use {ds.fallback}: {urls}"
         files = "<br>".join(f"{split}: `{name}`" for split, name in ds.files.items())
         lines.append(f"| `{ds.name}` | [{ds.repo_id}](https://huggingface.co/datasets/{ds.repo_id}) | {revision} | "
                      f"{files} | {'<br>'.join(f'{n:,}' for n in counts)} | {cell(ds.licence)} | "
-                     f"{cell(ds.differs) or '—'} |")
+                     f"{cell(differs) or '—'} |")
     return "\n".join(lines) + "\n"

@@ -36,8 +36,10 @@ def _binary_task(name: str, data_dir) -> SentEvalTask:
     """One sentence a line, latin-1 like SentEval; empty lines are kept (as SentEval does)."""
     folder, pos, neg, names = _BINARY[name]
 
-    def local(_: Path) -> SentEvalTask:
-        texts = [[s.strip() for s in _lines(locate(f"senteval/{folder}/{f}", data_dir), "latin-1")] for f in (pos, neg)]
+    def local(found: Path) -> SentEvalTask:  # the other file beside the one found (a data folder, or the originals)
+        files = [found.parent / f if (found.parent / f).is_file() else locate(f"senteval/{folder}/{f}", data_dir)
+                 for f in (pos, neg)]
+        texts = [[s.strip() for s in _lines(path, "latin-1")] for path in files]
         return SentEvalTask(name, texts[0] + texts[1], [1] * len(texts[0]) + [0] * len(texts[1]), names)
     if name not in _HUB_BINARY:
         return local(locate(f"senteval/{folder}/{pos}", data_dir))

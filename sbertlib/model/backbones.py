@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -309,25 +310,88 @@ def _load_dir_loud(path: Path, name: str, stand_in: bool) -> Backbone:
                     projection)
 
 
-def _load_hub(name: str) -> Backbone:
+# Each Hub backbone a profile names, at the revision it is downloaded at. A 40-hex commit pins it; "main" is
+# recorded as NOT pinned: no commit of these repositories could be verified offline (data/README.md says
+# so), and a download at "main" prints a one-line note. Any other Hub name is read at "main" the same way.
+MODEL_REVISIONS: dict[str, str] = {
+    "bert-base-uncased": "main",
+    "google/bert_uncased_L-4_H-256_A-4": "main",
+}
+_SAID_UNPINNED: set[str] = set()
+
+
+def model_revision(name: str) -> str:
+    """The revision model ``name`` is downloaded at (:data:`MODEL_REVISIONS`, else ``main``)."""
+    return MODEL_REVISIONS.get(name, "main")
+
+
+def _is_commit(revision: str) -> bool:
+    return re.fullmatch(r"[0-9a-f]{40}", revision) is not None
+
+
+def cached_model(name: str) -> Path | None:
+    """The folder of model ``name`` at its revision in the Hugging Face cache, or None (asks nobody)."""
+    from huggingface_hub import snapshot_download
     try:
-        from huggingface_hub import snapshot_download
-        path = Path(snapshot_download(name, local_files_only=True, cache_dir=config.hub_cache_dir()))
-        return _load_dir(path, name, stand_in=False)
-    except BackboneNotAvailable:
-        raise  # cached, but damaged or with modules we do not implement: the message names the file
+        return Path(snapshot_download(name, revision=model_revision(name), local_files_only=True,
+                                      cache_dir=config.hub_cache_dir()))
     except Exception:
-        pass  # not cached: try the network below
+        return None
+
+
+def download_model(name: str) -> Path:
+    """Model ``name`` from the Hub at :func:`model_revision` into the Hugging Face cache, within sbertlib's
+    bounds (``$SBERTLIB_HUB_REQUEST_TIMEOUT`` per request, ``$SBERTLIB_HUB_WAIT`` without progress);
+    every failure a :class:`BackboneNotAvailable` saying what happened and what to do."""
+    from huggingface_hub import snapshot_download
+
+    from ..data import hub
+    revision = model_revision(name)
+    what = f"model {name!r} at revision {revision}"
+    root = hub.cache_root()
+    if not hub.cache_writable(root):
+        raise BackboneNotAvailable(
+            f"{what} is not in the Hugging Face cache {root}, and this process may not write there (read-only: a "
+            f"shared cache?). " + hub.shared_cache_fix(f"--model {name}"))
+    if not _is_commit(revision) and name not in _SAID_UNPINNED:
+        _SAID_UNPINNED.add(name)
+        print(f"sbertlib: model {name}: downloading branch {revision!r}, not a pinned commit (none could be "
+              f"verified offline): what it serves may change.", file=sys.stderr)
+    config.sync_hub_offline()
+    config.sync_hub_timeouts()
+    url = f"{config.hub_endpoint()}/api/models/{name}/revision/{revision}"
+    try:
+        return Path(hub.bounded(
+            lambda: snapshot_download(name, revision=revision, cache_dir=config.hub_cache_dir(),
+                                      endpoint=config.hub_endpoint(), etag_timeout=config.hub_request_timeout()),
+            what=what, url=url, cache_folder=root / f"models--{name.replace('/', '--')}"))
+    except hub.HubUnavailableError as exc:
+        raise BackboneNotAvailable(str(exc)) from None
+    except Exception as exc:
+        explained = hub.explain_failure(exc, what, url)
+        if explained is not None:
+            raise BackboneNotAvailable(str(explained)) from None
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise BackboneNotAvailable(f"{what}: the download from the Hugging Face Hub ({config.hub_endpoint()}) "
+                                   f"failed ({type(exc).__name__}: {first})") from exc
+
+
+def _load_hub(name: str) -> Backbone:
+    path = cached_model(name)
+    if path is not None:
+        try:
+            return _load_dir(path, name, stand_in=False)
+        except BackboneNotAvailable:
+            raise  # cached, but damaged or with modules we do not implement: the message names the file
+        except Exception:
+            pass  # an incomplete snapshot: download it below
     if not config.hub_reachable():
         raise BackboneNotAvailable(
             f"backbone {name!r} is not in the local Hugging Face cache and the hub is not reachable "
             f"(offline). Backbones available here: {', '.join(available_offline())}. To use {name!r}, "
             f"run `python -m sbertlib fetch --model {name}` once on a machine with internet, or "
             f"pass a local folder holding the model.")
-    from huggingface_hub import snapshot_download
-    config.sync_hub_offline()
-    path = Path(snapshot_download(name, cache_dir=config.hub_cache_dir(), endpoint=config.hub_endpoint()))
-    return _load_dir(path, name, stand_in=False)
+    return _load_dir(download_model(name), name, stand_in=False)
 
 
 def load_backbone(name_or_path: str | os.PathLike) -> Backbone:

@@ -1,0 +1,376 @@
+"""A class on one server: a shared read-only Hugging Face cache, a Hub that rate-limits or never answers,
+Hub copies that vanish, a slow network, empty course files. Tested against the real huggingface_hub
+client talking to the stand-in Hub on 127.0.0.1 (tests/hubstub.py); huggingface_hub is never mocked."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from sbertlib import config, data
+from sbertlib.data import files, hub
+from sbertlib.model import backbones
+
+from hubdata import course_files
+from hubstub import HubStub
+
+pytest.importorskip("pyarrow")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def no_local_data(tmp_path, monkeypatch):
+    """No data folder anywhere, the Hub allowed, an empty Hub cache, sbertlib's Hub settings unset."""
+    for var in ("SBERTLIB_DATA_DIR", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SBERTLIB_DATA_SOURCE",
+                config.HUB_TIMEOUT_ENV, config.HUB_REQUEST_TIMEOUT_ENV, config.HUB_WAIT_ENV):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "no-data-here")
+    config.hub_reachable.cache_clear()
+    yield tmp_path
+    config.hub_reachable.cache_clear()
+
+
+@pytest.fixture
+def stub(no_local_data, monkeypatch):
+    with HubStub() as s:
+        monkeypatch.setenv("HF_ENDPOINT", s.url)
+        yield s
+
+
+@pytest.fixture(scope="module")
+def course_hub_files(shared_data):
+    return course_files(shared_data)
+
+
+# ----------------------------------------------------------------------------- settings
+def test_hub_settings_have_documented_defaults_and_bad_values_are_named(monkeypatch):
+    for var in (config.HUB_TIMEOUT_ENV, config.HUB_REQUEST_TIMEOUT_ENV, config.HUB_WAIT_ENV):
+        monkeypatch.delenv(var, raising=False)
+    assert (config.hub_timeout(), config.hub_request_timeout(), config.hub_wait()) == (5.0, 10.0, 60.0)
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "2.5")
+    assert config.hub_wait() == 2.5
+    for bad in ("soon", "0", "-1", "inf"):
+        monkeypatch.setenv("SBERTLIB_HUB_TIMEOUT", bad)
+        with pytest.raises(ValueError, match=rf"\$SBERTLIB_HUB_TIMEOUT='{bad}': expected a number of seconds"):
+            config.hub_timeout()
+    readme = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
+    for var in (config.HUB_TIMEOUT_ENV, config.HUB_REQUEST_TIMEOUT_ENV, config.HUB_WAIT_ENV):
+        assert var in readme, f"data/README.md does not document ${var}"
+
+
+def test_reachability_check_waits_the_setting_and_says_once_when_it_gives_up(no_local_data, monkeypatch, capsys):
+    asked = []
+    real = config._can_connect
+    monkeypatch.setattr(config, "_can_connect", lambda h, p, t: asked.append(t) or real(h, p, t))
+    with HubStub() as s:
+        url = s.url  # a port that was ours a moment ago: nothing listens there now
+    monkeypatch.setenv("HF_ENDPOINT", url)
+    monkeypatch.setenv("SBERTLIB_HUB_TIMEOUT", "0.7")
+    assert config.hub_reachable() is False
+    config._REACHABLE.clear()  # asked again after the 30 s reuse: no second line
+    assert config.hub_reachable() is False
+    assert asked == [0.7, 0.7]
+    err = capsys.readouterr().err
+    assert err.count("did not accept a connection") == 1
+    assert url in err and "at most 0.7 s" in err and "SBERTLIB_HUB_TIMEOUT=<seconds>" in err
+    monkeypatch.delenv("SBERTLIB_HUB_TIMEOUT")
+    config.hub_reachable.cache_clear()
+    config.hub_reachable()
+    assert asked[-1] == 5.0  # the default: a slow campus network is not taken as offline after 1.5 s
+
+
+# ----------------------------------------------------------------------------- a Hub under a whole class
+def _lecturer_advice(msg: str) -> None:
+    assert "python -m sbertlib fetch --profile" in msg and "HF_HUB_CACHE" in msg
+
+
+def test_rate_limited_hub_fails_at_once_saying_retry_after_and_what_to_do(stub, course_hub_files, monkeypatch):
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    stub.rate_limit = 3600
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "20")
+    start = time.perf_counter()
+    with pytest.raises(hub.HubUnavailableError) as err:
+        data.load_stsb("test")
+    assert time.perf_counter() - start < 10  # not an hour: huggingface_hub's announced wait is refused at once
+    msg = str(err.value)
+    assert "rate-limited" in msg and "HTTP 429" in msg and "Retry-After 3600 s" in msg
+    assert stub.url in msg and "'test.jsonl.gz' of dataset mteb/stsbenchmark-sts" in msg
+    _lecturer_advice(msg)
+    assert isinstance(err.value, data.DataNotFoundError)  # fetch reports it as [FAIL] and goes on
+
+
+def test_hub_that_never_answers_fails_within_the_bound_saying_so(stub, course_hub_files, monkeypatch):
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    stub.hang = True
+    monkeypatch.setenv("SBERTLIB_HUB_REQUEST_TIMEOUT", "1")
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "2")
+    start = time.perf_counter()
+    with pytest.raises(hub.HubUnavailableError) as err:
+        data.load_stsb("test")
+    took = time.perf_counter() - start
+    assert took < 8, f"waited {took:.1f} s"
+    msg = str(err.value)
+    assert "accepted the connection but sent no answer within" in msg
+    assert stub.url in msg and "test.jsonl.gz" in msg and "SBERTLIB_HUB_WAIT" in msg
+    _lecturer_advice(msg)
+
+
+@pytest.mark.parametrize("fault", ["rate_limit", "hang"])
+def test_model_download_is_bounded_too_and_follows_its_recorded_revision(fault, stub, monkeypatch, capsys):
+    name = "google/bert_uncased_L-4_H-256_A-4"
+    monkeypatch.setenv("SBERTLIB_HUB_REQUEST_TIMEOUT", "1")
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "2")
+    monkeypatch.setattr(backbones, "_SAID_UNPINNED", set())
+    setattr(stub, fault, 3600 if fault == "rate_limit" else True)
+    start = time.perf_counter()
+    with pytest.raises(backbones.BackboneNotAvailable) as err:
+        backbones.load_backbone(name)
+    assert time.perf_counter() - start < 8
+    msg = str(err.value)
+    assert f"model {name!r} at revision main" in msg and stub.url in msg
+    assert ("Retry-After 3600 s" in msg) if fault == "rate_limit" else ("no answer within" in msg)
+    _lecturer_advice(msg)
+    assert any(f"/{name}/revision/main" in r[1] for r in stub.requests)
+    assert "not a pinned commit" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- pins
+def test_every_data_set_is_pinned_to_a_commit_or_falls_back_to_its_original_files():
+    for ds in hub.CATALOGUE.values():
+        if hub.is_pinned(ds) and not ds.revision_note:
+            continue
+        why = "a branch" if not hub.is_pinned(ds) else ds.revision_note
+        assert ds.fallback, f"{ds.name}: {ds.revision} is {why}, and no original files to fall back to"
+        local = hub.LOCAL_FILES[ds.name]
+        missing = [rel for rel in local.values() if not files.original_url(rel)]
+        assert not missing, f"{ds.name}: no published original for {missing}"
+    unpinned = {n for n, ds in hub.CATALOGUE.items() if not hub.is_pinned(ds)}
+    assert unpinned <= {"sick", "trec", "cr", "sst2"}, f"newly unpinned: {sorted(unpinned)}"
+
+
+def test_every_hub_model_a_profile_names_has_a_recorded_revision():
+    from sbertlib.workbook import profiles
+    for profile in profiles.PROFILES.values():
+        for name in profiles.hub_models(profile):
+            assert name in backbones.MODEL_REVISIONS, f"{profile.name}: {name} has no recorded revision"
+    for name, rev in backbones.MODEL_REVISIONS.items():
+        assert rev == "main" or (len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)), (name, rev)
+    readme = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
+    for name in backbones.MODEL_REVISIONS:
+        assert name in readme
+
+
+# ----------------------------------------------------------------------------- Hub copies that vanish
+def _zip(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, body in files.items():
+            z.writestr(name, body)
+    return buf.getvalue()
+
+
+@pytest.fixture
+def originals(stub, shared_data, monkeypatch):
+    """The Hub holds RobZamp/sick, CogComp/trec and the MR repository, without the revisions the catalogue
+    names (the Parquet branch deleted, the pull request gone); their original files on 127.0.0.1."""
+    for name in ("sick", "trec", "mr"):
+        stub.add(hub.dataset(name).repo_id, ("abcdef0123" * 4)[:40], {"README.md": b"# moved on\n"})
+    for split, fname in (("train", "SICK_train.txt"), ("trial", "SICK_trial.txt"),
+                         ("test_annotated", "SICK_test_annotated.txt")):
+        stub.static[f"sick_{split}.zip"] = _zip({fname: (shared_data / "sick" / fname).read_bytes()})
+        monkeypatch.setitem(files.ARCHIVE_SOURCES, f"sick/{fname}", stub.static_url(f"sick_{split}.zip"))
+    for fname in ("train_5500.label", "TREC_10.label"):
+        stub.static[fname] = (shared_data / "senteval" / "TREC" / fname).read_bytes()
+        monkeypatch.setitem(files.SOURCES, f"senteval/TREC/{fname}", stub.static_url(fname))
+    stub.static["datasmall_NB_ACL12.zip"] = _zip({f"data/rt10662/{f}": (shared_data / "senteval" / "MR" / f).read_bytes()
+                                                  for f in ("rt-polarity.pos", "rt-polarity.neg")})
+    monkeypatch.setitem(files.ARCHIVE_SOURCES, "senteval/MR/", stub.static_url("datasmall_NB_ACL12.zip"))
+    monkeypatch.setattr(files, "_SAID_ORIGINAL", set())
+    return stub
+
+
+def test_vanished_parquet_branch_falls_back_to_the_original_files_saying_so(originals, shared_data, capsys,
+                                                                            monkeypatch):
+    stub = originals
+    assert data.load_sick("test") == data.load_sick("test", shared_data)
+    assert data.load_sick_nli("train") == data.load_sick_nli("train", shared_data)
+    err = capsys.readouterr().err
+    assert "sick: the Hub's copy is gone (revision refs/convert/parquet of dataset repository 'RobZamp/sick' " \
+           "not found" in err
+    assert f"using the original file 'sick/SICK_test_annotated.txt'" in err
+    assert stub.static_url("sick_test_annotated.zip") in err and "SemEval 2014" in err
+    for task in ("TREC", "MR"):
+        got, course = data.load_senteval(task), data.load_senteval(task, shared_data)
+        assert (got.texts, got.labels, got.label_names) == (course.texts, course.labels, course.label_names)
+    err = capsys.readouterr().err
+    assert "trec: the Hub's copy is gone" in err and stub.static_url("train_5500.label") in err
+    assert "mr: the Hub's copy is gone (revision b6059de032aed3fea5bfadcbef8d375559c6bfd9" in err
+    # the originals are kept in the Hugging Face cache: offline now, a class reads them from there
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    asked = len(stub.requests)
+    assert data.load_sick("test") == data.load_sick("test", shared_data)
+    assert len(stub.requests) == asked
+
+
+def test_fetch_says_which_source_it_used(originals, capsys):
+    from sbertlib.cli import fetch
+    assert fetch.main(["--datasets", "sick,trec"]) == 0
+    out = capsys.readouterr().out
+    assert "[OK] data sick: 3 file(s)" in out and "of the original files (SemEval 2014 task 1's own files" in out
+    assert originals.static_url("sick_train.zip") in out and "the Hub's copy is gone" in out
+    assert "[OK] data trec: 2 file(s)" in out and originals.static_url("TREC_10.label") in out
+
+
+def test_unpinned_branch_is_said_and_its_commit_reported(stub, course_hub_files, capsys, monkeypatch):
+    from sbertlib.cli import fetch
+    monkeypatch.setattr(hub, "_SAID_UNPINNED", set())
+    stub.add("RobZamp/sick", "refs/convert/parquet", course_hub_files["sick"])
+    assert fetch.main(["--datasets", "sick"]) == 0
+    captured = capsys.readouterr()
+    commit = stub.repos[("datasets", "RobZamp/sick")].commit
+    assert f"RobZamp/sick at refs/convert/parquet (a branch, not pinned; it resolved to commit {commit})" in captured.out
+    assert "sick: RobZamp/sick is read at 'refs/convert/parquet', a branch, not a pinned commit" in captured.err
+
+
+# ----------------------------------------------------------------------------- a shared, read-only cache
+def _student_reads() -> str:
+    """What a student's process sees: the good file, then the damaged one (offline, as a class often is)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    lines = [f"GOOD {len(data.load_stsb('dev'))}"]
+    try:
+        data.load_stsb("test")
+    except data.ChecksumError as exc:
+        lines.append(f"DAMAGED {exc}")
+    except BaseException as exc:
+        lines.append(f"OTHER {type(exc).__name__} {exc}")
+    else:
+        lines.append("LOADED")
+    return "\n".join(lines)
+
+
+def _as_nobody(read) -> str:
+    """``read()`` in a forked child that became the user nobody (uid 65534), for a root test run: root
+    writes through any chmod. Forked, not started afresh: this interpreter lives under /root, which nobody
+    may not enter, and everything the reads need is imported already."""
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(rfd)
+        try:
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            out = read()
+        except BaseException as exc:
+            out = f"CHILD {type(exc).__name__} {exc}"
+        os.write(wfd, out.encode())
+        os._exit(0)
+    os.close(wfd)
+    chunks = []
+    while chunk := os.read(rfd, 1 << 16):
+        chunks.append(chunk)
+    os.close(rfd)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+def _chmod_tree(root: Path, writable: bool) -> None:
+    for place in [root, *root.rglob("*")]:
+        if place.is_symlink():
+            continue
+        mode = place.stat().st_mode
+        mode = mode | stat.S_IWUSR if writable else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+        os.chmod(place, mode)
+
+
+def test_shared_read_only_cache_serves_good_files_and_names_a_damaged_one(stub, course_hub_files, monkeypatch):
+    """The lecturer fills a cache with fetch; it is made read-only; one file is damaged. The students' reads
+    run in a process that cannot write it: as root (where chmod stops nothing) as the user nobody."""
+    from sbertlib.cli import fetch
+    shared = Path(tempfile.mkdtemp(prefix="sbert-shared-", dir="/tmp"))
+    try:
+        os.chmod(shared, 0o755)
+        cache = shared / "hf-cache"
+        monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+        stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+        assert fetch.main(["--datasets", "stsb"]) == 0  # the lecturer
+        damaged = hub.hub_file("stsb", "test")
+        blob = damaged.resolve()
+        body = bytearray(blob.read_bytes())
+        body[len(body) // 2] ^= 0xFF
+        blob.write_bytes(bytes(body))
+        _chmod_tree(cache, writable=False)
+        data.load_stsb("dev")  # imported and read once as the lecturer: the child needs no new import
+        empty = shared / "no-data"  # the student's folders: nothing there, and nothing nobody may not enter
+        empty.mkdir(mode=0o755)
+        monkeypatch.chdir(empty)
+        monkeypatch.setattr(config, "default_data_dir", lambda: empty / "data")
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+        hub._VERIFIED.clear()
+        if os.geteuid() == 0:  # root writes through any chmod: read as the unprivileged user nobody
+            out = _as_nobody(_student_reads)
+        else:
+            out = _student_reads()
+        assert out.startswith("GOOD 1500"), out
+        line = out.splitlines()[1]
+        assert line.startswith("DAMAGED"), line
+        assert f"{damaged} is damaged" in line
+        assert "python -m sbertlib fetch --datasets stsb" in line and f"HF_HUB_CACHE={cache}" in line
+        assert "read-only" in line
+        assert blob.is_file() and damaged.is_symlink()  # left for the lecturer: the student could not remove it
+    finally:
+        _chmod_tree(shared, writable=True)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_read_only_cache_without_the_file_says_the_lecturer_should_fetch(stub, course_hub_files, monkeypatch,
+                                                                         no_local_data):
+    cache = no_local_data / "hub-cache"
+    cache.mkdir()
+    monkeypatch.setattr(hub, "cache_writable", lambda place=None: False)  # as a student sees a shared cache
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    with pytest.raises(data.DataNotFoundError) as err:
+        data.load_stsb("test")
+    msg = str(err.value)
+    assert "read-only here" in msg and "python -m sbertlib fetch --datasets stsb" in msg and str(cache) in msg
+    assert stub.requests == []
+
+
+# ----------------------------------------------------------------------------- empty course files
+def _course_copy(shared_data: Path, tmp_path: Path, rel: str) -> Path:
+    shutil.copytree(shared_data / rel, tmp_path / "course" / rel)
+    return tmp_path / "course"
+
+
+@pytest.mark.parametrize("rel, load", [
+    ("stsbenchmark/sts-test.csv", lambda d: data.load_stsb("test", d)),
+    ("sts/STS12/STS.gs.MSRpar.txt", lambda d: data.load_sts_year(12, d)),
+    ("sts/STS12/STS.input.MSRvid.txt", lambda d: data.load_sts_year(12, d)),
+    ("sick/SICK_test_annotated.txt", lambda d: data.load_sick("test", d)),
+    ("snli/labels.test", lambda d: data.load_snli("test", d)),
+    ("senteval/MR/rt-polarity.neg", lambda d: data.load_senteval("MR", d)),
+    ("senteval/TREC/TREC_10.label", lambda d: data.load_senteval("TREC", d)),
+])
+def test_an_empty_course_file_is_named(rel, load, shared_data, tmp_path):
+    course = _course_copy(shared_data, tmp_path, rel.split("/")[0])
+    (course / rel).write_bytes(b"")
+    with pytest.raises(data.DataFormatError, match=rf"{rel} is empty \(no lines\)"):
+        load(course)
+
+
+def test_a_header_only_file_is_named_as_empty(shared_data, tmp_path):
+    course = _course_copy(shared_data, tmp_path, "sick")
+    path = course / "sick" / "SICK_test_annotated.txt"
+    path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    with pytest.raises(data.DataFormatError, match=r"SICK_test_annotated.txt is empty: it holds its header line"):
+        data.load_sick("test", course)
