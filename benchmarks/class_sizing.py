@@ -106,10 +106,13 @@ def notebook_paths(numbers: list[str], folder: Path | None = None) -> list[Path]
     return [found[n] for n in numbers]
 
 
-def kernel_env(profile_name: str, output_dir: Path, ipython_dir: str) -> dict:
-    """The kernel environment ``sbertlib.workbook.build.build`` gives, with this student's output folder."""
+def kernel_env(profile_name: str, output_dir: Path, ipython_dir: str, threads: int | None = None) -> dict:
+    """The kernel environment ``sbertlib.workbook.build.build`` gives, with this student's output folder;
+    ``threads``: the kernel's torch (OpenMP, MKL) threads, as a spawner's ``OMP_NUM_THREADS`` sets them
+    (default: torch's own choice, one per core)."""
     from sbertlib.workbook.profiles import DRY_RUN_ENV
-    return {"SBERTLIB_PROFILE": profile_name, "SBERTLIB_OUTPUT_DIR": str(output_dir), DRY_RUN_ENV: "",
+    limit = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)} if threads else {}
+    return {**limit, "SBERTLIB_PROFILE": profile_name, "SBERTLIB_OUTPUT_DIR": str(output_dir), DRY_RUN_ENV: "",
             "TQDM_DISABLE": "1", "MPLBACKEND": "module://matplotlib_inline.backend_inline",
             "IPYTHONDIR": ipython_dir}
 
@@ -247,7 +250,8 @@ class MachineSampler(threading.Thread):
 
 # ----------------------------------------------------------------------------- one student
 def run_student(profile_name: str, numbers: list[str], output_dir: Path, interval: float, cold: bool = False,
-                timeout: int = 3600, folder: Path | None = None, start_at: float | None = None) -> dict:
+                timeout: int = 3600, folder: Path | None = None, start_at: float | None = None,
+                threads: int | None = None) -> dict:
     """One student: the notebooks ``numbers`` in order, each in a fresh kernel, in ``output_dir`` (a fresh
     subfolder per notebook if ``cold``). Returns per-notebook seconds, errors and memory; ``start_at``
     (a ``time.time()``) makes concurrent students start at the same moment."""
@@ -267,7 +271,7 @@ def run_student(profile_name: str, numbers: list[str], output_dir: Path, interva
             out = output_dir / n if cold else output_dir
             out.mkdir(parents=True, exist_ok=True)
             sampler.current = n
-            _, res = notebooks.execute(path, timeout=timeout, env=kernel_env(profile_name, out, ipython))
+            _, res = notebooks.execute(path, timeout=timeout, env=kernel_env(profile_name, out, ipython, threads))
             sampler.current = None
             mem = sampler.stats.get(n, {"peak_rss": 0, "vm_hwm": 0, "end_rss": 0, "samples": 0})
             rows.append({"notebook": path.name, "number": n, "seconds": round(res.seconds, 2), "error": res.error,
@@ -287,7 +291,7 @@ def student_peak_mib(row: dict) -> int:
 
 # ----------------------------------------------------------------------------- N students at once
 def run_class(profile_name: str, numbers: list[str], n: int, interval: float, timeout: int,
-              workdir: Path, folder: Path | None = None) -> dict:
+              workdir: Path, folder: Path | None = None, threads: int | None = None) -> dict:
     """N students at once, each its own process (``--_student``) with its own output folder; they start
     at the same moment. Returns each student's result and the machine's memory peaks."""
     vm = psutil.virtual_memory()
@@ -298,7 +302,8 @@ def run_class(profile_name: str, numbers: list[str], n: int, interval: float, ti
         out, result = workdir / f"student{i + 1}", workdir / f"student{i + 1}.json"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--_student", str(result), "--profile", profile_name,
                "--path", ",".join(numbers), "--output-dir", str(out), "--interval", str(interval),
-               "--timeout", str(timeout), "--start-at", str(start_at)] + (["--notebook-dir", str(folder)] if folder else [])
+               "--timeout", str(timeout), "--start-at", str(start_at)] + (["--notebook-dir", str(folder)] if folder else []) \
+            + (["--threads", str(threads)] if threads else [])
         procs.append((subprocess.Popen(cmd), result))
     sampler = MachineSampler([p.pid for p, _ in procs], interval)
     sampler.start()
@@ -323,13 +328,14 @@ def machine_peaks(sampler: MachineSampler, used_before: int, seconds: float) -> 
 
 
 def run_alone(profile_name: str, numbers: list[str], output_dir: Path, interval: float, cold: bool,
-              timeout: int, folder: Path | None) -> dict:
+              timeout: int, folder: Path | None, threads: int | None = None) -> dict:
     """One student in this process, nothing else running; with the machine's peaks as for N students."""
     vm = psutil.virtual_memory()
     used_before, begin = vm.total - vm.available, time.perf_counter()
     sampler = MachineSampler([os.getpid()], interval)
     sampler.start()
-    result = run_student(profile_name, numbers, output_dir, interval, cold=cold, timeout=timeout, folder=folder)
+    result = run_student(profile_name, numbers, output_dir, interval, cold=cold, timeout=timeout, folder=folder,
+                         threads=threads)
     sampler.stop.set()
     sampler.join()
     return {**result, **machine_peaks(sampler, used_before, time.perf_counter() - begin)}
@@ -415,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold", action="store_true", help="--alone: a fresh output folder per notebook")
     ap.add_argument("--students", default="", help="numbers of students at once, e.g. 1,2,4,8 (default: none)")
     ap.add_argument("--path", default="02-06", help="the notebooks each student works through (default 02-06)")
+    ap.add_argument("--threads", type=int, help="torch threads per kernel (OMP_NUM_THREADS); default: one per core")
     ap.add_argument("--interval", type=float, default=0.2, help="memory sampling interval in seconds (default 0.2)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a cell may run (default 3600)")
     ap.add_argument("--server-gib", type=float, default=24.0, help="the server's memory (default 24)")
@@ -433,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.notebook_dir) if args.notebook_dir else None
     if args._student:
         result = run_student(args.profile, parse_notebooks(args.path), Path(args.output_dir), args.interval,
-                             timeout=args.timeout, folder=folder, start_at=args.start_at)
+                             timeout=args.timeout, folder=folder, start_at=args.start_at, threads=args.threads)
         Path(args._student).write_text(json.dumps(result, indent=1))
         return 0
 
@@ -443,7 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     notebook_paths(alone_nb + path, folder)
     m = machine()
     print(f"# Class sizing, profile {args.profile}\n\nMachine: {machine_text(m)}\n", flush=True)
-    report: dict = {"profile": args.profile, "machine": m, "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
+    print(f"Torch threads per kernel: {args.threads or 'torch default (one per core)'}\n", flush=True)
+    report: dict = {"profile": args.profile, "machine": m, "threads_per_kernel": args.threads, "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
                     "sampling": {"interval_s": args.interval, "peak": "max of the kernel tree's sampled RSS and the "
                                  "kernel's VmHWM (/proc/PID/status); PSS every 5th sample"}}
     with tempfile.TemporaryDirectory(prefix="sbert-class-") as tmp:
@@ -452,7 +460,8 @@ def main(argv: list[str] | None = None) -> int:
         if alone_nb:
             print(f"one student alone, notebooks {args.alone} in order"
                   f"{', a fresh output folder each (--cold)' if args.cold else ', one output folder'} ...", flush=True)
-            alone = run_alone(args.profile, alone_nb, work / "alone", args.interval, args.cold, args.timeout, folder)
+            alone = run_alone(args.profile, alone_nb, work / "alone", args.interval, args.cold, args.timeout, folder,
+                              args.threads)
             alone["load_after"] = [round(x, 2) for x in os.getloadavg()]
             report["alone"] = alone
             print("\n" + alone_table(alone) + "\n", flush=True)
@@ -466,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in counts:
             print(f"{n} student(s) at once, each notebooks {args.path} in order ... (load {os.getloadavg()[0]:.2f})",
                   flush=True)
-            run = run_class(args.profile, path, n, args.interval, args.timeout, work / f"class{n}", folder)
+            run = run_class(args.profile, path, n, args.interval, args.timeout, work / f"class{n}", folder, args.threads)
             run["load_after"] = [round(x, 2) for x in os.getloadavg()]
             runs.append(run)
             print("\n" + class_table(class_rows(runs)) + "\n", flush=True)
