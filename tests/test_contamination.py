@@ -60,3 +60,13 @@ def test_every_run_records_what_its_training_saw(tmp_path, monkeypatch, shared_d
     history = History.load(tmp_path / "smoke" / result["model"].split("/smoke/")[1].rsplit("/final", 1)[0]
                            / "history.json")
     assert history.contamination == seen
+
+
+def test_notebook_14s_distillation_set_holds_no_evaluation_sentence(shared_data):
+    from sbertlib.workbook import profiles, runs
+    sets = runs.evaluation_sets(shared_data)
+    assert {"stsb-dev", "stsb-test", "sts12", "sts13", "sts14", "sts15", "sts16", "sick-r"} <= set(sets)
+    for name in ("smoke", "offline"):
+        sentences = runs.distillation_sentences(profiles.get_profile(name), data_dir=shared_data)
+        seen = c.contamination(sentences, sets)
+        assert sentences and all(f["sentences"] == 0.0 for f in seen.values()), (name, seen)

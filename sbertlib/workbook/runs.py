@@ -27,6 +27,7 @@ from ..util import safe_name
 
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
+_EVAL_SETS: dict[str, dict] = {}  # data folder -> the evaluation sets (evaluation_sets)
 STARTS_FROM = {"two-stage": None, "distill-stsb": "distill"}  # an STSb stage -> what it starts from (None: the NLI lesson)
 
 
@@ -114,13 +115,29 @@ def teacher(profile, seed: int = 42, data_dir=None):
 
 def distillation_sentences(profile, seed: int = 42, data_dir=None) -> list[str]:
     """What the student is distilled on: every sentence of the profile's NLI triplets and of its STSb
-    train pairs, each once (no evaluation set's sentence)."""
+    train pairs, each once, **less every sentence of an evaluation set the notebooks report** (STSb
+    dev and test, STS12-16, SICK; compared case- and space-normalised): STSb train was compiled from
+    STS 2012-2017, so without this a tenth of STSb test's sentences would be distilled."""
+    from ..evaluation.contamination import normalise
     from ..training.distillation import distinct
     from .profiles import load_nli_train
     triplets = load_nli_train(profile, data_dir, triplets=True)
     pairs = stsb_train_pairs(profile, seed, data_dir)
-    return distinct([s for t in triplets for s in (t.anchor, t.positive, t.negative)]
-                    + [s for p in pairs for s in (p.sentence1, p.sentence2)])
+    evaluated = {normalise(s) for pairs_ in evaluation_sets(data_dir).values() for p in pairs_
+                 for s in (p.sentence1, p.sentence2)}
+    return [s for s in distinct([s for t in triplets for s in (t.anchor, t.positive, t.negative)]
+                                + [s for p in pairs for s in (p.sentence1, p.sentence2)])
+            if normalise(s) not in evaluated]
+
+
+def evaluation_sets(data_dir=None) -> dict[str, list]:
+    """Every evaluation set the notebooks report, whole, loaded once per process and data folder
+    (:func:`sbertlib.evaluation.contamination.evaluation_sets`)."""
+    from ..evaluation import contamination as measure
+    key = str(data_dir)
+    if key not in _EVAL_SETS:
+        _EVAL_SETS[key] = measure.evaluation_sets(data_dir=data_dir)
+    return _EVAL_SETS[key]
 
 
 def training_texts(profile, objective: str, seed: int = 42, data_dir=None) -> list:
@@ -141,18 +158,12 @@ def training_texts(profile, objective: str, seed: int = 42, data_dir=None) -> li
     return stsb_train_pairs(profile, seed, data_dir)
 
 
-_EVAL_SETS: dict[str, dict] = {}
-
-
 def contamination(profile, objective: str, seed: int = 42, data_dir=None) -> dict[str, dict]:
     """What ``objective``'s training data (:func:`training_texts`) saw of every evaluation set the notebooks
     report, each whole: ``{set: {"sentences": share, "pairs": share, ...}}``
     (:mod:`sbertlib.evaluation.contamination`). A packaged teacher's own training data is not known here."""
     from ..evaluation import contamination as measure
-    key = str(data_dir)
-    if key not in _EVAL_SETS:
-        _EVAL_SETS[key] = measure.evaluation_sets(data_dir=data_dir)
-    return measure.contamination(training_texts(profile, objective, seed, data_dir), _EVAL_SETS[key])
+    return measure.contamination(training_texts(profile, objective, seed, data_dir), evaluation_sets(data_dir))
 
 
 def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
