@@ -59,6 +59,17 @@ def test_a_pca_student_starts_in_the_teachers_space(teacher):
         distillation.make_student(start, teacher, init="zeros")
 
 
+def test_make_student_leaves_the_encoder_it_was_given_alone(teacher):
+    given = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=32)
+    before = {k: v.clone() for k, v in given.backbone.state_dict().items()}
+    student = distillation.make_student(given, teacher)
+    after = given.backbone.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)           # no PCA written into it
+    ours = {p.data_ptr() for p in given.parameters()}
+    assert not ours & {p.data_ptr() for p in student.parameters()}          # and nothing shared
+    assert given.projection is None and student.projection is not None
+
+
 def test_teacher_examples_are_distinct_sentences_with_their_vectors_and_train(teacher):
     sentences = ["A dog runs.", "A cat sleeps.", "A dog runs.", "", "Birds fly south."]
     examples = distillation.teacher_examples(teacher, sentences, batch_size=2)

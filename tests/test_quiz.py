@@ -81,6 +81,21 @@ def test_feedback_reads_what_students_type_and_says_so_when_it_cannot():
         quiz.feedback("question two", "a")
 
 
+def test_decimal_commas_nan_huge_and_long_answers():
+    q = quiz._question("01.1a")
+    assert quiz.feedback("01.1a", "49,995,000").right is True       # commas grouping thousands
+    assert quiz._read_number("0,68") == 0.68 and quiz._read_number("1.234,5") is None  # a decimal comma; a muddle
+    assert quiz._read_number("0,680") == 0.68                         # no number starts "0," with thousands
+    nan = quiz.feedback("01.1a", float("nan"))
+    assert nan.right is None and "NaN is not a number" in nan.text and "too high" not in nan.text
+    huge = quiz.feedback("01.1a", 10 ** 400)                           # no OverflowError
+    assert huge.right is False and "too high" in huge.text
+    long = quiz.feedback("01.1a", "x" * 1_000_000)
+    assert long.right is None and len(long.text) < 200
+    assert f"{q.answer:g}" not in quiz.feedback("01.1a", q.answer).text or q.answer < 1e6  # shown as written
+    assert "49,995,000 is right" in quiz.feedback("01.1a", 49_995_000).text
+
+
 def test_check_prints_the_same_feedback(capsys):
     quiz.check("06.1a", 1.7)
     assert capsys.readouterr().out.strip() == quiz.feedback("06.1a", 1.7).text

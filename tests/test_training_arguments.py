@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 
@@ -129,9 +130,26 @@ def test_command_line_flags_come_from_the_fields():
     add_arguments(parser)
     given = from_namespace(parser.parse_args(["--batch-size", "8", "--no-shuffle", "--max-steps", "none",
                                               "--mixed-precision", "bf16"]))
-    assert given == {"batch_size": 8, "shuffle": False, "mixed_precision": "bf16"}  # max_steps None: not given
+    assert given == {"batch_size": 8, "shuffle": False, "mixed_precision": "bf16", "max_steps": None}  # none: no cap
+    assert from_namespace(parser.parse_args([])) == {}  # nothing given: the profile's every setting
+    off = from_namespace(parser.parse_args(["--max-grad-norm", "none"]))
+    assert off == {"max_grad_norm": None} and TrainingArguments().replace(**off).max_grad_norm is None
     flags = {a.dest for a in parser._actions}
     assert set(names()) - {"save_head"} <= flags
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("lr", "1e-3", "lr must be a number, got '1e-3' (str)"),
+    ("lr", float("nan"), "lr must be a finite number"),
+    ("max_grad_norm", "1", "max_grad_norm must be a number"),
+    ("seed", 1.5, "seed must be an integer, got 1.5 (float)"),
+    ("seed", True, "seed must be an integer"),
+    ("shuffle", "no", "shuffle must be True or False, got 'no'"),
+    ("length_grouping", 1, "length_grouping must be True or False"),
+])
+def test_a_setting_of_the_wrong_type_is_named(field, value, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        TrainingArguments(**{field: value})
 
 
 def test_train_command_takes_training_arguments(tmp_path):

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         ap.error(str(err))
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
-    before = evaluation.evaluate_sts(profiles.load_encoder(profile), test, measures=("cosine",)).main
+    before = evaluation.evaluate_sts(start_model(profile, objective, seed, args.data_dir), test, measures=("cosine",)).main
     started = time.perf_counter()
     stages = {"two-stage": [profile.nli_objective, "two-stage"], "distill-stsb": ["distill", "distill-stsb"]}.get(
         objective, [objective])
@@ -73,12 +73,15 @@ def main(argv: list[str] | None = None) -> int:
                                             data_dir=args.data_dir, show_progress_bar=not args.json,
                                             mixed_precision=mixed_precision, overrides=given)
         seconds[stage] = round(history.seconds, 1)
+        if stage == "distill" and objective == "distill-stsb":  # the student distilled, before its STSb stage
+            distilled = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
     after = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
     result = {"profile": profile.name, "dry_run": profile.dry_run, "backbone": profile.backbone,
               "objective": args.objective or objective,
               "training_arguments": training_args.to_dict(),
               "mixed_precision": mixed_precision, "encode_precision": model.resolved_precision(),
               "stsb_test_before": round(before, 2), "stsb_test_after": round(after, 2),
+              **({"stsb_test_distilled": round(distilled, 2)} if objective == "distill-stsb" else {}),
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
               "stsb_test_pairs": len(test),
@@ -98,11 +101,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{profile.name} profile, {profiles.backbone_label(profile.backbone)}, objective {result['objective']}: "
               f"STSb test ({len(test):,} pairs) {before:.2f} → {after:.2f} ({after - before:+.2f}) "
               f"in {result['seconds']:.0f} s; model in {result['model']}")
+        if "stsb_test_distilled" in result:
+            print(f"distilled only (no STS labels): {result['stsb_test_distilled']:.2f}; then STSb: {after:.2f}")
         seen = result["contamination"].get("stsb-test")
         if seen:
             print(f"its training data held {100 * seen['sentences']:.1f}% of STSb test's sentences and both sentences "
                   f"of {100 * seen['pairs']:.1f}% of its pairs (every set: --json, \"contamination\")")
     return 0
+
+
+def start_model(profile, objective: str, seed: int, data_dir):
+    """What the run starts from, for its "before" score: the profile's encoder, or for a distillation the
+    student as :func:`~sbertlib.training.distillation.make_student` makes it (not the profile's encoder)."""
+    from ..workbook import profiles, runs
+    if objective in ("distill", "distill-stsb"):
+        from ..training.distillation import make_student
+        return make_student(profile.distill_student, runs.teacher(profile, seed, data_dir))
+    return profiles.load_encoder(profile)
 
 
 if __name__ == "__main__":

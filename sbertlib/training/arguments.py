@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
+import numbers
 from dataclasses import dataclass, field, fields
 
 MIXED_PRECISION = (None, "bf16", "fp16")
@@ -49,6 +51,18 @@ class TrainingArguments:
                                                           flag=False))
 
     def __post_init__(self) -> None:
+        for name in ("lr", "weight_decay", "warmup_ratio", "max_grad_norm"):
+            value = getattr(self, name)
+            if not (value is None and name == "max_grad_norm") and (
+                    isinstance(value, bool) or not isinstance(value, numbers.Real)):
+                raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral):
+            raise ValueError(f"seed must be an integer, got {self.seed!r} ({type(self.seed).__name__})")
+        for name in ("shuffle", "length_grouping", "save_head"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("epochs", "batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
@@ -99,7 +113,8 @@ def _parse_optional(kind):
 def add_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """One ``--flag`` per field (``batch_size`` → ``--batch-size``), defaulting to "not given", so a
     caller can tell the settings a user chose from the profile's."""
-    group = parser.add_argument_group("training arguments (default: the profile's)")
+    group = parser.add_argument_group("training arguments (default: the profile's; --max-grad-norm none turns "
+                                      "clipping off)")
     for f in fields(TrainingArguments):
         if not f.metadata.get("flag", True):
             continue
@@ -111,11 +126,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
         else:
             kind = int if f.type.startswith("int") else float
             optional = "None" in f.type
-            group.add_argument(flag, type=_parse_optional(kind) if optional else kind, default=None,
+            group.add_argument(flag, type=_parse_optional(kind) if optional else kind, default=_NOT_GIVEN,
                                metavar=f.name.upper(), help=f.metadata["help"])
     return group
 
 
+class _NotGiven:
+    def __repr__(self) -> str:
+        return "the profile's"
+
+
+_NOT_GIVEN = _NotGiven()  # a flag left out; an explicit "none" (--max-grad-norm none) is None, and is kept
+
+
 def from_namespace(namespace: argparse.Namespace) -> dict:
-    """The training arguments a user gave on the command line, as ``{field: value}``."""
-    return {name: getattr(namespace, name) for name in names() if getattr(namespace, name, None) is not None}
+    """The training arguments a user gave on the command line, as ``{field: value}`` (``none`` given for an
+    optional field is kept as None: it means "off", not "the profile's")."""
+    found = {}
+    for name in names():
+        value = getattr(namespace, name, _NOT_GIVEN)
+        if value is _NOT_GIVEN or (value is None and name == "mixed_precision"):
+            continue
+        if value is None and not _optional(name):
+            continue
+        found[name] = value
+    return found
+
+
+def _optional(name: str) -> bool:
+    return "None" in str(next(f.type for f in fields(TrainingArguments) if f.name == name))

@@ -15,6 +15,8 @@ two things let it start from more than nothing:
 """
 from __future__ import annotations
 
+import copy
+
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -44,7 +46,7 @@ def pca_word_embeddings(teacher: SentenceEncoder, width: int) -> tuple[torch.Ten
 def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init: str = "pca",
                  project: bool = True, device: str | torch.device | None = None) -> SentenceEncoder:
     """A student encoder for ``teacher``: ``backbone`` (a name such as ``"random-bert-2x128"`` or an
-    encoder, used as it is), mean pooling, the teacher's normalisation and, when ``project`` and the
+    encoder, which is copied: the encoder given is left as it was and shares nothing with the student), mean pooling, the teacher's normalisation and, when ``project`` and the
     widths differ, a linear projection to the teacher's width.
 
     ``init="pca"`` copies :func:`pca_word_embeddings` into the student's word pieces and starts the
@@ -52,7 +54,8 @@ def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init
     backbone's own weights and a random projection. The two must share a vocabulary."""
     if init not in ("pca", "random"):
         raise ValueError(f"init must be 'pca' or 'random', not {init!r}")
-    base = backbone if isinstance(backbone, SentenceEncoder) else SentenceEncoder.from_pretrained(backbone, device="cpu")
+    base = copy.deepcopy(backbone) if isinstance(backbone, SentenceEncoder) else \
+        SentenceEncoder.from_pretrained(backbone, device="cpu")
     width, target = int(base.backbone.config.hidden_size), teacher.dim
     projection = torch.nn.Linear(width, target) if project and width != target else None
     if init == "pca":

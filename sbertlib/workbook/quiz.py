@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import math
 import random
 import re
 from dataclasses import dataclass, field
@@ -173,16 +174,46 @@ def _read_letter(q: Choice, answer) -> str | None:
     return None
 
 
+_THOUSANDS = re.compile(r"[-+]?[1-9]\d{0,2}(,\d{3})+(\.\d+)?")  # 58,875 or 1,234.5: commas group thousands
+
+
 def _read_number(answer) -> float | None:
+    """A number from what a student typed: ``58,875`` and ``58 875`` (thousands), ``0,68`` (a decimal
+    comma), a typographic minus; None when it is none. Too large for a float: ±inf (shown as such)."""
     if isinstance(answer, bool):
         return None
     if isinstance(answer, (int, float)):
-        return float(answer)
-    text = re.sub(r"[\s,_']", "", str(answer)).replace("−", "-")
+        try:
+            return float(answer)
+        except OverflowError:  # an int beyond a float's range (10**400)
+            return math.inf if answer > 0 else -math.inf
+    text = str(answer).strip().replace("−", "-")
+    if len(text) > 100:
+        return None
+    text = re.sub(r"[\s_']", "", text)
+    if _THOUSANDS.fullmatch(text):
+        text = text.replace(",", "")
+    elif text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")  # 0,68: a decimal comma
     try:
         return float(text)
     except ValueError:
         return None
+
+
+def _shown(value: float) -> str:
+    """A number as a student would write it: 49,995,000 rather than 4.9995e+07."""
+    if not math.isfinite(value):
+        return "a number too large to check" if math.isinf(value) else str(value)
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6g}" if abs(value) >= 1e-4 else f"{value:.3g}"
+
+
+def _echo(answer) -> str:
+    """The answer as given, cut short: a 1 MB answer is not printed back whole."""
+    text = repr(answer)
+    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def feedback(qid: str, answer) -> Feedback:
@@ -196,14 +227,16 @@ def feedback(qid: str, answer) -> Feedback:
         letter = _read_letter(q, answer)
         if letter is None:
             return Feedback(qid, None, f"{qid}: answer with one of the letters {', '.join(q.options)} "
-                                       f"(you gave {answer!r}).")
+                                       f"(you gave {_echo(answer)}).")
         if letter == q.answer:
             return Feedback(qid, True, f"{qid}: ({letter}) is right.")
         return Feedback(qid, False, f"{qid}: ({letter}) is not it. Hint: {q.hints[letter]}")
     value = _read_number(answer)
     if value is None:
-        return Feedback(qid, None, f"{qid}: answer with a number (you gave {answer!r}).")
-    shown = f"{value:g}"
+        return Feedback(qid, None, f"{qid}: answer with a number (you gave {_echo(answer)}).")
+    if math.isnan(value):
+        return Feedback(qid, None, f"{qid}: NaN is not a number to check: answer with a number.")
+    shown = _shown(value)
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.answer))  # 0.67 + 0.01 is not exactly 0.68 in floating point
     if abs(value - q.answer) <= slack:
         return Feedback(qid, True, f"{qid}: {shown} is right.")
