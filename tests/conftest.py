@@ -18,6 +18,21 @@ def _shared_data_dir() -> Path | None:
     return None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def own_output_folder(tmp_path_factory):
+    """Every test's runs and kept code go to a folder of this test session unless a test sets its own:
+    the user's data folder (sbertlib's default) outlives the session, and a model an earlier session
+    trained there must never be loaded as this one's."""
+    if os.environ.get("SBERTLIB_OUTPUT_DIR"):
+        yield
+        return
+    os.environ["SBERTLIB_OUTPUT_DIR"] = str(tmp_path_factory.mktemp("runs"))
+    try:
+        yield
+    finally:
+        os.environ.pop("SBERTLIB_OUTPUT_DIR", None)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The real offline datasets (../shared/data or $SBERTLIB_DATA_DIR)."""
