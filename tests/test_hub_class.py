@@ -192,7 +192,8 @@ def originals(stub, shared_data, monkeypatch):
     for fname in ("train_5500.label", "TREC_10.label"):
         stub.static[fname] = (shared_data / "senteval" / "TREC" / fname).read_bytes()
         monkeypatch.setitem(files.SOURCES, f"senteval/TREC/{fname}", stub.static_url(fname))
-    stub.static["datasmall_NB_ACL12.zip"] = _zip({f"data/rt10662/{f}": (shared_data / "senteval" / "MR" / f).read_bytes()
+    mr = shared_data / "senteval" / "MR"
+    stub.static["datasmall_NB_ACL12.zip"] = _zip({f"data/rt10662/{f}": (mr / f).read_bytes()
                                                   for f in ("rt-polarity.pos", "rt-polarity.neg")})
     monkeypatch.setitem(files.ARCHIVE_SOURCES, "senteval/MR/", stub.static_url("datasmall_NB_ACL12.zip"))
     monkeypatch.setattr(files, "_SAID_ORIGINAL", set())
@@ -238,7 +239,8 @@ def test_unpinned_branch_is_said_and_its_commit_reported(stub, course_hub_files,
     assert fetch.main(["--datasets", "sick"]) == 0
     captured = capsys.readouterr()
     commit = stub.repos[("datasets", "RobZamp/sick")].commit
-    assert f"RobZamp/sick at refs/convert/parquet (a branch, not pinned; it resolved to commit {commit})" in captured.out
+    assert (f"RobZamp/sick at refs/convert/parquet (a branch, not pinned; it resolved to commit {commit})"
+            in captured.out)
     assert "sick: RobZamp/sick is read at 'refs/convert/parquet', a branch, not a pinned commit" in captured.err
 
 

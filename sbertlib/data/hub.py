@@ -215,9 +215,9 @@ class HubUnavailableError(DataNotFoundError):
 
 
 SHARED_CACHE_HINT = (
-    "A whole class asking the Hub at once gets rate-limited: the lecturer should download once into a shared "
-    "cache — `HF_HUB_CACHE=/shared/hf-cache python -m sbertlib fetch --profile <profile>` — and each student "
-    "set HF_HUB_CACHE=/shared/hf-cache (read-only for them is fine).")
+    "A whole class asking the Hub at once gets rate-limited or left waiting: the lecturer should download once "
+    "into a shared cache — `HF_HUB_CACHE=/shared/hf-cache python -m sbertlib fetch --profile <profile>` — and "
+    "each student set HF_HUB_CACHE=/shared/hf-cache (read-only for them is fine).")
 
 
 def shared_cache_fix(what: str) -> str:
@@ -290,8 +290,10 @@ def probe(url: str, timeout: float) -> tuple[str, int | None, str | None]:
         return "error", None, str(exc)
 
 
-def _progress(folder: Path) -> tuple[int, int]:
-    """(files, bytes) under a repository's cache folder: it grows while a download makes progress."""
+def _progress(folder: Path) -> tuple[int, int, int]:
+    """What grows while a download makes progress: (files, bytes) under a repository's cache folder, and
+    the bytes this process has read (Linux: /proc/self/io) — a large file fetched through Xet storage
+    lands in the cache only at its end, but its bytes are read all along."""
     count = size = 0
     for root, _, names in os.walk(folder / "blobs"):
         for name in names:
@@ -300,21 +302,40 @@ def _progress(folder: Path) -> tuple[int, int]:
                 count += 1
             except OSError:
                 pass
-    return count, size
+    return count, size, _bytes_read()
+
+
+_OWN_READS = [0]  # bytes _bytes_read itself has read from /proc/self/io (counted in rchar too)
+
+
+def _bytes_read() -> int:
+    """The bytes this process has read, less what reading that number cost (0 where /proc is absent)."""
+    before = _OWN_READS[0]
+    try:
+        fd = os.open("/proc/self/io", os.O_RDONLY)
+        try:
+            text = os.read(fd, 4096)
+        finally:
+            os.close(fd)
+    except OSError:
+        return 0
+    _OWN_READS[0] += len(text)
+    m = re.search(rb"rchar:\s*(\d+)", text)
+    return int(m.group(1)) - before if m else 0
 
 
 def _rate_limited(what: str, url: str, retry_after: str | None, waited: float) -> HubUnavailableError:
     after = f"Retry-After {retry_after} s" if retry_after else "no Retry-After given"
     return HubUnavailableError(
         f"{what}: the Hugging Face Hub ({config.hub_endpoint()}) rate-limited this download (HTTP 429 Too Many "
-        f"Requests on {url}, {after}); sbertlib stopped after {waited:.0f} s rather than wait that long "
-        f"(it waits at most {config.hub_wait():g} s without progress, ${config.HUB_WAIT_ENV}). {SHARED_CACHE_HINT}")
+        f"Requests on {url}, {after}); sbertlib does not wait that long: it gave up after {waited:.0f} s (it "
+        f"waits at most {config.hub_wait():g} s without progress, ${config.HUB_WAIT_ENV}). {SHARED_CACHE_HINT}")
 
 
 def _no_answer(what: str, url: str, seconds: float, setting: str) -> HubUnavailableError:
     return HubUnavailableError(
         f"{what}: the Hugging Face Hub ({config.hub_endpoint()}) accepted the connection but sent no answer "
-        f"within {seconds:g} s to {url}; sbertlib stopped waiting (${setting}; each request waits "
+        f"within {seconds:.1f} s to {url}; sbertlib stopped waiting (${setting}; each request waits "
         f"${config.HUB_REQUEST_TIMEOUT_ENV}={config.hub_request_timeout():g} s, a download without progress "
         f"${config.HUB_WAIT_ENV}={config.hub_wait():g} s). {SHARED_CACHE_HINT}")
 
@@ -482,7 +503,8 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
         path = bounded(lambda: hf_hub_download(ds.repo_id, filename, repo_type="dataset", revision=ds.revision,
                                                cache_dir=cache, endpoint=config.hub_endpoint(),
                                                etag_timeout=config.hub_request_timeout()),
-                       what=_where(ds, filename), url=url, cache_folder=root / f"datasets--{ds.repo_id.replace('/', '--')}")
+                       what=_where(ds, filename), url=url,
+                       cache_folder=root / f"datasets--{ds.repo_id.replace('/', '--')}")
     except HubUnavailableError:
         raise
     except Exception as exc:  # the library's errors, turned into ours with the repository named
@@ -530,8 +552,8 @@ def _download_error(exc: Exception, ds: HubDataset, filename: str, local_hint: s
     if any(isinstance(e, PermissionError) for e in _chain(exc)):
         return _missing(ds, filename, f"this process may not write the Hugging Face cache {cache_root()} (a shared, "
                                       f"read-only cache?). {shared_cache_fix(f'--datasets {ds.name}')}", local_hint)
-    return _missing(ds, filename, f"the download failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})",
-                    local_hint)
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return _missing(ds, filename, f"the download failed ({type(exc).__name__}: {first})", local_hint)
 
 
 # ----------------------------------------------------------------------------- reading rows
@@ -619,7 +641,8 @@ def catalogue_markdown() -> str:
         differs = ds.differs
         if ds.fallback:
             urls = ", ".join(original_urls(ds))
-            differs += f". If this copy is gone (its revision or repository not found), the loaders use {ds.fallback}: {urls}"
+            differs += (f". If this copy is gone (its revision or repository not found), the loaders use "
+                        f"{ds.fallback}: {urls}")
         files = "<br>".join(f"{split}: `{name}`" for split, name in ds.files.items())
         lines.append(f"| `{ds.name}` | [{ds.repo_id}](https://huggingface.co/datasets/{ds.repo_id}) | {revision} | "
                      f"{files} | {'<br>'.join(f'{n:,}' for n in counts)} | {cell(ds.licence)} | "
