@@ -376,3 +376,18 @@ def test_a_header_only_file_is_named_as_empty(shared_data, tmp_path):
     path.write_text(path.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     with pytest.raises(data.DataFormatError, match=r"SICK_test_annotated.txt is empty: it holds its header line"):
         data.load_sick("test", course)
+
+
+def test_a_split_with_no_rows_in_a_combined_file_is_named(tmp_path):
+    import gzip
+    stsb = tmp_path / "stsbenchmark.tsv.gz"
+    stsb.write_bytes(gzip.compress(b"split\tgenre\tdataset\tyear\tsid\tscore\tsentence1\tsentence2\n"
+                                   b"train\tmain-news\tx\t2012\t1\t3.0\tA man.\tA person.\n"))
+    assert len(data.load_stsb("train", path=stsb)) == 1
+    with pytest.raises(data.DataFormatError, match=r"stsbenchmark.tsv.gz holds no rows of split 'test'"):
+        data.load_stsb("test", path=stsb)
+    nli = tmp_path / "AllNLI.tsv.gz"
+    nli.write_bytes(gzip.compress(b"split\tdataset\tfilename\tsentence1\tsentence2\tlabel\n"
+                                  b"train\tSNLI\tx\tA man.\tA person.\tentailment\n"))
+    with pytest.raises(data.DataFormatError, match=r"AllNLI.tsv.gz holds no rows of split 'dev'"):
+        data.load_allnli("dev", path=nli)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import hub
 from .files import _check_split, _lines, _nli_label, _rows, _same_length, local_or_hub, locate
-from .records import NLIPair, Triplet
+from .records import DataFormatError, NLIPair, Triplet
 from .sts import _sick_records
 
 
@@ -43,6 +43,9 @@ def load_allnli(split: str = "train", data_dir: str | os.PathLike | None = None,
             label = _nli_label(r["label"], file, i)
             if r["split"] == split:
                 pairs.append(NLIPair(r["sentence1"].strip(), r["sentence2"].strip(), label))
+        if not pairs:
+            raise DataFormatError(f"{file} holds no rows of split {split!r} (its 'split' column): that part is "
+                                  "empty; copy or download the file again")
         return pairs
     if path is not None:
         return local(Path(path))

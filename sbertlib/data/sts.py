@@ -9,7 +9,7 @@ from typing import Iterator, Sequence
 
 from . import hub
 from .files import _check_split, _fields, _find, _lines, _rows, _same_length, _score, local_or_hub, locate
-from .records import DataNotFoundError, STSPair
+from .records import DataFormatError, DataNotFoundError, STSPair
 
 STS_DATASETS: tuple[str, ...] = ("sts12", "sts13", "sts14", "sts15", "sts16", "stsb-test", "sick-r")  # paper Table 1
 
@@ -38,9 +38,13 @@ def _read_stsb_csv(path: Path) -> list[STSPair]:
 def _read_stsb_tsv(path: Path, split: str) -> list[STSPair]:
     """sentence-transformers layout: split, genre, dataset, year, sid, score, sentence1, sentence2."""
     cols = ("split", "genre", "score", "sentence1", "sentence2")
-    return [STSPair(r["sentence1"].strip(), r["sentence2"].strip(), _score(r["score"], path, i, 0, 5),
-                    source=f"stsb/{r['genre']}")
-            for i, r in _rows(path, cols) if r["split"] == split]
+    pairs = [STSPair(r["sentence1"].strip(), r["sentence2"].strip(), _score(r["score"], path, i, 0, 5),
+                     source=f"stsb/{r['genre']}")
+             for i, r in _rows(path, cols) if r["split"] == split]
+    if not pairs:
+        raise DataFormatError(f"{path} holds no rows of split {split!r} (its 'split' column): that part is empty; "
+                              "copy or download the file again")
+    return pairs
 
 
 def load_stsb(split: str = "test", data_dir: str | os.PathLike | None = None,
