@@ -76,7 +76,7 @@ def test_without_any_module_holding_them_a_failed_download_is_still_explained(tm
 
 
 _FLOOR_SCRIPT = textwrap.dedent("""
-    import os, sys, tempfile
+    import gzip, os, sys, tempfile
     import huggingface_hub
     print("VERSION", huggingface_hub.__version__)
     from sbertlib import config, data
@@ -103,9 +103,10 @@ _FLOOR_SCRIPT = textwrap.dedent("""
         attempt("NOREPO", lambda: hub.hub_file("sts14", "test"))
         stub.add(ds.repo_id, "1" * 40, {"test.jsonl.gz": b"x"})
         attempt("NOREVISION", lambda: hub.hub_file("sts14", "test"))
-        stub.add(ds.repo_id, ds.revision, {"other.jsonl.gz": b"x"})
-        attempt("NOFILE", lambda: hub.hub_file("sts14", "test"))
-        stub.add(ds.repo_id, ds.revision, {"test.jsonl.gz": b'{"sentence1": "a", "sentence2": "b", "score": 1}'})
+        stub.add("mteb/sts13-sts", hub.dataset("sts13").revision, {"other.jsonl.gz": b"x"})
+        attempt("NOFILE", lambda: hub.hub_file("sts13", "test"))
+        row = gzip.compress(b'{"sentence1": "a", "sentence2": "b", "score": 1}')
+        stub.add(ds.repo_id, ds.revision, {"test.jsonl.gz": row})
         attempt("GOOD", lambda: len(hub.rows("sts14", "test")[1]))
         stub.add("mteb/sts15-sts", hub.dataset("sts15").revision, {"test.jsonl.gz": b"x"})
         stub.rate_limit = 3600
