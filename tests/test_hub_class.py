@@ -181,10 +181,11 @@ def _zip(files: dict[str, bytes]) -> bytes:
 
 @pytest.fixture
 def originals(stub, shared_data, monkeypatch):
-    """The Hub holds RobZamp/sick, CogComp/trec and the MR repository, without the revisions the catalogue
-    names (the Parquet branch deleted, the pull request gone); their original files on 127.0.0.1."""
-    for name in ("sick", "trec", "mr"):
+    """The Hub holds the repositories of SICK, TREC, MR, CR and SST2, without the revisions the catalogue
+    names (the Parquet branch deleted, the pull request gone, main gone); their original files on 127.0.0.1."""
+    for name in ("sick", "trec", "mr", "cr", "sst2"):
         stub.add(hub.dataset(name).repo_id, ("abcdef0123" * 4)[:40], {"README.md": b"# moved on\n"})
+        stub.repos[("datasets", hub.dataset(name).repo_id)].branches.discard("main")
     for split, fname in (("train", "SICK_train.txt"), ("trial", "SICK_trial.txt"),
                          ("test_annotated", "SICK_test_annotated.txt")):
         stub.static[f"sick_{split}.zip"] = _zip({fname: (shared_data / "sick" / fname).read_bytes()})
@@ -192,10 +193,16 @@ def originals(stub, shared_data, monkeypatch):
     for fname in ("train_5500.label", "TREC_10.label"):
         stub.static[fname] = (shared_data / "senteval" / "TREC" / fname).read_bytes()
         monkeypatch.setitem(files.SOURCES, f"senteval/TREC/{fname}", stub.static_url(fname))
-    mr = shared_data / "senteval" / "MR"
-    stub.static["datasmall_NB_ACL12.zip"] = _zip({f"data/rt10662/{f}": (mr / f).read_bytes()
-                                                  for f in ("rt-polarity.pos", "rt-polarity.neg")})
-    monkeypatch.setitem(files.ARCHIVE_SOURCES, "senteval/MR/", stub.static_url("datasmall_NB_ACL12.zip"))
+    senteval = shared_data / "senteval"
+    stub.static["datasmall_NB_ACL12.zip"] = _zip({
+        **{f"data/rt10662/{f}": (senteval / "MR" / f).read_bytes() for f in ("rt-polarity.pos", "rt-polarity.neg")},
+        **{f"data/customerr/{f}": (senteval / "CR" / f).read_bytes() for f in ("custrev.pos", "custrev.neg")}})
+    for task in ("MR", "CR"):
+        monkeypatch.setitem(files.ARCHIVE_SOURCES, f"senteval/{task}/", stub.static_url("datasmall_NB_ACL12.zip"))
+    for split in ("train", "dev", "test"):
+        stub.static[f"sentiment-{split}"] = (senteval / "SST" / "binary" / f"sentiment-{split}").read_bytes()
+        monkeypatch.setitem(files.SOURCES, f"senteval/SST/binary/sentiment-{split}",
+                            stub.static_url(f"sentiment-{split}"))
     monkeypatch.setattr(files, "_SAID_ORIGINAL", set())
     return stub
 
@@ -210,12 +217,15 @@ def test_vanished_parquet_branch_falls_back_to_the_original_files_saying_so(orig
            "not found" in err
     assert f"using the original file 'sick/SICK_test_annotated.txt'" in err
     assert stub.static_url("sick_test_annotated.zip") in err and "SemEval 2014" in err
-    for task in ("TREC", "MR"):
+    for task in ("TREC", "MR", "CR", "SST2"):
         got, course = data.load_senteval(task), data.load_senteval(task, shared_data)
         assert (got.texts, got.labels, got.label_names) == (course.texts, course.labels, course.label_names)
     err = capsys.readouterr().err
     assert "trec: the Hub's copy is gone" in err and stub.static_url("train_5500.label") in err
     assert "mr: the Hub's copy is gone (revision b6059de032aed3fea5bfadcbef8d375559c6bfd9" in err
+    assert "cr: the Hub's copy is gone (revision main of dataset repository 'SetFit/SentEval-CR'" in err
+    assert "sst2: the Hub's copy is gone" in err and stub.static_url("sentiment-train") in err
+    assert stub.requests.count(("GET", "/static/datasmall_NB_ACL12.zip", None)) == 1  # MR's and CR's, once
     # the originals are kept in the Hugging Face cache: offline now, a class reads them from there
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     asked = len(stub.requests)
