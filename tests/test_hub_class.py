@@ -340,6 +340,10 @@ def test_shared_read_only_cache_serves_good_files_and_names_a_damaged_one(stub, 
         assert "python -m sbertlib fetch --datasets stsb" in line and f"HF_HUB_CACHE={cache}" in line
         assert "read-only" in line
         assert blob.is_file() and damaged.is_symlink()  # left for the lecturer: the student could not remove it
+        _chmod_tree(cache, writable=True)  # the lecturer does what the message says: fetch again, once
+        monkeypatch.delenv("HF_HUB_OFFLINE")
+        assert fetch.main(["--datasets", "stsb"]) == 0
+        assert len(data.load_stsb("test")) == 1379
     finally:
         _chmod_tree(shared, writable=True)
         shutil.rmtree(shared, ignore_errors=True)
@@ -401,3 +405,22 @@ def test_a_split_with_no_rows_in_a_combined_file_is_named(tmp_path):
                                   b"train\tSNLI\tx\tA man.\tA person.\tentailment\n"))
     with pytest.raises(data.DataFormatError, match=r"AllNLI.tsv.gz holds no rows of split 'dev'"):
         data.load_allnli("dev", path=nli)
+
+
+def test_damaged_model_in_a_read_only_cache_says_what_the_lecturer_does(no_local_data, monkeypatch):
+    name = "google/bert_uncased_L-4_H-256_A-4"
+    commit = "c" * 40
+    repo = no_local_data / "hub-cache" / f"models--{name.replace('/', '--')}"
+    (repo / "refs").mkdir(parents=True)
+    (repo / "refs" / "main").write_text(commit)
+    snap = repo / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text('{"model_type": "bert"}')
+    (snap / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":")  # cut short
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(hub, "cache_writable", lambda place=None: False)
+    with pytest.raises(backbones.DamagedWeights) as err:
+        backbones.load_backbone(name)
+    msg = str(err.value)
+    assert f"{snap / 'model.safetensors'} is damaged" in msg and "read-only here" in msg
+    assert f"python -m sbertlib fetch --model {name}" in msg and "HF_HUB_CACHE=" in msg

@@ -80,12 +80,18 @@ def fetch_model(name: str) -> str:
     downloading it if needed."""
     from ..model import backbones
     cached = backbones.cached_model(name)
+    damaged = None
     if cached is not None:
-        return str(cached)
+        try:
+            backbones.check_weights(cached)
+            return str(cached)
+        except backbones.DamagedWeights as exc:  # fetched again, over the damaged file
+            damaged = exc
+            print(f"[..] model {name}: {exc}; downloading it again", file=sys.stderr)
     if not config.hub_reachable():
         raise ConnectionError(f"cannot download {name!r}: the Hugging Face Hub ({config.hub_endpoint()}) is not "
                               "reachable from here (offline, or HF_HUB_OFFLINE is set)")
-    return str(backbones.download_model(name))
+    return str(backbones.download_model(name, force=damaged is not None))
 
 
 @command("fetch")

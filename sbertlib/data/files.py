@@ -203,7 +203,7 @@ def local_or_hub(relpath: str, data_dir: str | os.PathLike | None, read_local: C
     try:
         return read_hub(hint)
     except hub.HubCopyMissing as exc:  # the Hub's copy gone: the original files, where the catalogue names them
-        if not (exc.gone and exc.dataset.fallback and original_url(relpath)):
+        if not (exc.gone and exc.dataset is not None and exc.dataset.fallback and original_url(relpath)):
             raise
         return read_local(fetch_original(relpath, exc))
 

@@ -6,6 +6,12 @@ A file in a local data folder always wins (see :mod:`sbertlib.data.files`); the 
 for what no local folder holds. ``$SBERTLIB_DATA_SOURCE=local`` never asks it. The catalogue
 (:data:`CATALOGUE`) names every repository, revision and file; ``data/README.md`` tells how each
 Hub copy differs from the paper-era file.
+
+For a class on one server: every download is bounded (:func:`bounded`: ``$SBERTLIB_HUB_REQUEST_TIMEOUT``
+per request, ``$SBERTLIB_HUB_WAIT`` without progress, a long ``Retry-After`` refused at once) and fails
+saying what happened and that the lecturer should fill a shared cache with ``python -m sbertlib fetch``;
+a damaged file in a cache this process may not write is named, not removed. A data set whose Hub
+revision is gone falls back to its original files (``HubDataset.fallback``), saying so.
 """
 from __future__ import annotations
 
@@ -205,7 +211,7 @@ class HubCopyMissing(DataNotFoundError):
     or its revision or repository no longer there (``gone`` True). ``dataset`` names the catalogue entry,
     whose ``fallback`` (if any) the loaders then use (data.files.local_or_hub)."""
 
-    def __init__(self, message: str, dataset: "HubDataset", gone: bool = False) -> None:
+    def __init__(self, message: str, dataset: "HubDataset | None" = None, gone: bool = False) -> None:
         super().__init__(message)
         self.dataset, self.gone = dataset, gone
 
@@ -482,7 +488,13 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
     cached = try_to_load_from_cache(ds.repo_id, filename, cache_dir=cache, revision=ds.revision,
                                     repo_type="dataset")
     if isinstance(cached, str):
-        return _served(ds, filename, verify(Path(cached), ds, filename))
+        try:
+            return _served(ds, filename, verify(Path(cached), ds, filename))
+        except ChecksumError:
+            if os.path.lexists(cached):
+                raise  # left where it is: a cache this process may not change (the error says what to do)
+            print(f"sbertlib: {cached} was damaged (its hash did not match) and was removed from the cache; "
+                  "downloading it again", file=sys.stderr)
     if not hub_allowed():
         raise _missing(ds, filename, f"${SOURCE_ENV}=local forbids the Hub", local_hint)
     if config.hub_offline_flag():

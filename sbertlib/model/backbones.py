@@ -339,10 +339,11 @@ def cached_model(name: str) -> Path | None:
         return None
 
 
-def download_model(name: str) -> Path:
+def download_model(name: str, force: bool = False) -> Path:
     """Model ``name`` from the Hub at :func:`model_revision` into the Hugging Face cache, within sbertlib's
     bounds (``$SBERTLIB_HUB_REQUEST_TIMEOUT`` per request, ``$SBERTLIB_HUB_WAIT`` without progress);
-    every failure a :class:`BackboneNotAvailable` saying what happened and what to do."""
+    every failure a :class:`BackboneNotAvailable` saying what happened and what to do. ``force``
+    downloads every file again (over a damaged one)."""
     from huggingface_hub import snapshot_download
 
     from ..data import hub
@@ -363,7 +364,8 @@ def download_model(name: str) -> Path:
     try:
         return Path(hub.bounded(
             lambda: snapshot_download(name, revision=revision, cache_dir=config.hub_cache_dir(),
-                                      endpoint=config.hub_endpoint(), etag_timeout=config.hub_request_timeout()),
+                                      endpoint=config.hub_endpoint(), etag_timeout=config.hub_request_timeout(),
+                                      **({"force_download": True} if force else {})),
             what=what, url=url, cache_folder=root / f"models--{name.replace('/', '--')}"))
     except hub.HubUnavailableError as exc:
         raise BackboneNotAvailable(str(exc)) from None
@@ -381,8 +383,15 @@ def _load_hub(name: str) -> Backbone:
     if path is not None:
         try:
             return _load_dir(path, name, stand_in=False)
+        except DamagedWeights as exc:
+            from ..data import hub
+            if hub.cache_writable(path):
+                raise
+            raise DamagedWeights(  # a shared cache the students cannot change: the lecturer fetches again
+                f"{exc}. It is in a Hugging Face cache this process may not change ({hub.cache_root()}: "
+                f"read-only here, a shared cache?). " + hub.shared_cache_fix(f"--model {name}")) from None
         except BackboneNotAvailable:
-            raise  # cached, but damaged or with modules we do not implement: the message names the file
+            raise  # cached, but with modules we do not implement: the message names the file
         except Exception:
             pass  # an incomplete snapshot: download it below
     if not config.hub_reachable():
