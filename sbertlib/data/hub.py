@@ -465,8 +465,7 @@ def verify(path: Path, ds: HubDataset, filename: str) -> Path:
                 f"{got}, not to {expected} as the Hub announced for that revision. It is in a Hugging Face "
                 f"cache this process cannot change ({cache_root()}: read-only here, a shared cache?; "
                 f"{type(exc).__name__}), so it was left there. "
-                + shared_cache_fix(f"--datasets {ds.name}")
-                + f" (first deleting {blob} and {path}, if fetch cannot replace them itself).") from None
+                + shared_cache_fix(f"--datasets {ds.name}") + " It replaces the damaged file.") from None
         raise ChecksumError(f"{_where(ds, filename)}: the downloaded bytes hash to {got}, not to {expected} as "
                             "the Hub announced for that revision; the file was removed from the cache. "
                             "Download it again (a proxy or a broken connection may have altered it).")
