@@ -38,6 +38,7 @@ class HubStub:
         self.corrupt: set[str] = set()  # paths served with one byte flipped under the true hash
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range header)
         self.rate_limit: int | None = None  # every request answered 429 with this Retry-After (seconds)
+        self.rate_limit_count: int | None = None  # only this many requests rate-limited (None: all of them)
         self.hang = False  # every request read, then no answer until the stub closes
         self.static: dict[str, bytes] = {}  # name -> bytes served at /static/<name>
         self._closing = threading.Event()
@@ -115,7 +116,9 @@ class HubStub:
                     stub._closing.wait()
                     self.close_connection = True
                     return
-                if stub.rate_limit is not None:
+                if stub.rate_limit is not None and stub.rate_limit_count != 0:
+                    if stub.rate_limit_count is not None:
+                        stub.rate_limit_count -= 1
                     self.send_response(429)
                     self.send_header("Retry-After", str(stub.rate_limit))
                     self.send_header("Content-Length", "0")

@@ -109,6 +109,14 @@ def test_rate_limited_hub_fails_at_once_saying_retry_after_and_what_to_do(stub, 
     assert isinstance(err.value, data.DataNotFoundError)  # fetch reports it as [FAIL] and goes on
 
 
+def test_a_short_rate_limit_wait_is_honoured(stub, course_hub_files, shared_data, monkeypatch):
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    stub.rate_limit, stub.rate_limit_count = 1, 2  # the first HEAD and its retry: Retry-After 1 s, within the bound
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "20")
+    assert data.load_stsb("test") == data.load_stsb("test", shared_data)
+    assert stub.rate_limit_count == 0
+
+
 def test_hub_that_never_answers_fails_within_the_bound_saying_so(stub, course_hub_files, monkeypatch):
     stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
     stub.hang = True

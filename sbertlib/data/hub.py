@@ -260,24 +260,23 @@ def resolve_url(repo_id: str, repo_type: str, revision: str, filename: str) -> s
 
 
 class _HubLog(logging.Handler):
-    """huggingface_hub's warnings from one thread: a 429 it got, and how long it means to wait."""
+    """huggingface_hub's warnings while a download runs (from its thread, or the pool it downloads a
+    model's files with): a 429 it got, and how long it announced it would wait, and when."""
 
-    def __init__(self, thread_id: int) -> None:
+    def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.thread_id = thread_id
         self.rate_limited_url: str | None = None
         self.waiting: float | None = None
+        self.waiting_at = 0.0
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.thread != self.thread_id:
-            return
         text = record.getMessage()
         m = re.search(r"HTTP Error 429 thrown while requesting \w+ (\S+)", text)
         if m:
             self.rate_limited_url = m.group(1)
         m = re.search(r"Rate limited\. Waiting ([0-9.]+)\s*s", text)
         if m:
-            self.waiting = float(m.group(1))
+            self.waiting, self.waiting_at = float(m.group(1)), time.monotonic()
 
 
 def probe(url: str, timeout: float) -> tuple[str, int | None, str | None]:
@@ -377,9 +376,9 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
     wait = config.hub_wait()
     start = last_move = time.monotonic()
     seen = _progress(cache_folder)
-    worker.start()
-    watch = _HubLog(worker.ident or 0)
+    watch = _HubLog()
     log.addHandler(watch)
+    worker.start()
     try:
         while worker.is_alive():
             worker.join(0.2)
@@ -387,9 +386,11 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
             moved = _progress(cache_folder)
             if moved != seen:
                 seen, last_move = moved, now
-            if watch.waiting is not None and watch.waiting > wait - (now - last_move):
-                _, _, retry_after = probe(watch.rate_limited_url or url, min(config.hub_request_timeout(), 5))
-                raise _rate_limited(what, watch.rate_limited_url or url, retry_after, now - start)
+            if watch.waiting is not None:  # a rate-limit wait announced: refused at once if it is too long
+                if watch.waiting > wait - (watch.waiting_at - last_move):
+                    _, _, retry_after = probe(watch.rate_limited_url or url, min(config.hub_request_timeout(), 5))
+                    raise _rate_limited(what, watch.rate_limited_url or url, retry_after, now - start)
+                watch.waiting = None
             if worker.is_alive() and now - last_move > wait:
                 kind, code, extra = probe(url, min(config.hub_request_timeout(), 5))
                 if code == 429 or watch.rate_limited_url:
