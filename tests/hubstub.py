@@ -7,11 +7,14 @@ LFS file), ``Content-Length``, byte ranges — and the Hub's 404s with ``X-Error
 after N bytes (once), a body that differs from its announced hash, a Hub that rate-limits every request
 (``rate_limit = 3600``: HTTP 429 with ``Retry-After: 3600``), a Hub that accepts the connection and never
 answers (``hang = True``). ``static`` serves plain files at ``/static/<name>`` (an original archive, say).
+For ``snapshot_download`` it also answers ``/api/{models|datasets}/{repo}/revision/{rev}`` (the commit
+and the files) and ``.../tree/{rev}`` (every file, as LFS files with their SHA-256).
 ``requests`` logs what was asked.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import threading
 import urllib.parse
@@ -20,6 +23,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 _RESOLVE = re.compile(r"^/(?:(datasets|models)/)?(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<path>.+)$")
+# What snapshot_download asks first: the revision's commit, then the files at that commit.
+_API = re.compile(r"^/api/(?P<kind>datasets|models)/(?P<repo>[^/]+/[^/]+)/(?P<what>revision|tree)/(?P<rev>[^/?]+)")
 
 
 @dataclass
@@ -132,6 +137,8 @@ class HubStub:
                     if with_body and body:
                         self.wfile.write(body)
                     return
+                if self.path.startswith("/api/"):
+                    return self._api()
                 name, body, repo = stub._lookup(self.path)
                 if name is None:
                     return self._error(body, repo)
@@ -159,6 +166,30 @@ class HubStub:
                     self.close_connection = True
                     return
                 self.wfile.write(body[start:])
+
+            def _api(self) -> None:
+                m = _API.match(self.path)
+                repo = stub.repos.get((m["kind"], m["repo"])) if m else None
+                if repo is None:
+                    return self._error("RepoNotFound", None)
+                if urllib.parse.unquote(m["rev"]) not in {repo.commit, *repo.branches}:
+                    return self._error("RevisionNotFound", repo)
+                files = sorted(repo.files)
+                if m["what"] == "revision":
+                    answer = {"id": m["repo"], "sha": repo.commit, "siblings": [{"rfilename": f} for f in files]}
+                else:
+                    answer = [{"type": "file", "path": f, "size": len(repo.files[f]),
+                               "oid": hashlib.sha1(b"blob %d\0" % len(repo.files[f]) + repo.files[f]).hexdigest(),
+                               "lfs": {"oid": hashlib.sha256(repo.files[f]).hexdigest(), "size": len(repo.files[f]),
+                                       "pointerSize": 134}} for f in files]
+                body = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("X-Repo-Commit", repo.commit)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command == "GET":
+                    self.wfile.write(body)
 
             def do_HEAD(self) -> None:
                 self._serve(False)

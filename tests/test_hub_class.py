@@ -432,3 +432,36 @@ def test_damaged_model_in_a_read_only_cache_says_what_the_lecturer_does(no_local
     msg = str(err.value)
     assert f"{snap / 'model.safetensors'} is damaged" in msg and "read-only here" in msg
     assert f"python -m sbertlib fetch --model {name}" in msg and "HF_HUB_CACHE=" in msg
+
+
+@pytest.fixture
+def tiny_model_folder(tmp_path):
+    folder = tmp_path / "tiny-bert"
+    backbones.tiny_random_bert(0).save_pretrained(folder)
+    backbones.bert_uncased_tokenizer().save_pretrained(folder)
+    return folder
+
+
+def test_model_is_downloaded_at_its_recorded_revision(stub, tiny_model_folder, monkeypatch, capsys):
+    from sbertlib.cli import fetch
+    name = "google/bert_uncased_L-4_H-256_A-4"
+    stub.add_folder(name, "main", tiny_model_folder)
+    commit = stub.repos[("models", name)].commit
+    monkeypatch.setattr(backbones, "_SAID_UNPINNED", set())
+    assert fetch.main(["--model", name]) == 0  # recorded at main: followed, and said to be unpinned
+    captured = capsys.readouterr()
+    assert f"[OK] model {name}: " in captured.out and f"snapshots/{commit}" in captured.out
+    assert f"model {name}: downloading branch 'main', not a pinned commit" in captured.err
+    assert any(r[1].startswith(f"/api/models/{name}/revision/main") for r in stub.requests)
+    assert backbones.load_backbone(name).model.config.hidden_size == backbones.tiny_random_bert(0).config.hidden_size
+
+    pinned = "1234567890" * 4  # a pin: that commit is asked for, and no branch
+    stub.add_folder(name, pinned, tiny_model_folder)
+    monkeypatch.setitem(backbones.MODEL_REVISIONS, name, pinned)
+    monkeypatch.setenv("HF_HUB_CACHE", str(Path(os.environ["HF_HUB_CACHE"]).parent / "cache-2"))  # empty
+    stub.requests.clear()
+    assert fetch.main(["--model", name]) == 0
+    captured = capsys.readouterr()
+    assert f"snapshots/{pinned}" in captured.out and "not a pinned commit" not in captured.err
+    assert stub.requests and all("/main" not in r[1] for r in stub.requests)
+    assert any(f"/resolve/{pinned}/config.json" in r[1] for r in stub.requests)
