@@ -465,3 +465,19 @@ def test_model_is_downloaded_at_its_recorded_revision(stub, tiny_model_folder, m
     assert f"snapshots/{pinned}" in captured.out and "not a pinned commit" not in captured.err
     assert stub.requests and all("/main" not in r[1] for r in stub.requests)
     assert any(f"/resolve/{pinned}/config.json" in r[1] for r in stub.requests)
+
+
+def test_fetch_replaces_a_damaged_model_file(stub, tiny_model_folder, capsys):
+    from sbertlib.cli import fetch
+    name = "google/bert_uncased_L-4_H-256_A-4"
+    stub.add_folder(name, "main", tiny_model_folder)
+    assert fetch.main(["--model", name]) == 0
+    weights = backbones.cached_model(name) / "model.safetensors"
+    blob = weights.resolve()
+    blob.write_bytes(blob.read_bytes()[:100])  # cut short, as by an interrupted copy
+    with pytest.raises(backbones.DamagedWeights, match="model.safetensors is damaged"):
+        backbones.check_weights(weights.parent)
+    assert fetch.main(["--model", name]) == 0  # the lecturer's re-run
+    assert "is damaged or incomplete" in capsys.readouterr().err
+    backbones.check_weights(weights.parent)
+    assert weights.read_bytes() == (tiny_model_folder / "model.safetensors").read_bytes()
