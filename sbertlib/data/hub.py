@@ -296,37 +296,18 @@ def probe(url: str, timeout: float) -> tuple[str, int | None, str | None]:
 
 
 def _progress(folder: Path) -> tuple[int, int, int]:
-    """What grows while a download makes progress: (files, bytes) under a repository's cache folder, and
-    the bytes this process has read (Linux: /proc/self/io) — a large file fetched through Xet storage
-    lands in the cache only at its end, but its bytes are read all along."""
-    count = size = 0
+    """What grows while a download makes progress: the files under a repository's cache folder, their
+    sizes and the disk blocks they hold (a file written at offsets into a pre-sized file, as Xet storage
+    may write, gains blocks, not size)."""
+    count = size = blocks = 0
     for root, _, names in os.walk(folder / "blobs"):
         for name in names:
             try:
-                size += os.stat(os.path.join(root, name)).st_size
-                count += 1
+                st = os.stat(os.path.join(root, name))
             except OSError:
-                pass
-    return count, size, _bytes_read()
-
-
-_OWN_READS = [0]  # bytes _bytes_read itself has read from /proc/self/io (counted in rchar too)
-
-
-def _bytes_read() -> int:
-    """The bytes this process has read, less what reading that number cost (0 where /proc is absent)."""
-    before = _OWN_READS[0]
-    try:
-        fd = os.open("/proc/self/io", os.O_RDONLY)
-        try:
-            text = os.read(fd, 4096)
-        finally:
-            os.close(fd)
-    except OSError:
-        return 0
-    _OWN_READS[0] += len(text)
-    m = re.search(rb"rchar:\s*(\d+)", text)
-    return int(m.group(1)) - before if m else 0
+                continue
+            count, size, blocks = count + 1, size + st.st_size, blocks + getattr(st, "st_blocks", 0)
+    return count, size, blocks
 
 
 def _rate_limited(what: str, url: str, retry_after: str | None, waited: float) -> HubUnavailableError:
