@@ -27,6 +27,13 @@ def test_notebook_lists(sizing):
     assert sizing.parse_notebooks("") == []
 
 
+def test_kernel_env_is_the_builds_with_the_students_folder(sizing, tmp_path):
+    env = sizing.kernel_env("offline", tmp_path / "s1", "/ipython")
+    assert env["SBERTLIB_PROFILE"] == "offline" and env["SBERTLIB_OUTPUT_DIR"] == str(tmp_path / "s1")
+    assert "OMP_NUM_THREADS" not in env  # torch's default unless asked
+    assert sizing.kernel_env("smoke", tmp_path, "/ipython", threads=1)["OMP_NUM_THREADS"] == "1"
+
+
 def test_rows_and_fit_from_figures(sizing):
     def student(seconds, peak):
         return {"seconds": seconds, "notebooks": [{"number": "02", "seconds": seconds, "error": None,
