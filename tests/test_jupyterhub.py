@@ -35,6 +35,10 @@ writes the course with ``python -m sbertlib student --nbgrader``, releases 02 in
 (mode 1777, named in the install's ``etc/jupyter/nbgrader_config.py``); each student fetches it
 with ``su -``, answers (A the lecturer's solutions, B mean pooling that counts the padding) and
 submits; the lecturer collects and autogrades: A full marks, B every point but ``test_pool``.
+
+Measured on the 2-core CI-sized machine (idle): set-up 20 s (install 2 s, fetch 9 s, hub 8 s), the
+browser test 81 s (per student: log in and server start 4 s, 02 10 s, 03 21 s), clean-up 6 s; the
+nbgrader exchange 40 s more. Screenshots and the hub's log: build/test-artifacts/jupyterhub/.
 """
 from __future__ import annotations
 
