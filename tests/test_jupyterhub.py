@@ -30,7 +30,7 @@ them, the loaded ``train_loop`` is "yours, from notebook 03" with that student's
 kernel imported ``sbertlib`` from the read-only install, nothing was written into the install or
 the shared cache, and one student cannot read the other's code.
 
-``test_nbgrader_exchange_release_fetch_submit_collect_autograde`` (``-m slow``): the lecturer (root)
+``test_nbgrader_exchange_release_fetch_submit_collect_autograde`` (default run, about 40 s): the lecturer (root)
 writes the course with ``python -m sbertlib student --nbgrader``, releases 02 into a shared exchange
 (mode 1777, named in the install's ``etc/jupyter/nbgrader_config.py``); each student fetches it
 with ``su -``, answers (A the lecturer's solutions, B mean pooling that counts the padding) and
@@ -531,7 +531,6 @@ def _scores(course: Path, assignment: str, students: list[Student]) -> dict[str,
         return out
 
 
-@pytest.mark.slow
 def test_nbgrader_exchange_release_fetch_submit_collect_autograde(classroom):
     room, start = classroom, time.perf_counter()
     course, exchange = room.base / "course", room.base / "exchange"
