@@ -7,7 +7,9 @@ import io
 import json
 from pathlib import Path
 
-from sbertlib import data
+import pytest
+
+from sbertlib import config, data
 from sbertlib.data import hub
 
 _NLI_ID = {"entailment": 0, "neutral": 1, "contradiction": 2}
@@ -100,3 +102,34 @@ def serve_course(stub, course: Path | dict[str, dict[str, bytes]]) -> None:
     for name, files in (course if isinstance(course, dict) else course_files(course)).items():
         ds = hub.dataset(name)
         stub.add(ds.repo_id, ds.revision, files)
+
+
+# ----------------------------------------------------------------------------- fixtures the Hub tests share
+# (a test module imports them by name: `from hubdata import no_local_data, stub, course_hub_files`)
+@pytest.fixture
+def no_local_data(tmp_path, monkeypatch):
+    """No data folder anywhere (as on a fresh clone), the Hub allowed, an empty Hub cache, sbertlib's
+    Hub time settings unset."""
+    for var in ("SBERTLIB_DATA_DIR", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SBERTLIB_DATA_SOURCE",
+                config.HUB_TIMEOUT_ENV, config.HUB_REQUEST_TIMEOUT_ENV, config.HUB_WAIT_ENV):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "no-data-here")
+    config.hub_reachable.cache_clear()
+    yield tmp_path
+    config.hub_reachable.cache_clear()
+
+
+@pytest.fixture
+def stub(no_local_data, monkeypatch):
+    """The local Hub stand-in, named by $HF_ENDPOINT."""
+    from hubstub import HubStub
+    with HubStub() as s:
+        monkeypatch.setenv("HF_ENDPOINT", s.url)
+        yield s
+
+
+@pytest.fixture(scope="module")
+def course_hub_files(shared_data):
+    return course_files(shared_data)

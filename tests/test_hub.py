@@ -10,35 +10,10 @@ import pytest
 from sbertlib import config, data
 from sbertlib.data import hub
 
-from hubdata import course_files, serve_course
+from hubdata import course_files, course_hub_files, no_local_data, serve_course, stub  # noqa: F401 (fixtures)
 from hubstub import HubStub
 
 pytest.importorskip("pyarrow")
-
-
-@pytest.fixture
-def no_local_data(tmp_path, monkeypatch):
-    """No data folder anywhere (as on a fresh clone), the Hub allowed, an empty Hub cache."""
-    for var in ("SBERTLIB_DATA_DIR", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "SBERTLIB_DATA_SOURCE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(config, "default_data_dir", lambda: tmp_path / "no-data-here")
-    config.hub_reachable.cache_clear()
-    yield tmp_path
-    config.hub_reachable.cache_clear()
-
-
-@pytest.fixture
-def stub(no_local_data, monkeypatch):
-    with HubStub() as s:
-        monkeypatch.setenv("HF_ENDPOINT", s.url)
-        yield s
-
-
-@pytest.fixture(scope="module")
-def course_hub_files(shared_data):
-    return course_files(shared_data)
 
 
 def _same(a, b, strip_subset=False):
