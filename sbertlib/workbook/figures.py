@@ -331,3 +331,31 @@ def trec_context(table: pd.DataFrame) -> list[str]:
                   "the type is", "largely spelled out by the first words (who → HUM, where → LOC, how many → NUM), so "
                   "averaging token vectors already keeps it."]
     return lines
+
+
+def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: str,
+                        predicted: str) -> tuple[pd.DataFrame, list[str]]:
+    """Notebook 14's ladder (STSb test per ingredient, in the order measured: random start, 05's two stages,
+    PCA start, distilled, distilled + STSb, teacher) with the paper's rows that saw as much as each of ours,
+    and its verdict lines. The distilled-only student saw no STS label and no evaluation sentence: its row
+    is SBERT-NLI-base (Table 2, "not trained for STS"); once trained on STSb train, SBERT-NLI-STSb-base."""
+    from .. import paper
+    column = f"STSb test Spearman ×100 ({n_pairs:,} pairs, {profile_name})"
+    table = pd.DataFrame({column: dict(stsb)}).round(2)
+    nli_base = paper.TABLE2["Not trained for STS"]["SBERT-NLI-base"][0]
+    nli_stsb_base = paper.TABLE2["Trained on NLI data + STSb"]["SBERT-NLI-STSb-base"][0]
+    table.loc["paper: SBERT-NLI-base (Table 2; no STS labels)"] = nli_base
+    table.loc["paper: SBERT-NLI-STSb-base (Table 2; trained on STSb train)"] = nli_stsb_base
+    s_random, s_two, s_pca, s_dist, s_small, s_teacher = stsb.values()
+    said = "above" if s_pca > s_random + 1 else "below" if s_pca < s_random - 1 else "about"
+
+    def beside(ours: float, theirs: float) -> str:
+        return f"{'above' if ours > theirs else 'below'} it by {abs(ours - theirs):.2f}"
+    lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}.",
+             f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
+             f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}.",
+             f"Distilled only (no STS label, no evaluation sentence): {s_dist:.2f} beside the paper's SBERT-NLI-base "
+             f"{nli_base:.2f}, {beside(s_dist, nli_base)}.",
+             f"Then trained on STSb train: {s_small:.2f} beside SBERT-NLI-STSb-base {nli_stsb_base:.2f}, "
+             f"{beside(s_small, nli_stsb_base)} — a published model's knowledge borrowed in both."]
+    return table, lines
