@@ -79,7 +79,13 @@ class HubStub:
         return f"{self.url}/static/{name}"
 
     def __exit__(self, *exc) -> None:
-        self._closing.set()  # a hanging request ends now
+        self.stop()
+
+    def stop(self) -> None:
+        """Close the server (again: a no-op): a hanging request ends now, a new connection is refused."""
+        if self._closing.is_set():
+            return
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 

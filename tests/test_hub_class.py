@@ -126,6 +126,32 @@ def test_model_download_is_bounded_too_and_follows_its_recorded_revision(fault, 
     assert "not a pinned commit" in capsys.readouterr().err
 
 
+def test_an_abandoned_download_stops_before_it_can_break_a_later_one(stub, course_hub_files, monkeypatch):
+    """huggingface_hub closes the HTTP client all its downloads share when a connection is refused; a
+    download sbertlib gave up on must not go on retrying against a Hub that went away and close that
+    client under the next download (CI saw "Bad file descriptor" in an unrelated test)."""
+    import threading
+    from huggingface_hub.utils import _http
+    closed_by: list[str] = []
+    real_close = _http.close_session
+    monkeypatch.setattr(_http, "close_session",
+                        lambda: (closed_by.append(threading.current_thread().name), real_close())[1])
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    stub.hang = True
+    monkeypatch.setenv("SBERTLIB_HUB_REQUEST_TIMEOUT", "1")
+    monkeypatch.setenv("SBERTLIB_HUB_WAIT", "1")
+    before = set(threading.enumerate())  # earlier tests' abandoned threads may still sleep out a Retry-After
+    with pytest.raises(hub.HubUnavailableError):
+        data.load_stsb("test")
+    abandoned = [t for t in set(threading.enumerate()) - before if t.name == "sbertlib-hub-download"]
+    assert abandoned
+    stub.stop()  # the Hub goes away: the abandoned thread's next try would be refused
+    for t in abandoned:
+        t.join(30)
+    assert not any(t.is_alive() for t in abandoned), "the abandoned download kept retrying"
+    assert "sbertlib-hub-download" not in closed_by, "an abandoned download closed the shared HTTP client"
+
+
 # ----------------------------------------------------------------------------- pins
 def test_every_data_set_is_pinned_to_a_commit_or_falls_back_to_its_original_files():
     for ds in hub.CATALOGUE.values():

@@ -279,6 +279,31 @@ class _HubLog(logging.Handler):
             self.waiting, self.waiting_at = float(m.group(1)), time.monotonic()
 
 
+class _Abandoned(BaseException):
+    """Raised inside a download thread sbertlib gave up on, at its next retry (see :class:`_StopAbandoned`)."""
+
+
+class _StopAbandoned(logging.Handler):
+    """Stops a download thread that :func:`bounded` abandoned, at huggingface_hub's next warning in it.
+
+    huggingface_hub retries a failed request after logging a warning, and on a refused connection it closes
+    the one HTTP client all its downloads share. An abandoned thread that went on retrying would close that
+    client under a later, healthy download in the same kernel ("Bad file descriptor"). Its warnings are its
+    retry points: raising there ends it before it sends again or closes anything. A ``BaseException``, so
+    huggingface_hub's retry loop does not catch it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.abandoned: set[int] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if threading.get_ident() in self.abandoned:
+            raise _Abandoned(record.getMessage())
+
+
+_STOP_ABANDONED = _StopAbandoned()
+
+
 def probe(url: str, timeout: float) -> tuple[str, int | None, str | None]:
     """One HEAD request: ``("status", code, Retry-After)``, ``("timeout", None, None)`` when no answer
     comes within ``timeout`` s, or ``("error", None, why)``."""
@@ -343,7 +368,8 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
     :func:`config.hub_wait` seconds (no byte lands in ``cache_folder``), or at once when huggingface_hub
     announces a rate-limit wait longer than that: then :class:`HubUnavailableError` says what happened
     (rate-limited with Retry-After N s, or no answer within N s), naming ``what`` and ``url``, and what to
-    do. The abandoned thread is a daemon: it never keeps the process alive."""
+    do. The abandoned thread is a daemon (it never keeps the process alive) and is stopped at its next
+    retry, before it can close the HTTP client later downloads share."""
     box: dict[str, object] = {}
 
     def work() -> None:
@@ -351,6 +377,8 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
             box["value"] = call()
         except BaseException as exc:  # handed to the caller's thread
             box["error"] = exc
+        finally:
+            _STOP_ABANDONED.abandoned.discard(threading.get_ident())
 
     worker = threading.Thread(target=work, name="sbertlib-hub-download", daemon=True)
     log = logging.getLogger("huggingface_hub")
@@ -359,7 +387,10 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
     seen = _progress(cache_folder)
     watch = _HubLog()
     log.addHandler(watch)
+    if _STOP_ABANDONED not in log.handlers:
+        log.addHandler(_STOP_ABANDONED)
     worker.start()
+    finished = False
     try:
         while worker.is_alive():
             worker.join(0.2)
@@ -384,8 +415,11 @@ def bounded(call: Callable[[], T], *, what: str, url: str, cache_folder: Path) -
                     f"for {wait:g} s (${config.HUB_WAIT_ENV}) and sbertlib stopped it ({url} now answers "
                     f"{code if code is not None else extra}). On a slow network allow longer with "
                     f"{config.HUB_WAIT_ENV}=<seconds>; or {SHARED_CACHE_HINT[0].lower()}{SHARED_CACHE_HINT[1:]}")
+        finished = True
     finally:
         log.removeHandler(watch)
+        if not finished and worker.is_alive() and worker.ident is not None:
+            _STOP_ABANDONED.abandoned.add(worker.ident)
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return box["value"]  # type: ignore[return-value]
