@@ -56,7 +56,8 @@ class Backbone:
     stand_in: bool  # True for offline substitutes that are not the paper's plain BERT
     pooling: str | None = None  # a sentence-transformers folder's pooling mode, if it has one
     normalize: bool = False  # True when a sentence-transformers folder ends in a Normalize layer
-    projection: torch.nn.Linear | None = None  # a sentence-transformers folder's Dense layer (identity activation)
+    projection: torch.nn.Linear | None = None  # a sentence-transformers folder's Dense layer, when its activation
+                                               # is the identity (their Dense defaults to Tanh; sbertlib's is linear)
 
 
 def minilm_path() -> Path:
@@ -152,7 +153,8 @@ def _st_pooling_mode(cfg: dict, where: Path) -> str:
 
 
 _ST_MODULES = ("Transformer", "Pooling", "Dense", "Normalize")  # what sbertlib implements, in this order
-IDENTITY = "torch.nn.modules.linear.Identity"  # the one Dense activation sbertlib applies (a linear map)
+IDENTITY = "torch.nn.modules.linear.Identity"  # the one Dense activation sbertlib applies (a linear map); their
+                                                # Dense's default is Tanh, which sbertlib refuses to load
 
 
 def _st_label(module: dict) -> str:
@@ -186,7 +188,8 @@ def _check_st_modules(modules: list, modules_file: Path) -> None:
 
 def load_dense(folder: Path) -> torch.nn.Linear:
     """A sentence-transformers ``Dense`` module folder as an ``nn.Linear``: ``config.json`` (in and out
-    features, bias, an identity activation — any other activation is refused by name) and its weights
+    features, bias, an identity activation — any other activation, their default Tanh included, is refused by
+    name) and its weights
     (``model.safetensors`` or ``pytorch_model.bin``, keys ``linear.weight`` / ``linear.bias``)."""
     cfg_file = folder / "config.json"
     if not cfg_file.is_file():

@@ -3,8 +3,9 @@ normalisation).
 
 This is SBERT's inference network (paper, Section 3): BERT reads the sentence, a pooling
 step turns the token vectors into one fixed-size vector, and sentences are compared by cosine.
-The projection (sentence-transformers' ``Dense`` with an identity activation) is not in the paper:
-a distilled student uses it to reach its teacher's width (notebook 14).
+The projection is linear (saved as sentence-transformers' ``Dense`` with an identity activation; that
+module's default activation is Tanh, ``activation_function=nn.Tanh()``, so theirs is not linear unless
+told) and is not in the paper: a distilled student uses it to reach its teacher's width (notebook 14).
 """
 from __future__ import annotations
 

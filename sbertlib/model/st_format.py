@@ -9,7 +9,9 @@ module folder      type                                        config
 ``.`` (root)       ``sentence_transformers.models.Transformer`` ``sentence_bert_config.json``: max_seq_length
 ``1_Pooling``      ``sentence_transformers.models.Pooling``     ``config.json``: one ``pooling_mode_*`` true
 ``2_Dense``        ``sentence_transformers.models.Dense``       ``config.json`` + ``model.safetensors`` — only
-                                                               when the encoder has a projection (a linear map)
+                                                               when the encoder has a projection (a linear map:
+                                                               activation Identity, written out, since
+                                                               their Dense defaults to Tanh)
 ``N_Normalize``    ``sentence_transformers.models.Normalize``   (none) — only when the encoder normalises
 =================  ==========================================  =====================================
 
