@@ -260,10 +260,11 @@ def pair_features(u, v, parts=DEFAULT_CONCAT):
 
 
 class DistillationLoss(SBERTLoss):
-    """Knowledge distillation — not in the SBERT paper; its authors' follow-up (Reimers & Gurevych, 2020,
-    "Making Monolingual Sentence Embeddings Multilingual using Knowledge Distillation"): the mean squared
-    error between the student's sentence vector and the teacher's vector of the same sentence, averaged over
-    every number (sentence-transformers' ``MSELoss``).
+    """Knowledge distillation (Hinton, Vinyals & Dean, 2015) for sentence embeddings — not in the SBERT paper:
+    the mean squared error between the student's sentence vector and the teacher's vector of the same
+    sentence, averaged over every number (sentence-transformers' ``MSELoss``, as in its model-distillation
+    example and in Reimers & Gurevych, 2020, "Making Monolingual Sentence Embeddings Multilingual using
+    Knowledge Distillation", which distils into other languages).
 
     One text per example, its label the teacher's vector (``label_kind = "vector"``): ``(sentence,
     teacher_vector)``. Student vectors ``(B, d)`` and teacher vectors ``(B, d)`` must have the same width:

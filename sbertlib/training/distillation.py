@@ -1,7 +1,12 @@
 """Distilling a fully trained sentence encoder (the teacher) into a small one (the student).
 
-Not in the SBERT paper: its authors' follow-up (Reimers & Gurevych, 2020) trains a student to give each
-sentence the teacher's vector, with a mean-squared-error loss (:class:`sbertlib.losses.DistillationLoss`).
+Not in the SBERT paper. Distilling a small, fast student from a large teacher is knowledge distillation
+(Hinton, Vinyals & Dean, 2015, "Distilling the Knowledge in a Neural Network"); for sentence embeddings the
+student is trained to give each sentence the teacher's vector, with a mean-squared-error loss
+(:class:`sbertlib.losses.DistillationLoss`) — sentence-transformers' model-distillation example, and the
+recipe of Reimers & Gurevych (2020), who use it to distil into *other languages*. The offline teacher,
+all-MiniLM-L6-v2, is MiniLM (Wang et al., 2020) fine-tuned by sentence-transformers on about 1.17 billion
+sentence pairs.
 Offline, the teacher is the packaged all-MiniLM-L6-v2 and the student a small BERT with random weights;
 two things let it start from more than nothing:
 

@@ -67,7 +67,8 @@ SESSIONS: list[tuple[str, tuple[str, ...], str]] = [
     ("Applications and your own data", ("12", "13"),
      "search, mining, clustering and re-ranking, then the whole pipeline on data you bring"),
     ("Beyond the paper", ("14",),
-     "distillation (the authors' 2020 follow-up): your own small, fast encoder from a fully trained teacher"),
+     "knowledge distillation (Hinton et al., 2015; not in the paper): your own small, fast encoder from a "
+     "fully trained teacher"),
 ]
 PREREQUISITES = [
     "Python and Jupyter: running cells, reading a traceback, writing a short function.",
