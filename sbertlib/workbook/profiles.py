@@ -71,7 +71,9 @@ class Profile:
     description: str
     baseline_backbone: str | None = None  # an untuned encoder for "before fine-tuning" comparisons
     stsb_train_pairs: int | None = None  # STSb regression training pairs (None = all 5,749)
-    stsb_epochs: int = 4  # the paper trains 4 epochs on STSb (Table 2's BERT systems)
+    stsb_epochs: int = 4  # Table 2's caption: "BERT systems were trained with 10 random seeds and 4 epochs" —
+                          # on STSb; we read it as every BERT-based system of Table 2's trained blocks, SBERT
+                          # included, not only the BERT cross-encoders (§4.2: all systems, 10 random seeds)
     eval_pairs: int | None = None  # pairs used from each evaluation set (None = all)
     dev_pairs_during_training: int | None = None  # STSb dev pairs scored during training (None = all)
     nli_objective: str = "nli"  # the NLI lesson: "nli" (the paper's classification objective) or "mnrl"
@@ -151,7 +153,8 @@ def get_profile(name: str | None = None, dry_run: bool | None = None) -> Profile
 
     Automatic: ``laptop`` where the Hub is reachable (or its small BERT is cached) — on the GPU
     where there is one (CUDA, MPS), else the CPU — and ``offline`` without the Hub. ``paper`` (hours
-    on one GPU) and ``smoke`` run only when named. The profile's ``reason`` says why ("chosen because ...").
+    on one GPU, an estimate: not measured here) and ``smoke`` run only when named. The profile's
+    ``reason`` says why ("chosen because ...").
     ``dry_run`` (default: ``$SBERTLIB_DRY_RUN``): the profile's dry run (:func:`as_dry_run`).
     """
     profile = _choose(name)
