@@ -503,12 +503,12 @@ def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder
     stale.mkdir(parents=True)
     (stale / "state.pt").write_text("an interrupted fit run")
     objective, step_losses, seconds = _run(tiny_encoder)
-    runs.save_run(smoke, "stsb", objective, step_losses, seconds, lr=1e-3, trained_by="notebook 05: your train_loop",
-                  epochs=2, batch_size=16)
+    recipe = {"lr": smoke.stsb_lr, "epochs": smoke.stsb_epochs, "batch_size": smoke.stsb_batch_size}  # as 05 passes them
+    runs.save_run(smoke, "stsb", objective, step_losses, seconds, trained_by="notebook 05: your train_loop", **recipe)
     assert runs.is_trained(smoke, "stsb") and not stale.exists()
     model, history = runs.trained_model(smoke, "stsb")
     assert history.losses == step_losses and history.loss == "ReferenceRegressionObjective"
-    assert history.settings == {"trained_by": "notebook 05: your train_loop", "lr": 1e-3, "epochs": 2, "batch_size": 16}
+    assert history.settings == {"trained_by": "notebook 05: your train_loop", **recipe}
     probe = ["A man plays a guitar."]
     assert np.allclose(model.encode(probe), objective.model.encode(probe), atol=1e-6)
     with pytest.raises(ValueError, match="no training steps"):

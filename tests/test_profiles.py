@@ -195,7 +195,11 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     assert not runs.is_trained(smoke, "mnrl")
     history = runs.save_run(smoke, "mnrl", losses.MultipleNegativesRankingLoss(model), [1.0, 0.5, 0.25], 3.0,
                             lr=1e-3, warmup_ratio=0.5)
-    assert history.lrs == [0.0, 5e-4, 1e-3] and runs.is_trained(smoke, "mnrl")  # fit's schedule: warm-up 2 of 3
+    assert history.lrs == [0.0, 5e-4, 1e-3]  # fit's schedule: warm-up 2 of 3
+    assert not runs.is_trained(smoke, "mnrl")  # a warm-up of 0.5 is not the profile's recipe (0.1)
+    history = runs.save_run(smoke, "mnrl", losses.MultipleNegativesRankingLoss(model), [1.0, 0.5, 0.25], 3.0,
+                            lr=smoke.lr)
+    assert history.lrs == [0.0, smoke.lr, smoke.lr / 2] and runs.is_trained(smoke, "mnrl")
     loaded, loaded_history = runs.nli_model(smoke)
     assert loaded_history.losses == [1.0, 0.5, 0.25]
     probe = ["A dog runs."]

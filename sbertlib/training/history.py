@@ -31,6 +31,7 @@ class History:
     seconds: float = 0.0
     settings: dict = field(default_factory=dict)
     contamination: dict = field(default_factory=dict)  # {eval set: shares seen in training}: evaluation.contamination
+    recipe: dict = field(default_factory=dict)  # what made the run (workbook.recipes): train-or-load keys on it
 
     @property
     def steps(self) -> list[int]:

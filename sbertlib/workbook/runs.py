@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from pathlib import Path
 
 from .. import places
+from . import recipes
 from ..util import safe_name
 
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
@@ -72,9 +74,15 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     from ..training import History
     folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
     final, hist_file = folder / "final", folder / "history.json"
-    if not retrain and is_trained(profile, objective, seed, pooling, mixed_precision, overrides):
-        from .profiles import with_precision
-        return with_precision(SentenceEncoder.load(final), profile), History.load(hist_file)
+    recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
+    if not retrain:
+        recorded = _recorded(folder)
+        if recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(recipe):
+            from .profiles import with_precision
+            return with_precision(SentenceEncoder.load(final), profile), recorded
+        if recorded is not None:
+            print(f"sbertlib: {folder} was trained with another recipe ({recipes.differences(recorded.recipe, recipe)}): "
+                  f"training it again.", file=sys.stderr)
     if objective in STARTS_FROM:
         start, _ = trained_model(profile, STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False, data_dir,
                                  show_progress_bar, mixed_precision, overrides)
@@ -88,6 +96,7 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
     history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar)
     history.contamination = contamination(profile, objective, seed, data_dir)
+    history.recipe = recipe
     from ..training import distributed
     if distributed.rank() == 0:  # under torchrun every rank trains; one writes
         history.save(hist_file)
@@ -168,9 +177,22 @@ def contamination(profile, objective: str, seed: int = 42, data_dir=None) -> dic
 
 def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
                mixed_precision: str | None = None, overrides: dict | None = None) -> bool:
-    """True when ``trained_model(profile, objective)`` would load rather than train."""
-    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
-    return (folder / "final").is_dir() and (folder / "history.json").is_file()
+    """True when ``trained_model(profile, objective)`` would load rather than train: a complete run is
+    there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`)."""
+    recorded = _recorded(model_dir(profile, objective, seed, pooling, mixed_precision, overrides))
+    return recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
+        recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides))
+
+
+def _recorded(folder: Path):
+    """The :class:`History` of the complete run in ``folder``, or None (nothing there, or unreadable)."""
+    from ..training import History
+    if not ((folder / "final").is_dir() and (folder / "history.json").is_file()):
+        return None
+    try:
+        return History.load(folder / "history.json")
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: float, warmup_ratio: float = 0.1,
@@ -179,7 +201,10 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
     where :func:`trained_model` and :func:`is_trained` find it — ``model_dir(profile, objective, seed,
     pooling)``, emptied first so nothing of an earlier run stays beside it; returns its :class:`History`
     (one record per step, with the learning rate of fit's schedule for ``lr`` and ``warmup_ratio``,
-    which that loop follows). ``settings`` (e.g. ``epochs``, ``batch_size``) are recorded with ``trained_by``."""
+    which that loop follows). ``settings`` (e.g. ``epochs``, ``batch_size``) are recorded with ``trained_by``.
+    Its recipe is the profile's for ``objective``, with the ``lr``, ``warmup_ratio``, ``epochs`` and
+    ``batch_size`` the loop was given: a loop run with other settings than the profile's is not loaded
+    later as the profile's model (:func:`trained_model` trains that one again)."""
     import math
 
     import torch
@@ -195,11 +220,15 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
         lrs.append(schedule.get_last_lr()[0])
         optimizer.step()
         schedule.step()
+    given = {"lr": lr, "warmup_ratio": warmup_ratio,
+             **{k: settings[k] for k in ("epochs", "batch_size") if k in settings}}
+    recipe = recipes.run_recipe(profile, objective, seed, pooling)
+    recipe["args"].update(given)
     folder = fresh_folder(model_dir(profile, objective, seed, pooling))
     folder.mkdir(parents=True, exist_ok=True)
     history = History(profile=profile.name, backbone=profile.backbone, loss=type(loss).__name__,
                       total_steps=total, seconds=float(seconds),
-                      settings={"trained_by": trained_by, "lr": lr, **settings},
+                      settings={"trained_by": trained_by, "lr": lr, **settings}, recipe=recipe,
                       records=[{"step": k + 1, "loss": float(v), "lr": lrs[k]} for k, v in enumerate(step_losses)])
     loss.model.save(folder / "final")
     history.save(folder / "history.json")
