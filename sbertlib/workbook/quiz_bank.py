@@ -364,9 +364,12 @@ QUESTIONS = {
             "Length alone is not it. It compresses each sentence alone: what can it not look for in the other?"}),
     "04.6": choice(
         "STS12–16 are samples of 500 pairs offline. How much would you trust a difference of half a point?",
-        "Not at all: samples move scores by 2–3 points",
+        "Hardly: sampling (2–3 points) and seeds (up to 0.81) move more",
         {"Fully: Spearman is exact on the sample":
             "Exact on this sample; how much does the score move from one sample of 500 pairs to another?",
+         "Fully: both rows were scored on the same pairs":
+            "The same pairs take away some sampling noise. How much does one training run vary with its seed "
+            "(Table 2, Section 4.2)?",
          "Somewhat: it is about one standard error":
             "Section 1 says how big one standard error is on 500 pairs."}),
     "04.7": choice(
@@ -423,7 +426,8 @@ QUESTIONS = {
          "The number of training steps":
             "That describes the run, not the cosines."}),
     "05.5": choice(
-        "The BERT rows of Table 2 score higher than SBERT. What are they?",
+        "Table 2's BERT-base rows about tie SBERT on STSb alone (84.30 vs 84.67) and beat it after NLI + STSb "
+        "(88.33 vs 85.35). What are they?",
         "Cross-encoders: no sentence vectors",
         {"Larger bi-encoders (bert-large)":
             "Would a bi-encoder that good be unusable for search?",
@@ -523,7 +527,8 @@ QUESTIONS = {
         "The concatenation changes a classifier that is thrown away. How can it change the encoder's STSb score?",
         "The encoder's gradient comes through that classifier",
         {"It cannot: the differences in Table 6 are seed noise":
-            "Compare 66.04 and 80.78 with a seed std of about a point.",
+            "Table 6 gives means only, no spread; Table 2's seed stds are 0.13–0.81 points. Compare 66.04 and 80.78 "
+            "with that.",
          "The classifier is kept and used at inference":
             "Inference is encode and cosine (Figure 2)."}),
     "07.5": choice(
