@@ -9,6 +9,7 @@ import urllib.parse
 from pathlib import Path
 
 import torch
+from .errors import SettingError
 
 DATA_DIR_ENV = "SBERTLIB_DATA_DIR"
 HUB_HOST = "huggingface.co"
@@ -81,16 +82,16 @@ def check_device(name: str | torch.device) -> torch.device:
     try:
         device = torch.device(name)
     except (RuntimeError, TypeError) as err:
-        raise ValueError(f"unknown device {name!r}: use cpu, cuda, cuda:N or mps ({err})") from None
+        raise SettingError(f"unknown device {name!r}: use cpu, cuda, cuda:N or mps ({err})") from None
     there = "cpu" + (f", cuda:0 … cuda:{torch.cuda.device_count() - 1}" if torch.cuda.is_available() else "")
     mps = getattr(torch.backends, "mps", None)
     there += ", mps" if mps is not None and mps.is_available() else ""
     if device.type == "cuda" and (not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count()):
-        raise ValueError(f"device {str(name)!r} is not on this machine (torch {torch.__version__}); it has {there}")
+        raise SettingError(f"device {str(name)!r} is not on this machine (torch {torch.__version__}); it has {there}")
     if device.type == "mps" and not (mps is not None and mps.is_available()):
-        raise ValueError(f"device {str(name)!r} is not on this machine (no Apple GPU); it has {there}")
+        raise SettingError(f"device {str(name)!r} is not on this machine (no Apple GPU); it has {there}")
     if device.type not in ("cpu", "cuda", "mps"):
-        raise ValueError(f"device {str(name)!r} is not supported by sbertlib; this machine has {there}")
+        raise SettingError(f"device {str(name)!r} is not supported by sbertlib; this machine has {there}")
     return device
 
 
@@ -134,7 +135,7 @@ def _seconds(env: str, default: float) -> float:
     except ValueError:
         value = float("nan")
     if not (value > 0 and value != float("inf")):
-        raise ValueError(f"${env}={text!r}: expected a number of seconds above 0 (default {default:g})")
+        raise SettingError(f"${env}={text!r}: expected a number of seconds above 0 (default {default:g})")
     return value
 
 

@@ -29,6 +29,7 @@ from torch import nn
 
 from .model.similarity import MEASURES
 from .util import atomic_write
+from .errors import SettingError
 
 CONCAT_PARTS = ("u", "v", "|u-v|", "u*v")
 DEFAULT_CONCAT: tuple[str, ...] = ("u", "v", "|u-v|")  # the paper's (u, v, |u−v|)
@@ -120,7 +121,7 @@ class SoftmaxLoss(SBERTLoss):
         super().__init__(model)
         self.concat = check_concat(concat)
         if int(num_labels) < 2:
-            raise ValueError(f"num_labels must be at least 2, got {num_labels}")
+            raise SettingError(f"num_labels must be at least 2, got {num_labels}")
         self.num_labels = int(num_labels)
         dim = int(model.dim)
         self.classifier = nn.Linear(len(self.concat) * dim, self.num_labels, device=_device_of(model))
@@ -150,8 +151,8 @@ class SoftmaxLoss(SBERTLoss):
         """Load a classifier written by :meth:`save_head` (its ``concat`` must match)."""
         saved = torch.load(Path(folder) / HEAD_FILE, weights_only=True)
         if tuple(saved["concat"]) != self.concat or saved["num_labels"] != self.num_labels:
-            raise ValueError(f"saved head has concat={tuple(saved['concat'])}, num_labels={saved['num_labels']}; "
-                             f"this loss has concat={self.concat}, num_labels={self.num_labels}")
+            raise SettingError(f"saved head has concat={tuple(saved['concat'])}, num_labels={saved['num_labels']}; "
+                               f"this loss has concat={self.concat}, num_labels={self.num_labels}")
         self.classifier.load_state_dict(saved["state_dict"])
 
 
@@ -186,7 +187,7 @@ class TripletLoss(SBERTLoss):
     def __init__(self, model: nn.Module, distance: str = "euclidean", margin: float = 1.0):
         super().__init__(model)
         if distance not in TRIPLET_DISTANCES:
-            raise ValueError(f"unknown distance {distance!r}; choose one of {TRIPLET_DISTANCES}")
+            raise SettingError(f"unknown distance {distance!r}; choose one of {TRIPLET_DISTANCES}")
         self.distance, self.margin = distance, float(margin)
 
     def settings(self) -> dict:
@@ -222,7 +223,7 @@ class MultipleNegativesRankingLoss(SBERTLoss):
     def __init__(self, model: nn.Module, scale: float = 20.0):
         super().__init__(model)
         if not scale > 0:
-            raise ValueError(f"scale must be positive, got {scale}")
+            raise SettingError(f"scale must be positive, got {scale}")
         self.scale = float(scale)
 
     def settings(self) -> dict:
@@ -242,7 +243,7 @@ def check_concat(concat) -> tuple[str, ...]:
     concat = tuple(concat)
     unknown = [c for c in concat if c not in CONCAT_PARTS]
     if not concat or unknown or len(set(concat)) != len(concat):
-        raise ValueError(f"concat must be distinct parts out of {CONCAT_PARTS}, got {concat!r}")
+        raise SettingError(f"concat must be distinct parts out of {CONCAT_PARTS}, got {concat!r}")
     return concat
 
 
@@ -278,8 +279,8 @@ class DistillationLoss(SBERTLoss):
         (student,) = embeddings
         if labels is None or labels.shape != student.shape:
             got = None if labels is None else tuple(labels.shape)
-            raise ValueError(f"DistillationLoss: the teacher's vectors have shape {got}, the student's "
-                             f"{tuple(student.shape)}; give each sentence its teacher vector of the student's width")
+            raise SettingError(f"DistillationLoss: the teacher's vectors have shape {got}, the student's "
+                               f"{tuple(student.shape)}; give each sentence its teacher vector of the student's width")
         return F.mse_loss(student, labels.to(student.dtype))
 
 
@@ -315,7 +316,7 @@ class CrossEncoderLoss(TrainingLoss):
                             f"not a {type(model).__name__}: for a SentenceEncoder use CosineSimilarityLoss")
         super().__init__(model)
         if objective not in self.OBJECTIVES:
-            raise ValueError(f"unknown objective {objective!r}; choose one of {self.OBJECTIVES}")
+            raise SettingError(f"unknown objective {objective!r}; choose one of {self.OBJECTIVES}")
         self.objective = objective
 
     def settings(self) -> dict:
@@ -323,15 +324,15 @@ class CrossEncoderLoss(TrainingLoss):
 
     def forward(self, batch: Batch) -> torch.Tensor:
         if len(batch.features) != 1:
-            raise ValueError(f"a cross-encoder batch holds one jointly tokenised column, got "
-                             f"{len(batch.features)}: build it with training.collate(examples, cross_encoder)")
+            raise SettingError(f"a cross-encoder batch holds one jointly tokenised column, got "
+                               f"{len(batch.features)}: build it with training.collate(examples, cross_encoder)")
         return self.loss_from_logits(self.model(batch.features[0]), batch.labels)
 
     def loss_from_logits(self, logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """``(B,)`` logits and ``(B,)`` gold scores in 0–1 → the loss, a scalar."""
         gold = labels.view(-1).float()  # fp32 always: under bf16 autocast the gold scores are not rounded
         if bool(((gold < 0) | (gold > 1)).any()):
-            raise ValueError("cross-encoder gold scores must lie in 0–1 (STSPair.label is score / 5)")
+            raise SettingError("cross-encoder gold scores must lie in 0–1 (STSPair.label is score / 5)")
         logits = logits.view(-1).float()
         if self.objective == "bce":
             return F.binary_cross_entropy_with_logits(logits, gold)

@@ -27,11 +27,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .errors import UserError
+
 OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
 APP_NAME = "sbert-workbook"
 
 
-class OutputDirError(ValueError):
+class OutputDirError(UserError, ValueError):
     """A folder sbertlib must write to cannot be created or written."""
 
 

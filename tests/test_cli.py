@@ -63,6 +63,32 @@ def test_a_users_mistake_is_one_line_and_exit_2(name, argv, message, capsys, mon
         or f"python -m sbertlib {name}: error: " in err
 
 
+@pytest.mark.parametrize("bug", [ValueError("a bug in sbertlib"), KeyError("internal"),
+                                 FileNotFoundError("/no/such/internal/file")])
+def test_a_bug_keeps_its_traceback_only_sbertlibs_own_errors_are_a_users_mistake(bug, monkeypatch):
+    """A ValueError or KeyError from sbertlib's internals or a dependency is a bug, not the user's mistake:
+    the command does not hide it behind one line and exit 2."""
+    from sbertlib import errors
+    module = importlib.import_module("sbertlib.cli.evaluate")
+
+    def broken(*args, **kwargs):
+        raise bug
+    monkeypatch.setattr(module, "build_encoder", broken)
+    with pytest.raises(type(bug)) as raised:
+        module.main(["--model", "tiny-random-bert"])
+    assert not isinstance(raised.value, errors.UserError)
+
+
+def test_sbertlibs_own_errors_are_also_the_builtin_type_a_caller_expects():
+    from sbertlib import errors
+    from sbertlib.data.records import DataNotFoundError
+    from sbertlib.model.backbones import BackboneNotAvailable
+    assert issubclass(errors.SettingError, ValueError) and issubclass(errors.UnknownName, KeyError)
+    assert issubclass(errors.MissingPath, FileNotFoundError) and issubclass(BackboneNotAvailable, errors.UserError)
+    assert issubclass(DataNotFoundError, errors.UserError)
+    assert str(errors.UnknownName("no question '99.9'")) == "no question '99.9'"  # not quoted as KeyError is
+
+
 def test_debug_shows_the_traceback(monkeypatch):
     monkeypatch.setenv("SBERTLIB_DEBUG", "1")
     with pytest.raises(ValueError, match="unknown profile"):

@@ -31,6 +31,35 @@ def test_shares_of_sentences_pairs_and_same_pairs():
     assert "| toy | 62.5% of 8 | 50.0% of 4 | 25.0% |" in c.table({"toy": figures})
 
 
+def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_told(shared_data):
+    """Every table that sets our score beside the paper's says what our model saw; an STSb-trained
+    model set beside Table 1's unsupervised rows is said to be not unsupervised, in that table."""
+    from sbertlib import data, evaluation
+    sets = c.evaluation_sets(("sts12", "sts16", "sick-r"), shared_data)
+    stsb_trained = c.contamination(data.load_stsb("train", shared_data), sets)
+    sick_sentences = c.contamination([sets["sick-r"][0].sentence1], sets)
+    ours = {"ours: STSb-trained": {"sts12": 70.0, "sts16": 70.0, "sick-r": 60.0},
+            "ours: one SICK sentence": {"sts12": 50.0, "sts16": 50.0, "sick-r": 50.0},
+            "ours: untrained": {"sts12": 20.0, "sts16": 20.0, "sick-r": 20.0}}
+    table = evaluation.table1(ours, ["SBERT-NLI-base"])[["sts12", "sts16", "sick-r"]]
+    seen = {"ours: STSb-trained": stsb_trained, "ours: one SICK sentence": sick_sentences,
+            "ours: untrained": None}
+    notes = evaluation.with_seen(table, seen)[evaluation.reports.SEEN_COLUMN]
+    assert notes["paper: SBERT-NLI-base"] == "no STS data (paper)"
+    assert notes["ours: STSb-trained"] == "the very pairs of 2 of these sets (up to 32% of sts12's): NOT unsupervised on them"
+    assert notes["ours: one SICK sentence"].startswith("sentences, no pair: up to 0.0")  # one of 9,840: rounds to 0.0
+    assert "of sick-r's sentences" in notes["ours: one SICK sentence"]
+    assert notes["ours: untrained"] == "nothing: not trained"
+    assert c.seen_note(c.contamination(["Unrelated."], sets), ["sts12"]) == "no sentence of these sets"
+    with pytest.raises(ValueError, match="row 'ours: untrained': say what its model saw"):
+        evaluation.with_seen(table, {k: v for k, v in seen.items() if k != "ours: untrained"})
+    two = evaluation.table2({"Not trained for STS": {"ours: STSb-trained": (70.0, 1379)}}, {"Not trained for STS": ["SBERT-NLI-base"]})
+    notes = evaluation.with_seen(two, {"ours: STSb-trained": stsb_trained}, datasets=["sts12"])[evaluation.reports.SEEN_COLUMN]
+    assert list(notes.loc["Not trained for STS"]) == [
+        "no STS data (paper)", "the very pairs of 1 of these sets (up to 32% of sts12's): NOT unsupervised on them"]
+    assert set(notes.loc["Trained on NLI data + STSb"]) == {"NLI, then STSb train (paper)"}
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="evaluation set is empty"):
         c.contamination(["A."], {"empty": []})

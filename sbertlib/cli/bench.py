@@ -26,6 +26,7 @@ import torch
 
 from .. import config
 from ..data.corpora import corpus
+from ..errors import SettingError
 from ..evaluation import speed
 from ..model import precision as precisions
 from ..model.encoder import SentenceEncoder
@@ -394,7 +395,7 @@ def _check_settings(ap: argparse.ArgumentParser, args) -> None:
     """Exit with a usage error naming the setting when ``--device`` or ``--precision`` cannot run."""
     try:
         device = config.pick_device(args.device)
-    except ValueError as err:
+    except SettingError as err:
         ap.error(f"--device {args.device!r}: {err}")
     spec = getattr(args, "precision", None)
     if spec is None:
@@ -415,7 +416,7 @@ def _encode_precision_problem(name: str, device: torch.device) -> str | None:
                 precisions.check_precision("int8", device)
         else:
             precisions.check_precision(name, device)
-    except ValueError as err:
+    except SettingError as err:
         return str(err)
     return None
 

@@ -13,9 +13,10 @@ The same flag means the same thing in every command:
 ``--repeats N``     timed repetitions; ``--warmup-runs`` / ``--warmup-steps`` untimed ones
 ==================  ==============================================================
 
-A user's mistake (an unknown profile, model, data set or device, a bad setting) ends the command
-with one line, ``python -m sbertlib CMD: error: ...``, and exit status 2 — never a traceback.
-``SBERTLIB_DEBUG=1`` shows the traceback instead.
+A user's mistake (an unknown profile, model, data set or device, a bad setting: one of
+:mod:`sbertlib.errors`' types) ends the command with one line, ``python -m sbertlib CMD: error: ...``,
+and exit status 2 — never a traceback. Any other exception is a bug and keeps its traceback.
+``SBERTLIB_DEBUG=1`` shows the traceback of a user's mistake too.
 """
 from __future__ import annotations
 
@@ -27,12 +28,11 @@ import sys
 from typing import Callable
 
 from .. import __version__
-from ..data.records import DataNotFoundError
-from ..model.backbones import BackboneNotAvailable
+from ..errors import UserError
 
-# What a user's input can raise from the library: each carries a message naming what is wrong.
-USER_ERRORS = (ValueError, LookupError, FileNotFoundError, FileExistsError, NotADirectoryError,
-               BackboneNotAvailable, DataNotFoundError)
+# What a user's input can raise from the library: sbertlib's own error types (sbertlib.errors), each with
+# a message naming what is wrong. A ValueError or KeyError from anywhere else is a bug: it keeps its traceback.
+USER_ERRORS = (UserError,)
 _ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|obj):`~?(?:[\w.]+\.)?([^`]+)`")
 
 
@@ -62,7 +62,7 @@ def command(name: str) -> Callable:
             except USER_ERRORS as err:
                 if os.environ.get("SBERTLIB_DEBUG"):
                     raise
-                message = err.args[0] if isinstance(err, KeyError) and err.args else err
+                message = err.args[0] if isinstance(err, KeyError) and err.args else err  # unquoted
                 print(f"python -m sbertlib {name}: error: {message}", file=sys.stderr)
                 return 2
         return run

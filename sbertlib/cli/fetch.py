@@ -16,6 +16,7 @@ from typing import Callable
 
 from .. import config
 from .common import command, parser
+from ..errors import SettingError
 
 # What the notebooks read, by catalogue name (AllNLI only for the profiles that train on it).
 _NOTEBOOK_DATA = ("stsb", "sts12", "sts13", "sts14", "sts15", "sts16", "sick", "snli", "mr", "cr", "subj",
@@ -51,7 +52,7 @@ def fetch_dataset(name: str, data_dir: str | None = None) -> str:
     from ..data import hub
     loaders = _loaders()
     if name not in loaders:
-        raise ValueError(f"unknown data set {name!r}; known: {', '.join(sorted(loaders))}")
+        raise SettingError(f"unknown data set {name!r}; known: {', '.join(sorted(loaders))}")
     hub.SERVED.clear()
     hub.ORIGINALS.clear()
     loaders[name](data_dir)

@@ -27,6 +27,7 @@ import os
 import sys
 import time
 
+from ..errors import SettingError
 from ..training.arguments import add_arguments, from_namespace
 from .common import command, parser
 
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
     try:  # the arguments of the last stage, checked before anything is loaded
         training_args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **given)
-    except ValueError as err:
+    except SettingError as err:
         ap.error(str(err))
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
     before = evaluation.evaluate_sts(start_model(profile, objective, seed, args.data_dir), test, measures=("cosine",)).main

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import places
 from .common import command, parser
+from ..errors import UnknownName
 
 
 @command("where")
@@ -28,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             places.home(args.user)
         except KeyError:
-            raise LookupError(f"--user {args.user!r}: no such user on this machine") from None
+            raise UnknownName(f"--user {args.user!r}: no such user on this machine") from None
     found = places.describe(args.user)
     found["kept code files"] = ", ".join(kept_files(Path(found["your kept code"]))) or "none yet"
     if args.json:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .senteval import load_senteval
 from .sts import load_sick, load_sts_dataset, load_stsb
+from ..errors import SettingError
 
 CORPORA = ("stsb", "varied")
 
@@ -30,7 +31,7 @@ def corpus(name: str, n: int | None = None, data_dir=None) -> list[str]:
         for task in ("MR", "SUBJ", "TREC"):
             texts += [t for t in load_senteval(task, data_dir).texts if t]
     else:
-        raise ValueError(f"unknown corpus {name!r}: use one of {', '.join(CORPORA)}")
+        raise SettingError(f"unknown corpus {name!r}: use one of {', '.join(CORPORA)}")
     texts = list(dict.fromkeys(texts))
     texts = [texts[i] for i in np.random.default_rng(0).permutation(len(texts))]
     return texts[:n] if n else texts

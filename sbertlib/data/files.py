@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 from .. import config
 from ..util import atomic_write, sha256_file
 from .records import NLI_LABELS, ChecksumError, DataFormatError, DataNotFoundError
+from ..errors import SettingError
 
 T = TypeVar("T")
 
@@ -156,7 +157,7 @@ def _unpack(archive: Path, url: str, relpaths: list[str], root: Path) -> None:
         for rel in relpaths:
             name = Path(rel).name
             if name not in members:
-                raise ValueError(f"{url} holds no file named {name!r} (it holds {sorted(members)[:10]})")
+                raise SettingError(f"{url} holds no file named {name!r} (it holds {sorted(members)[:10]})")
             _readable(atomic_write(root / rel, lambda tmp, m=members[name]: tmp.write_bytes(z.read(m))))
 
 
@@ -292,7 +293,7 @@ def _rows(path: Path, required: Sequence[str], encoding: str = "utf-8") -> Itera
 
 def _check_split(split: str, allowed: Sequence[str]) -> str:
     if split not in allowed:
-        raise ValueError(f"unknown split {split!r}; expected one of {tuple(allowed)}")
+        raise SettingError(f"unknown split {split!r}; expected one of {tuple(allowed)}")
     return split
 
 

@@ -35,6 +35,7 @@ from typing import Callable, TypeVar
 from .. import config
 from ..util import sha256_file
 from .records import ChecksumError, DataFormatError, DataNotFoundError
+from ..errors import SettingError
 
 SOURCE_ENV = "SBERTLIB_DATA_SOURCE"  # "auto" (local folder, then the Hub), "local" (never the Hub)
 T = TypeVar("T")
@@ -59,7 +60,7 @@ class HubDataset:
 
     def filename(self, split: str) -> str:
         if split not in self.files:
-            raise ValueError(f"{self.name} ({self.repo_id}) has splits {sorted(self.files)}, not {split!r}")
+            raise SettingError(f"{self.name} ({self.repo_id}) has splits {sorted(self.files)}, not {split!r}")
         return self.files[split]
 
 
@@ -160,7 +161,7 @@ def is_pinned(ds: HubDataset) -> bool:
 def dataset(name: str) -> HubDataset:
     """The catalogue entry ``name``; an unknown name is an error listing the known ones."""
     if name not in CATALOGUE:
-        raise ValueError(f"no Hub data set named {name!r}; known: {', '.join(sorted(CATALOGUE))}")
+        raise SettingError(f"no Hub data set named {name!r}; known: {', '.join(sorted(CATALOGUE))}")
     return CATALOGUE[name]
 
 
@@ -168,7 +169,7 @@ def hub_allowed() -> bool:
     """False when ``$SBERTLIB_DATA_SOURCE=local`` forbids asking the Hub for data."""
     value = os.environ.get(SOURCE_ENV, "auto").strip().lower()
     if value not in {"auto", "local"}:
-        raise ValueError(f"${SOURCE_ENV}={value!r}: expected 'auto' (local folder, then the Hub) or 'local'")
+        raise SettingError(f"${SOURCE_ENV}={value!r}: expected 'auto' (local folder, then the Hub) or 'local'")
     return value == "auto"
 
 
@@ -662,7 +663,7 @@ def catalogue_markdown() -> str:
     for ds in CATALOGUE.values():
         counts = rows.get(ds.name, ())
         if len(counts) != len(ds.files):
-            raise ValueError(f"catalogue_markdown: no row counts for the {len(ds.files)} file(s) of {ds.name!r}")
+            raise SettingError(f"catalogue_markdown: no row counts for the {len(ds.files)} file(s) of {ds.name!r}")
         revision = f"`{ds.revision}`" if is_pinned(ds) else f"`{ds.revision}` (a branch, not pinned)"
         revision += f" ({ds.revision_note})" if ds.revision_note else ""
         differs = ds.differs

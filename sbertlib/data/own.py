@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .records import DataFormatError, DataNotFoundError, STSPair
+from ..errors import SettingError
 
 DELIMITERS = {".tsv": "\t", ".tab": "\t", ".csv": ","}
 CSV_DELIMITERS = (",", ";", "\t")  # what a .csv may use: Excel writes ';' where ',' is the decimal mark
@@ -45,7 +46,7 @@ def _delimiter(path: Path, delimiter: str | None, header_line: str, columns: Seq
     ``columns`` on ``;`` or a tab rather than ``,`` (Excel in many European locales) uses that one."""
     if delimiter is not None:
         if len(delimiter) != 1:
-            raise ValueError(f"delimiter must be one character (',' or '\\t'), not {delimiter!r}")
+            raise SettingError(f"delimiter must be one character (',' or '\\t'), not {delimiter!r}")
         return delimiter
     if path.suffix.lower() not in DELIMITERS:
         raise DataFormatError(f"{path}: cannot tell the delimiter from the extension {path.suffix!r}; "
@@ -210,7 +211,7 @@ def load_labelled_pairs(path: str | os.PathLike, sentence1: str = "sentence1", s
     found = [_text(row, label, path, lineno) for lineno, row in rows]
     names = tuple(labels) if labels is not None else tuple(sorted(set(found)))
     if len(set(names)) != len(names):
-        raise ValueError(f"labels={names} names a label more than once; each class needs one name")
+        raise SettingError(f"labels={names} names a label more than once; each class needs one name")
     if len(names) < 2:
         where = f"labels={names} names" if labels is not None else f"{path}: column {label!r} holds"
         raise DataFormatError(f"{where} {len(names)} distinct label(s) {names}: a classifier needs at least two")
@@ -247,12 +248,12 @@ def group_split(pairs: Sequence, test_share: float = 0.2, seed: int = 0,
     ``ValueError`` when the pairs form a single group.
     """
     if not 0 < test_share < 1:
-        raise ValueError(f"test_share must lie between 0 and 1, got {test_share}")
+        raise SettingError(f"test_share must lie between 0 and 1, got {test_share}")
     sides = [(p.sentence1, p.sentence2) if isinstance(p, STSPair) else (p[0], p[1]) for p in pairs]
     groups = _connected_groups(sides)
     if len(groups) < 2:
-        raise ValueError(f"cannot split {len(sides)} pairs into two parts without sharing a sentence: "
-                         f"they form {len(groups)} group(s) of connected pairs")
+        raise SettingError(f"cannot split {len(sides)} pairs into two parts without sharing a sentence: "
+                           f"they form {len(groups)} group(s) of connected pairs")
     order = sorted(groups)
     random.Random(seed).shuffle(order)
     test_ids = _fill_to_share(order, test_share * len(sides), len(sides))

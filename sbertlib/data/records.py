@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from ..errors import SettingError, UnknownName, UserError
 
 NLI_LABELS: tuple[str, ...] = ("contradiction", "entailment", "neutral")  # index = class id (AllNLI convention)
 
@@ -33,7 +34,7 @@ class NLIPair:
 
     def __post_init__(self) -> None:
         if self.label not in NLI_LABELS:
-            raise ValueError(f"NLI label must be one of {NLI_LABELS}, got {self.label!r}")
+            raise SettingError(f"NLI label must be one of {NLI_LABELS}, got {self.label!r}")
 
     @property
     def label_id(self) -> int:
@@ -73,18 +74,18 @@ class SentEvalTask:
     def split(self, name: str) -> tuple[list, list[int]]:
         """``(texts, labels)`` of one split, e.g. ``task.split("train")``."""
         if name not in self.splits:
-            raise KeyError(f"{self.name} has splits {sorted(self.splits) or 'none (use k-fold CV)'}, not {name!r}")
+            raise UnknownName(f"{self.name} has splits {sorted(self.splits) or 'none (use k-fold CV)'}, not {name!r}")
         r = self.splits[name]
         return self.texts[r.start:r.stop], self.labels[r.start:r.stop]
 
 
-class DataFormatError(ValueError):
+class DataFormatError(UserError, ValueError):
     """A data file does not have the expected format (message names file and 1-based line)."""
 
 
-class DataNotFoundError(FileNotFoundError):
+class DataNotFoundError(UserError, FileNotFoundError):
     """A data file is missing (message names it, the places searched and how to provide it)."""
 
 
-class ChecksumError(ValueError):
+class ChecksumError(UserError, ValueError):
     """A downloaded file's SHA-256 differs from the expected one."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from . import hub
 from .files import _bad, _fields, _lines, _rows, local_or_hub, locate
 from .records import SentEvalTask
+from ..errors import SettingError
 
 SENTEVAL_TASKS: tuple[str, ...] = ("MR", "CR", "SUBJ", "MPQA", "SST2", "TREC", "MRPC")  # paper Table 5
 
@@ -141,4 +142,4 @@ def load_senteval(task: str, data_dir: str | os.PathLike | None = None) -> SentE
         return _concat(name, TREC_LABELS, parts)
     if name == "MRPC":
         return _concat(name, ("not_paraphrase", "paraphrase"), {s: _mrpc_split(s, data_dir) for s in ("train", "test")})
-    raise ValueError(f"unknown SentEval task {task!r}; known: {', '.join(SENTEVAL_TASKS)}")
+    raise SettingError(f"unknown SentEval task {task!r}; known: {', '.join(SENTEVAL_TASKS)}")

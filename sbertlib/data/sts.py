@@ -10,6 +10,7 @@ from typing import Iterator, Sequence
 from . import hub
 from .files import _check_split, _fields, _find, _lines, _rows, _same_length, _score, local_or_hub, locate
 from .records import DataFormatError, DataNotFoundError, STSPair
+from ..errors import SettingError
 
 STS_DATASETS: tuple[str, ...] = ("sts12", "sts13", "sts14", "sts15", "sts16", "stsb-test", "sick-r")  # paper Table 1
 
@@ -78,7 +79,7 @@ def _stsb_from_hub(split: str, hint: str) -> list[STSPair]:
 def _sts_year_key(year: int | str) -> str:
     m = re.fullmatch(r"(?:sts)?(?:20)?(1[2-6])", str(year).strip().lower())
     if m is None:
-        raise ValueError(f"unknown STS year {year!r}; use 12..16, 2012..2016 or 'sts12'..'sts16'")
+        raise SettingError(f"unknown STS year {year!r}; use 12..16, 2012..2016 or 'sts12'..'sts16'")
     return f"STS{m.group(1)}"
 
 
@@ -168,5 +169,5 @@ def load_sts_dataset(name: str, data_dir: str | os.PathLike | None = None) -> li
         return load_sick(key[len("sick-r-"):], data_dir)
     if re.fullmatch(r"sts(20)?1[2-6]", key):
         return [p for pairs in load_sts_year(key, data_dir).values() for p in pairs]
-    raise ValueError(f"unknown STS dataset {name!r}; known: {', '.join(STS_DATASETS)}, "
-                     "stsb-train, stsb-dev, sick-r-train, sick-r-dev, sick-r-test")
+    raise SettingError(f"unknown STS dataset {name!r}; known: {', '.join(STS_DATASETS)}, "
+                       "stsb-train, stsb-dev, sick-r-train, sick-r-dev, sick-r-test")

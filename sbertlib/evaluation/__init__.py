@@ -15,12 +15,12 @@ module                        holds
 ``evaluation.contamination``  what a training set saw of each evaluation set: sentences, pairs
 ============================  ==============================================================
 """
-from .reports import beside_paper, label_for, table1, table2, table5, table6
+from .reports import beside_paper, label_for, table1, table2, table5, table6, with_seen
 from .sts import (STS_YEARS, STSEvaluator, STSResult, SuiteResult, correlations, embed_pairs, evaluate_sts,
                   evaluate_sts_subsets, evaluate_sts_year, evaluate_suite, sample_pairs, sample_subsets,
                   stsb_dev_evaluator, suite_pairs, worst_pairs)
 
-__all__ = ["beside_paper", "label_for", "table1", "table2", "table5", "table6", "STS_YEARS", "STSEvaluator", "STSResult",
+__all__ = ["beside_paper", "label_for", "table1", "table2", "table5", "table6", "with_seen", "STS_YEARS", "STSEvaluator", "STSResult",
            "SuiteResult", "suite_pairs", "correlations", "embed_pairs", "evaluate_sts", "evaluate_sts_subsets",
            "evaluate_sts_year", "evaluate_suite", "sample_pairs", "sample_subsets", "stsb_dev_evaluator",
            "worst_pairs"]

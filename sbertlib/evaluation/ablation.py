@@ -40,6 +40,7 @@ from ..model.pooling import POOLING_MODES
 from ..paper import TABLE6_CONCATS
 from ..util import atomic_write_text, digest, optional_import, settings_digest
 from .sts import STSEvaluator, stsb_dev_evaluator
+from ..errors import SettingError
 
 OBJECTIVES = ("classification", "regression")  # Table 6's two columns: NLI (SoftmaxLoss), STSb (cosine MSE)
 
@@ -53,7 +54,7 @@ class AblationConfig:
 
     def __post_init__(self) -> None:
         if self.pooling not in POOLING_MODES:
-            raise ValueError(f"unknown pooling {self.pooling!r}; choose one of {POOLING_MODES}")
+            raise SettingError(f"unknown pooling {self.pooling!r}; choose one of {POOLING_MODES}")
         object.__setattr__(self, "concat", check_concat(self.concat))
 
     @property
@@ -88,7 +89,7 @@ def grid_cost(n_configs: int, seeds: Sequence[int] | int, n_pairs: int, batch_si
     steps of :func:`sbertlib.training.fit`, ``ceil(n_pairs / batch_size) × epochs`` per run)."""
     n_seeds = seeds if isinstance(seeds, int) else len(seeds)
     if min(n_configs, n_seeds, n_pairs, batch_size, epochs) < 1:
-        raise ValueError("configs, seeds, pairs, batch size and epochs must all be at least 1")
+        raise SettingError("configs, seeds, pairs, batch size and epochs must all be at least 1")
     per_run = math.ceil(n_pairs / batch_size) * epochs
     return {"runs": n_configs * n_seeds, "steps_per_run": per_run, "steps": n_configs * n_seeds * per_run}
 
@@ -203,17 +204,17 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
 
     configs, seeds = list(configs), [int(s) for s in seeds]
     if not configs:
-        raise ValueError("configs is empty: nothing to run")
+        raise SettingError("configs is empty: nothing to run")
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+        raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     if objective == "regression" and any(c.concat != DEFAULT_CONCAT for c in configs):
-        raise ValueError("the regression objective has no classifier, so no concatenation to vary: "
-                         "use pooling_configs() (the default concatenation) for the regression column")
+        raise SettingError("the regression objective has no classifier, so no concatenation to vary: "
+                           "use pooling_configs() (the default concatenation) for the regression column")
     if not seeds or len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be a non-empty list of distinct integers, got {seeds}")
+        raise SettingError(f"seeds must be a non-empty list of distinct integers, got {seeds}")
     labels = [c.label for c in configs]
     if len(set(labels)) != len(labels):
-        raise ValueError("configs holds the same configuration twice")
+        raise SettingError("configs holds the same configuration twice")
     if evaluator is None:
         evaluator = stsb_dev_evaluator()
     settings = {"backbone": backbone if encoder_factory is None else getattr(encoder_factory, "__name__", "custom"),

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from ..data.records import NLIPair, STSPair, Triplet
+from ..errors import SettingError
 
 
 def normalise(sentence: str) -> str:
@@ -83,7 +84,7 @@ class TrainingTexts:
         """How much of the evaluation ``pairs`` (two sentences each) this training set holds."""
         eval_pairs = [tuple(normalise(t) for t in texts_of(p)[:2]) for p in pairs]
         if not eval_pairs:
-            raise ValueError("the evaluation set is empty: there is nothing to compare training with")
+            raise SettingError("the evaluation set is empty: there is nothing to compare training with")
         distinct = {s for p in eval_pairs for s in p}
         seen = self.sentences
         both = sum(a in seen and b in seen for a, b in eval_pairs)
@@ -121,3 +122,31 @@ def table(figures: Mapping[str, Mapping]) -> str:
         rows.append(f"| {name} | {100 * f['sentences']:.1f}% of {f['eval_sentences']:,} | {100 * f['pairs']:.1f}% "
                     f"of {f['eval_pairs']:,} | {100 * f['same_pairs']:.1f}% |")
     return "\n".join(rows)
+
+
+def seen_note(figures: Mapping[str, Mapping] | str | None, datasets: Sequence[str]) -> str:
+    """One table cell: what a model's training saw of ``datasets`` (the columns a table shows).
+
+    ``figures`` is a run's recorded :func:`contamination` (``history.contamination``), ``None`` or ``{}``
+    for a model that was not trained, or a string said as it is (a model whose training data are not
+    known here). A model whose training held the very pairs of a set (with their scores: STSb train
+    holds a third to a half of STS12-15's pairs) is said to be not unsupervised on them."""
+    if isinstance(figures, str):
+        return figures
+    if not figures:
+        return "nothing: not trained"
+    shown = [(name, figures[name]) for name in datasets if name in figures]
+    if not shown:
+        return "not measured for these sets"
+    same = [(name, f["same_pairs"]) for name, f in shown if f["same_pairs"] > 0]
+    if same:
+        name, share = max(same, key=lambda item: item[1])
+        return (f"the very pairs of {len(same)} of these sets (up to {100 * share:.0f}% of {name}'s): "
+                f"NOT unsupervised on them")
+    worst = max(shown, key=lambda item: item[1]["sentences"])
+    both = max(f["pairs"] for _, f in shown)
+    if worst[1]["sentences"] == 0:
+        return "no sentence of these sets"
+    return (f"sentences, no pair: up to {100 * worst[1]['sentences']:.1f}% of {worst[0]}'s sentences, "
+            f"both sentences of up to {100 * both:.1f}% of a set's pairs")
+

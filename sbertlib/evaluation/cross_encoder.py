@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .sts import STSEvaluator, correlations
+from ..errors import SettingError
 
 
 class CrossEncoderSTSEvaluator(STSEvaluator):
@@ -22,7 +23,7 @@ class CrossEncoderSTSEvaluator(STSEvaluator):
     def __call__(self, cross_encoder) -> float:
         pairs = self._load()
         if len(pairs) < 2:
-            raise ValueError(f"need at least 2 pairs to correlate, got {len(pairs)}")
+            raise SettingError(f"need at least 2 pairs to correlate, got {len(pairs)}")
         pred = cross_encoder.predict([(p.sentence1, p.sentence2) for p in pairs], batch_size=self.batch_size)
         return correlations(np.asarray(pred, dtype=np.float64), np.array([p.score for p in pairs], dtype=np.float64))[0]
 

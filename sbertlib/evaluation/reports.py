@@ -11,6 +11,7 @@ from typing import Sequence
 from .. import paper
 from ..losses import DEFAULT_CONCAT
 from ..util import optional_import
+from ..errors import SettingError
 
 TRANSFER_COLUMN = {"SST2": "SST"}  # our SentEval task name -> the column of paper.TABLE5
 
@@ -64,7 +65,7 @@ def table2(ours: dict[str, dict[str, tuple[float, int]]], paper_rows: dict[str, 
     pd = optional_import("pandas", "workbook")
     unknown = sorted(set(ours) - set(paper.TABLE2))
     if unknown:
-        raise ValueError(f"unknown Table 2 block(s) {unknown}; the blocks are {list(paper.TABLE2)}")
+        raise SettingError(f"unknown Table 2 block(s) {unknown}; the blocks are {list(paper.TABLE2)}")
     rows = []
     for block, figures in paper.TABLE2.items():
         for name in (paper_rows or {}).get(block, figures):
@@ -75,6 +76,37 @@ def table2(ours: dict[str, dict[str, tuple[float, int]]], paper_rows: dict[str, 
             rows.append({"block": block, "model": label, "STSb test Spearman ×100": round(float(score), 2),
                          "±": "one seed", "test pairs": n_pairs})
     return pd.DataFrame(rows).set_index(["block", "model"])
+
+
+PAPER_SAW = {  # what the paper's rows were trained on, by Table 2's block (Table 1's rows saw no STS data)
+    "Not trained for STS": "no STS data (paper)",
+    "Trained on STS benchmark (STSb)": "STSb train (paper)",
+    "Trained on NLI data + STSb": "NLI, then STSb train (paper)",
+}
+SEEN_COLUMN = "training saw (of these sets)"
+
+
+def with_seen(table, seen: dict, datasets: Sequence[str] | None = None, paper_saw: str = "no STS data (paper)"):
+    """``table`` (from :func:`table1`, :func:`table2`, ...) with a column saying what each row's training saw
+    of the evaluation sets it shows (:func:`~sbertlib.evaluation.contamination.seen_note`): ``seen`` maps
+    our row labels to their runs' recorded contamination (``history.contamination``), ``None`` for an
+    untrained model, or a string. The paper's rows say ``paper_saw`` (Table 2: its block's data). A row
+    of ours that ``seen`` does not name is refused: every score of ours says what its model saw."""
+    from .contamination import seen_note
+    datasets = list(datasets if datasets is not None else [c for c in table.columns if c != "avg"])
+    out = table.copy()
+    notes = []
+    for index in out.index:
+        block, label = index if isinstance(index, tuple) else (None, index)
+        if str(label).startswith("paper: "):
+            notes.append(PAPER_SAW.get(block, paper_saw))
+        elif label in seen:
+            notes.append(seen_note(seen[label], datasets))
+        else:
+            raise SettingError(f"row {label!r}: say what its model saw (seen[{label!r}] = history.contamination, "
+                               f"None if it was not trained, or a sentence)")
+    out[SEEN_COLUMN] = notes
+    return out
 
 
 def table5(ours: dict[str, dict[str, float]], paper_rows: Sequence[str] | None = None):

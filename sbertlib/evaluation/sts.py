@@ -28,6 +28,7 @@ from .. import data
 from ..data import STSPair
 from ..model.similarity import MEASURES, pairwise
 from ..util import optional_import
+from ..errors import SettingError
 
 STS_YEARS = ("sts12", "sts13", "sts14", "sts15", "sts16")
 
@@ -80,9 +81,9 @@ def check_gold_varies(pairs: Sequence[STSPair], name: str | None = None) -> None
     score is the same: Spearman's and Pearson's correlations are undefined (NaN) then."""
     scores = {p.score for p in pairs}
     if len(scores) == 1:
-        raise ValueError(f"{name or _dataset_name(pairs)}: all {len(pairs)} gold scores are {scores.pop():g}: "
-                         "Spearman's correlation is undefined when the gold scores are constant; evaluate on "
-                         "pairs whose scores differ (if these are a sample, take more pairs)")
+        raise SettingError(f"{name or _dataset_name(pairs)}: all {len(pairs)} gold scores are {scores.pop():g}: "
+                           "Spearman's correlation is undefined when the gold scores are constant; evaluate on "
+                           "pairs whose scores differ (if these are a sample, take more pairs)")
 
 
 def _warn_if_constant(pred: np.ndarray, measure: str, pairs: Sequence[STSPair]) -> None:
@@ -97,7 +98,7 @@ def evaluate_sts(encoder: Encoder, pairs: Sequence[STSPair], measures: Sequence[
                  batch_size: int = 64, show_progress_bar: bool | None = None) -> STSResult:
     """Correlate each similarity measure with the gold scores of ``pairs`` (the one STS evaluation)."""
     if len(pairs) < 2:
-        raise ValueError(f"need at least 2 pairs to correlate, got {len(pairs)}")
+        raise SettingError(f"need at least 2 pairs to correlate, got {len(pairs)}")
     check_gold_varies(pairs)
     a, b = embed_pairs(encoder, pairs, batch_size, show_progress_bar)
     gold = np.array([p.score for p in pairs], dtype=np.float64)
@@ -159,7 +160,7 @@ def sample_pairs(pairs: Sequence, max_pairs: int | None, seed: int = 0) -> list:
     if max_pairs is None or max_pairs >= len(pairs):
         return pairs
     if max_pairs < 2:
-        raise ValueError(f"max_pairs must be at least 2 (a correlation needs two pairs), got {max_pairs}")
+        raise SettingError(f"max_pairs must be at least 2 (a correlation needs two pairs), got {max_pairs}")
     keep = sorted(random.Random(seed).sample(range(len(pairs)), max_pairs))
     return [pairs[i] for i in keep]
 
@@ -278,11 +279,11 @@ def worst_pairs(pairs: Sequence[STSPair], predictions, k: int = 10) -> "pd.DataF
     """
     pred = np.asarray(predictions, dtype=np.float64).ravel()
     if len(pred) != len(pairs):
-        raise ValueError(f"{len(pairs)} pairs but {len(pred)} predictions")
+        raise SettingError(f"{len(pairs)} pairs but {len(pred)} predictions")
     if len(pairs) < 2:
-        raise ValueError(f"need at least 2 pairs to rank, got {len(pairs)}")
+        raise SettingError(f"need at least 2 pairs to rank, got {len(pairs)}")
     if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+        raise SettingError(f"k must be at least 1, got {k}")
     pd = optional_import("pandas", "workbook")
     gold = np.array([p.score for p in pairs], dtype=np.float64)
     gold_rank, pred_rank = rankdata(gold), rankdata(pred)

@@ -44,6 +44,7 @@ import numpy as np
 from .. import data
 from ..data import SentEvalTask
 from ..losses import pair_features as _pair_features
+from ..errors import SettingError
 
 TASKS: tuple[str, ...] = data.SENTEVAL_TASKS  # MR, CR, SUBJ, MPQA, SST2, TREC, MRPC
 PAIR_FEATURES: tuple[str, ...] = ("|u-v|", "u*v")  # SentEval's features for MRPC
@@ -57,7 +58,7 @@ def _stratified_pick(labels: Sequence[int], n: int, seed: int) -> np.ndarray:
     if n is None or n >= total:
         return np.arange(total)
     if n < 1:
-        raise ValueError(f"max_examples must be >= 1, got {n}")
+        raise SettingError(f"max_examples must be >= 1, got {n}")
     from sklearn.model_selection import train_test_split
     y = np.asarray(labels)
     try:
@@ -111,7 +112,7 @@ def train_test_parts(task: SentEvalTask) -> tuple[str, str] | None:
     if not task.splits:
         return None
     if "train" not in task.splits or "test" not in task.splits:
-        raise ValueError(f"{task.name}: splits {sorted(task.splits)} lack 'train' and 'test'")
+        raise SettingError(f"{task.name}: splits {sorted(task.splits)} lack 'train' and 'test'")
     return "train", "test"
 
 
@@ -125,7 +126,7 @@ def embed_task(encoder, task: SentEvalTask, batch_size: int = 64,
     else:
         unique = list(dict.fromkeys(task.texts))
     if not unique:
-        raise ValueError(f"{task.name} holds no examples")
+        raise SettingError(f"{task.name} holds no examples")
     emb = np.asarray(encoder.encode(unique, batch_size=batch_size, show_progress_bar=False), dtype=np.float64)
     index = {s: i for i, s in enumerate(unique)}
     if task.is_pair:
@@ -141,11 +142,11 @@ def kfold_indices(labels: Sequence[int], folds: int = 10, seed: int = 0) -> list
     from sklearn.model_selection import StratifiedKFold
     y = np.asarray(labels)
     if folds < 2:
-        raise ValueError(f"folds must be >= 2, got {folds}")
+        raise SettingError(f"folds must be >= 2, got {folds}")
     smallest = np.bincount(y)[np.bincount(y) > 0].min()
     if smallest < folds:
-        raise ValueError(f"{folds}-fold CV needs at least {folds} examples of every class; "
-                         f"the rarest class has {smallest}")
+        raise SettingError(f"{folds}-fold CV needs at least {folds} examples of every class; "
+                           f"the rarest class has {smallest}")
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     return [(tr, te) for tr, te in skf.split(np.zeros(len(y)), y)]
 
@@ -163,7 +164,7 @@ def _fit(X: np.ndarray, y: np.ndarray, C: float, seed: int):
 
     from sklearn.exceptions import ConvergenceWarning
     if len(np.unique(y)) < 2:
-        raise ValueError("the training part holds a single class: nothing to learn")
+        raise SettingError("the training part holds a single class: nothing to learn")
     clf = make_classifier(C, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -269,7 +270,7 @@ def split_features(encoder, task: SentEvalTask, batch_size: int = 64,
     """``{split name: (features, labels)}`` of a task with splits (``train``, ``test`` and, for SST2, ``dev``):
     the frozen features of :func:`embed_task`, each distinct text encoded once across the splits."""
     if not task.splits:
-        raise ValueError(f"{task.name} has no splits: it is scored by k-fold cross-validation (embed_task)")
+        raise SettingError(f"{task.name} has no splits: it is scored by k-fold cross-validation (embed_task)")
     names = list(task.splits)
     blocks = [task.split(s) for s in names]
     X = embed_task(encoder, replace(task, texts=[t for ts, _ in blocks for t in ts],

@@ -20,6 +20,7 @@ import torch
 from ..data import NLI_LABELS, NLIPair, STSPair
 from ..model.architectures import WORDS
 from .speed import Timing, measure
+from ..errors import SettingError
 
 # Tokens per sentence under bert-base-uncased, [CLS]/[SEP] not counted, at the percentiles of
 # PERCENTILES; measured 2026-11-25 on the offline data. NLI: the premises and hypotheses of SNLI dev+test
@@ -38,7 +39,7 @@ def synthetic_lengths(kind: str, n: int, seed: int = 0) -> np.ndarray:
     """``n`` token counts drawn from :data:`LENGTH_QUANTILES` ``[kind]`` (inverse-CDF, linear between
     the percentiles)."""
     if kind not in LENGTH_QUANTILES:
-        raise ValueError(f"unknown length distribution {kind!r}; choose one of {', '.join(LENGTH_QUANTILES)}")
+        raise SettingError(f"unknown length distribution {kind!r}; choose one of {', '.join(LENGTH_QUANTILES)}")
     u = np.random.default_rng(seed).uniform(0, 100, n)
     return np.rint(np.interp(u, PERCENTILES, LENGTH_QUANTILES[kind])).astype(int)
 
@@ -73,7 +74,7 @@ def train_step_timing(loss, train_data: Sequence, batch_size: int = 16, repeats:
     from ..training.loop import _amp_dtype, train_step
     model, examples = loss.model, prepare_examples(train_data, loss)
     if len(examples) < batch_size:
-        raise ValueError(f"{len(examples)} examples do not fill one batch of {batch_size}")
+        raise SettingError(f"{len(examples)} examples do not fill one batch of {batch_size}")
     device = next(loss.parameters()).device
     amp = _amp_dtype(mixed_precision, device)
     optimizer = make_optimizer(loss)
@@ -95,6 +96,6 @@ def encode_batch_timing(encoder, sentences: Sequence[str], batch_size: int = 64,
     pad as a random batch does, a little more than smart-batched evaluation's length-sorted batches)."""
     batch = list(sentences)[:batch_size]
     if len(batch) < batch_size:
-        raise ValueError(f"{len(batch)} sentences do not fill one batch of {batch_size}")
+        raise SettingError(f"{len(batch)} sentences do not fill one batch of {batch_size}")
     return measure("encode batch", lambda: encoder.encode(batch, batch_size, show_progress_bar=False),
                    batch_size, repeats, warmup)

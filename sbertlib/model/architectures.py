@@ -19,6 +19,7 @@ from pathlib import Path
 
 import torch
 from transformers import BertConfig, BertModel
+from ..errors import UnknownName
 
 PREFIX = "random-init:"
 _BERT_DEFAULTS = dict(vocab_size=30522, max_position_embeddings=512, type_vocab_size=2, hidden_act="gelu",
@@ -37,7 +38,7 @@ HUB_CONFIGS: dict[str, dict] = {  # the fields of each model's config.json that 
 def random_init_name(hub_name: str) -> str:
     """``random-init:HUB_NAME``: the name :func:`sbertlib.model.backbones.load_backbone` builds it by."""
     if hub_name not in HUB_CONFIGS:
-        raise KeyError(f"no architecture constant for {hub_name!r}; known: {', '.join(HUB_CONFIGS)}")
+        raise UnknownName(f"no architecture constant for {hub_name!r}; known: {', '.join(HUB_CONFIGS)}")
     return PREFIX + hub_name
 
 
@@ -56,7 +57,7 @@ def random_model(name: str, seed: int = 0) -> BertModel:
     one) with random weights drawn with ``seed``; the global RNG is left as it was."""
     key = hub_name(name)
     if key not in HUB_CONFIGS:
-        raise KeyError(f"no architecture constant for {key!r}; known: {', '.join(HUB_CONFIGS)}")
+        raise UnknownName(f"no architecture constant for {key!r}; known: {', '.join(HUB_CONFIGS)}")
     state = torch.random.get_rng_state()
     try:
         torch.manual_seed(seed)

@@ -33,6 +33,7 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertModel
 
 from .. import config
+from ..errors import UserError
 
 MINILM = "minilm"
 MINILM_NAMES = (MINILM, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")  # all: the packaged copy
@@ -43,7 +44,7 @@ _RANDOM_SHAPE = re.compile(r"random-bert-(\d+)x(\d+)(?::(\d+))?")
 PAPER_BACKBONE = "bert-base-uncased"
 
 
-class BackboneNotAvailable(RuntimeError):
+class BackboneNotAvailable(UserError, RuntimeError):
     """A backbone cannot be loaded here (offline and not cached, or a package is missing)."""
 
 

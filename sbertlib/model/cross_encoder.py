@@ -38,6 +38,7 @@ from .. import config
 from ..util import atomic_write_dir
 from . import backbones, tokenising
 from .tokenising import check_pairs
+from ..errors import MissingPath, SettingError
 
 META_FILE = "sbertlib_cross_encoder.json"
 SIGMOID = "torch.nn.modules.activation.Sigmoid"  # how sentence-transformers names its default activation
@@ -59,8 +60,8 @@ def _sequence_classifier(backbone: torch.nn.Module, seed: int) -> torch.nn.Modul
     body = getattr(model, model.base_model_prefix)
     missing, unexpected = body.load_state_dict(backbone.state_dict(), strict=False)
     if unexpected or any(not k.startswith("pooler.") for k in missing):
-        raise ValueError(f"backbone weights do not fit {type(model).__name__}: missing {missing}, "
-                         f"unexpected {unexpected}")
+        raise SettingError(f"backbone weights do not fit {type(model).__name__}: missing {missing}, "
+                           f"unexpected {unexpected}")
     return model
 
 
@@ -80,8 +81,8 @@ class CrossEncoder(torch.nn.Module):
                  stand_in: bool = False, device: str | torch.device | None = None, info: dict | None = None):
         super().__init__()
         if int(getattr(model.config, "num_labels", 1)) != 1:
-            raise ValueError(f"a CrossEncoder here has one output (a score); the model has "
-                             f"{model.config.num_labels} labels")
+            raise SettingError(f"a CrossEncoder here has one output (a score); the model has "
+                               f"{model.config.num_labels} labels")
         self.model, self.tokenizer, self.max_seq_length = model, tokenizer, int(max_seq_length)
         self.info = {"backbone": name, "stand_in": stand_in, "kind": "cross-encoder", **(info or {})}
         self.to(config.pick_device(device))
@@ -156,9 +157,9 @@ class CrossEncoder(torch.nn.Module):
         single = isinstance(pairs, tuple) and len(pairs) == 2 and all(isinstance(t, str) for t in pairs)
         items = check_pairs([pairs] if single else pairs)
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise SettingError(f"batch_size must be >= 1, got {batch_size}")
         if convert_to not in ("numpy", "torch"):
-            raise ValueError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
+            raise SettingError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
         out = torch.empty(len(items), dtype=torch.float32)
         rows = self.pair_ids(items)
         was_training = self.training
@@ -199,8 +200,8 @@ class CrossEncoder(torch.nn.Module):
 
         path = Path(path)
         if not (path / META_FILE).is_file() and not _is_cross_encoder_folder(path):
-            raise FileNotFoundError(f"{path} holds neither {META_FILE} nor a one-label sequence-classification "
-                                    "model: not a saved cross-encoder")
+            raise MissingPath(f"{path} holds neither {META_FILE} nor a one-label sequence-classification "
+                              "model: not a saved cross-encoder")
         meta = json.loads((path / META_FILE).read_text()) if (path / META_FILE).is_file() else {}
         with backbones.quiet_transformers():
             model = AutoModelForSequenceClassification.from_pretrained(str(path))

@@ -24,6 +24,7 @@ from ..util import atomic_write_dir
 from . import backbones, precision as precisions, st_format, tokenising
 from .pooling import POOLING_MODES, pool
 from .text import replace_lone_surrogates
+from ..errors import MissingPath, SettingError
 
 META_FILE = "sbertlib.json"
 
@@ -45,10 +46,10 @@ class SentenceEncoder(torch.nn.Module):
                  info: dict | None = None, projection: torch.nn.Linear | None = None):
         super().__init__()
         if pooling not in POOLING_MODES:
-            raise ValueError(f"unknown pooling {pooling!r}; choose one of {POOLING_MODES}")
+            raise SettingError(f"unknown pooling {pooling!r}; choose one of {POOLING_MODES}")
         width = int(backbone.config.hidden_size)
         if projection is not None and (not isinstance(projection, torch.nn.Linear) or projection.in_features != width):
-            raise ValueError(f"projection must be an nn.Linear from the backbone's width {width}; got {projection!r}")
+            raise SettingError(f"projection must be an nn.Linear from the backbone's width {width}; got {projection!r}")
         self.backbone, self.tokenizer, self.projection = backbone, tokenizer, projection
         self.pooling, self.normalize, self.max_seq_length = pooling, normalize, int(max_seq_length)
         self.info = {"backbone": name, "stand_in": stand_in, **(info or {})}
@@ -174,9 +175,9 @@ class SentenceEncoder(torch.nn.Module):
         single = isinstance(sentences, str)
         texts = [sentences] if single else list(sentences)
         if convert_to not in ("numpy", "torch"):
-            raise ValueError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
+            raise SettingError(f"convert_to must be 'numpy' or 'torch', not {convert_to!r}")
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise SettingError(f"batch_size must be >= 1, got {batch_size}")
         tokenising.check_texts(texts)
         texts = replace_lone_surrogates(texts)  # U+FFFD, with a warning (sbertlib.model.text)
         precision = self.resolved_precision(precision)
@@ -215,7 +216,7 @@ class SentenceEncoder(torch.nn.Module):
         the same embeddings, and :meth:`from_pretrained` still reads it.
         """
         if format not in ("sbertlib", "sentence-transformers"):
-            raise ValueError(f"format must be 'sbertlib' or 'sentence-transformers', not {format!r}")
+            raise SettingError(f"format must be 'sbertlib' or 'sentence-transformers', not {format!r}")
 
         def write(tmp: Path) -> None:
             with backbones.quiet_transformers():
@@ -240,7 +241,7 @@ class SentenceEncoder(torch.nn.Module):
         path = Path(path)
         meta_file = path / META_FILE
         if not meta_file.is_file():
-            raise FileNotFoundError(f"{path} holds no {META_FILE}: not a saved SentenceEncoder")
+            raise MissingPath(f"{path} holds no {META_FILE}: not a saved SentenceEncoder")
         meta = json.loads(meta_file.read_text())
         bb = backbones.load_backbone(path)
         info = dict(meta.get("info", {}))

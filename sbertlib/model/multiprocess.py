@@ -28,6 +28,7 @@ import torch.multiprocessing as mp
 
 from .encoder import SentenceEncoder
 from .tokenising import check_texts
+from ..errors import SettingError
 
 
 def _worker(path: str, device: str, threads: int | None, tasks, results) -> None:
@@ -63,7 +64,7 @@ class EncodePool:
                  threads_per_process: int | None = None, timeout: float = 600.0):
         devices = list(devices) if devices else [str(encoder.device)] * processes
         if not devices:
-            raise ValueError("EncodePool needs at least one device or processes >= 1")
+            raise SettingError("EncodePool needs at least one device or processes >= 1")
         self.devices, self.timeout = devices, timeout
         self.precision = encoder.precision  # workers encode as the encoder would ("auto": per worker's device)
         self._tmp = tempfile.TemporaryDirectory(prefix="sbertlib-pool-")
@@ -94,7 +95,7 @@ class EncodePool:
         if self._workers is None:
             raise RuntimeError("this EncodePool is closed")
         if not texts:
-            raise ValueError("EncodePool.encode got no sentences")
+            raise SettingError("EncodePool.encode got no sentences")
         chunk_size = chunk_size or min(5_000, math.ceil(len(texts) / (4 * len(self.devices))))
         chunks = [texts[i:i + chunk_size] for i in range(0, len(texts), chunk_size)]
         for i, chunk in enumerate(chunks):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import torch
+from ..errors import SettingError
 
 POOLING_MODES = ("mean", "max", "cls")
 
@@ -24,4 +25,4 @@ def pool(token_embeddings: torch.Tensor, attention_mask: torch.Tensor, mode: str
     if mode == "max":
         masked = token_embeddings.masked_fill(mask == 0, torch.finfo(token_embeddings.dtype).min)
         return masked.max(dim=1).values
-    raise ValueError(f"unknown pooling mode {mode!r}; choose one of {POOLING_MODES}")
+    raise SettingError(f"unknown pooling mode {mode!r}; choose one of {POOLING_MODES}")

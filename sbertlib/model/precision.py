@@ -39,6 +39,7 @@ import subprocess
 from pathlib import Path
 
 import torch
+from ..errors import SettingError
 
 PRECISIONS = ("fp32", "bf16", "fp16", "int8", "auto")
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -61,19 +62,19 @@ def check_precision(precision: str, device: torch.device | str) -> str:
     """``precision`` if it can run on ``device``; ValueError naming the setting otherwise."""
     kind = torch.device(device).type
     if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, not {precision!r}")
+        raise SettingError(f"precision must be one of {PRECISIONS}, not {precision!r}")
     if precision == "fp16" and kind not in ("cuda", "mps"):
-        raise ValueError(f"precision='fp16' needs a CUDA GPU or Apple's GPU (mps) (float16 on {kind} is emulated "
-                         "or unsupported); on a CPU use 'bf16' or 'int8'")
+        raise SettingError(f"precision='fp16' needs a CUDA GPU or Apple's GPU (mps) (float16 on {kind} is emulated "
+                           "or unsupported); on a CPU use 'bf16' or 'int8'")
     if precision == "bf16" and kind == "mps" and not mps_bf16_supported():
-        raise ValueError("precision='bf16' on mps needs macOS 14 or newer and a torch that runs bf16 there; "
-                         "on this Mac use 'fp16'")
+        raise SettingError("precision='bf16' on mps needs macOS 14 or newer and a torch that runs bf16 there; "
+                           "on this Mac use 'fp16'")
     if precision == "int8" and kind != "cpu":
-        raise ValueError(f"precision='int8' (dynamic quantisation) runs on the CPU only, not {kind}; "
-                         "on a GPU use 'bf16' or 'fp16'")
+        raise SettingError(f"precision='int8' (dynamic quantisation) runs on the CPU only, not {kind}; "
+                           "on a GPU use 'bf16' or 'fp16'")
     if precision == "int8" and _INT8["backend"] == "torchao" and importlib.util.find_spec("torchao") is None:
-        raise ValueError("int8 through torchao needs torchao, which is not installed: "
-                         "pip install 'sbertlib[torchao]' (or torchao)")
+        raise SettingError("int8 through torchao needs torchao, which is not installed: "
+                           "pip install 'sbertlib[torchao]' (or torchao)")
     return precision
 
 
@@ -314,7 +315,7 @@ def pick_precision(rows, tolerance: float = 0.05) -> str:
     :func:`sbertlib.evaluation.speed.precision_comparison` returns them."""
     fp32 = next((r["spearman"] for r in rows if r["precision"] == "fp32"), None)
     if fp32 is None:
-        raise ValueError("pick_precision needs the fp32 row: the Spearman every other precision is compared with")
+        raise SettingError("pick_precision needs the fp32 row: the Spearman every other precision is compared with")
     allowed = [r for r in rows if abs(r["spearman"] - fp32) <= tolerance]
     return max(allowed, key=lambda r: r["sent_per_s"])["precision"]
 
@@ -340,7 +341,7 @@ def int8_backend(name: str):
     """Within the block, ``int8`` casts quantise with ``name`` (one of :data:`INT8_BACKENDS`), e.g. torchao
     for the bench's comparison. An encoder keeps the int8 copy it has made: use one made inside."""
     if name not in INT8_BACKENDS:
-        raise ValueError(f"int8 backend must be one of {INT8_BACKENDS}, not {name!r}")
+        raise SettingError(f"int8 backend must be one of {INT8_BACKENDS}, not {name!r}")
     saved, _INT8["backend"] = _INT8["backend"], name
     try:
         yield

@@ -10,6 +10,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
+from ..errors import SettingError
 
 
 def _as_2d(x) -> torch.Tensor:
@@ -76,7 +77,7 @@ MEASURES: dict[str, Measure] = {
 def get_measure(name: str) -> Measure:
     """The :class:`Measure` called ``name``; ValueError naming the choices otherwise."""
     if name not in MEASURES:
-        raise ValueError(f"unknown measure {name!r}; choose one of {tuple(MEASURES)}")
+        raise SettingError(f"unknown measure {name!r}; choose one of {tuple(MEASURES)}")
     return MEASURES[name]
 
 
@@ -84,7 +85,7 @@ def pairwise(a, b, measure: str = "cosine") -> torch.Tensor:
     """Similarity of row i of ``a`` with row i of ``b`` (the diagonal, without building the matrix)."""
     a, b = _as_2d(a), _as_2d(b)
     if a.shape != b.shape:
-        raise ValueError(f"pairwise similarity needs equal shapes, got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise SettingError(f"pairwise similarity needs equal shapes, got {tuple(a.shape)} and {tuple(b.shape)}")
     return get_measure(measure).pairwise(a, b)
 
 

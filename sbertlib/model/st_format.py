@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from ..errors import SettingError
 
 _MODES = {"mean": "pooling_mode_mean_tokens", "max": "pooling_mode_max_tokens", "cls": "pooling_mode_cls_token"}
 
@@ -47,7 +48,7 @@ def write_modules(folder: Path, pooling: str, normalize: bool, dim: int, max_seq
     ``2_Dense/`` for a ``projection``, then ``N_Normalize/``) into ``folder``, which already holds the
     transformer and its tokenizer. ``dim`` is the transformer's width (what Pooling outputs)."""
     if pooling not in _MODES:
-        raise ValueError(f"pooling {pooling!r} has no sentence-transformers equivalent; use one of {tuple(_MODES)}")
+        raise SettingError(f"pooling {pooling!r} has no sentence-transformers equivalent; use one of {tuple(_MODES)}")
     modules = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]
     if projection is not None:

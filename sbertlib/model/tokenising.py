@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from .text import replace_lone_surrogates
+from ..errors import SettingError
 
 Row = dict[str, list[int]]  # "input_ids" and, where the tokenizer makes them, "token_type_ids"
 
@@ -53,7 +54,7 @@ def check_pairs(pairs) -> list[tuple[str, str]]:
         if isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence):
             raise TypeError(f"item {i} is {type(pair).__name__} {pair!r}: each item must be a (text_a, text_b) pair")
         if len(pair) != 2:
-            raise ValueError(f"item {i} holds {len(pair)} texts: a cross-encoder scores exactly two")
+            raise SettingError(f"item {i} holds {len(pair)} texts: a cross-encoder scores exactly two")
         for t in pair:
             if not isinstance(t, str):
                 raise TypeError(f"item {i}: texts must be strings, got {type(t).__name__}: {t!r}")
@@ -126,7 +127,7 @@ def pair_ids(tokenizer, pairs, max_length: int, warn: bool = False) -> list[Row]
 def pad(tokenizer, rows: Sequence[Row], device: torch.device | str | None = None) -> dict[str, torch.Tensor]:
     """One batch: ``rows`` padded on the right to the longest, plus ``attention_mask`` (1 on real tokens)."""
     if not rows:
-        raise ValueError("pad needs at least one row")
+        raise SettingError("pad needs at least one row")
     width = max(len(r["input_ids"]) for r in rows)
     fill = {"input_ids": tokenizer.pad_token_id or 0, "token_type_ids": getattr(tokenizer, "pad_token_type_id", 0)}
     feats = {}
@@ -170,10 +171,10 @@ def length_batches(lengths: Sequence[int], batch_size: int, smart_batching: bool
     length-sorted input, so it needs ``smart_batching=True`` (ValueError otherwise).
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise SettingError(f"batch_size must be >= 1, got {batch_size}")
     if max_tokens and not smart_batching:
-        raise ValueError(f"max_tokens={max_tokens} batches sentences sorted by length, which is smart "
-                         "batching: pass smart_batching=True, or max_tokens=None for fixed-size batches")
+        raise SettingError(f"max_tokens={max_tokens} batches sentences sorted by length, which is smart "
+                           "batching: pass smart_batching=True, or max_tokens=None for fixed-size batches")
     lengths = list(lengths)
     order = np.argsort([-n for n in lengths], kind="stable") if smart_batching else np.arange(len(lengths))
     yield from _group(order, lengths, batch_size, max_tokens)

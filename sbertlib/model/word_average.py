@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
+from ..errors import SettingError
 
 _TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
@@ -60,7 +61,7 @@ class AverageWordEmbeddings:
                 continue
             word, values = parts[0], parts[1:]
             if rows and len(values) != len(rows[0]):
-                raise ValueError(f"{path}, line {lineno}: {len(values)} values, expected {len(rows[0])}")
+                raise SettingError(f"{path}, line {lineno}: {len(values)} values, expected {len(rows[0])}")
             if word not in vocab:
                 vocab[word] = len(rows)
                 rows.append(np.asarray(values, dtype=np.float32))
@@ -118,8 +119,8 @@ class _AveragedBy:
         texts = [sentences] if single else list(sentences)
         out = np.asarray(self.average(texts, self.words.vocab, self.words.vectors), dtype=np.float32)
         if out.shape != (len(texts), self.dim):
-            raise ValueError(f"{getattr(self.average, '__name__', 'the averaging function')} returned shape "
-                             f"{out.shape} for {len(texts)} sentences; expected ({len(texts)}, {self.dim})")
+            raise SettingError(f"{getattr(self.average, '__name__', 'the averaging function')} returned shape "
+                               f"{out.shape} for {len(texts)} sentences; expected ({len(texts)}, {self.dim})")
         return out[0] if single else out
 
 

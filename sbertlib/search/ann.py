@@ -12,6 +12,7 @@ import torch
 from ..model.similarity import _as_2d, normalize
 from ..util import optional_import
 from .semantic import _chunked_topk
+from ..errors import SettingError
 
 INDEX_KINDS = ("flat", "ivf", "hnsw")
 
@@ -65,7 +66,7 @@ def build_faiss_index(emb, kind: str = "flat", nlist: int | None = None, nprobe:
         index.hnsw.efConstruction = ef_construction
         index.hnsw.efSearch = ef_search
     else:
-        raise ValueError(f"unknown index kind {kind!r}; choose one of {INDEX_KINDS}")
+        raise SettingError(f"unknown index kind {kind!r}; choose one of {INDEX_KINDS}")
     index.add(x)
     return index
 
@@ -84,7 +85,7 @@ def sharded_search(indexes: Sequence, queries, top_k: int = 10) -> tuple[np.ndar
     best k are each among their own shard's best k; approximate shards keep their own recall.
     """
     if not indexes:
-        raise ValueError("sharded_search needs at least one index")
+        raise SettingError("sharded_search needs at least one index")
     scores, ids, offset = [], [], 0
     for index in indexes:
         s, i = faiss_search(index, queries, top_k)
@@ -100,7 +101,7 @@ def recall_at_k(approx_ids, exact_ids, k: int) -> float:
     """Mean over queries of |approx top-k ∩ exact top-k| / k."""
     approx, exact = np.asarray(approx_ids)[:, :k], np.asarray(exact_ids)[:, :k]
     if len(approx) != len(exact):
-        raise ValueError(f"{len(approx)} approximate rows vs {len(exact)} exact rows")
+        raise SettingError(f"{len(approx)} approximate rows vs {len(exact)} exact rows")
     hits = [len(set(a.tolist()) & set(e.tolist())) for a, e in zip(approx, exact)]
     return float(np.mean(hits) / k) if hits else float("nan")
 

@@ -7,6 +7,7 @@ import torch
 
 from ..model.similarity import _as_2d, normalize
 from .semantic import _prepare
+from ..errors import SettingError
 
 
 def community_detection(emb, threshold: float = 0.75, min_community_size: int = 10,
@@ -53,5 +54,5 @@ def kmeans_clusters(emb, k: int, seed: int = 0, normalize_first: bool = True) ->
     x = _as_2d(emb).detach().cpu().double()
     x = (normalize(x) if normalize_first else x).numpy()
     if not 1 <= k <= len(x):
-        raise ValueError(f"k must be between 1 and the number of rows ({len(x)}), got {k}")
+        raise SettingError(f"k must be between 1 and the number of rows ({len(x)}), got {k}")
     return KMeans(n_clusters=k, n_init=10, random_state=seed).fit_predict(x)

@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from .semantic import semantic_search
+from ..errors import SettingError
 
 
 def rerank(hits: list[list[dict]], queries: Sequence[str], corpus: Sequence[str], cross_encoder,
@@ -16,7 +17,7 @@ def rerank(hits: list[list[dict]], queries: Sequence[str], corpus: Sequence[str]
     that score, best first. Each hit keeps its retrieval score as ``"bi_score"``; ``"score"`` becomes the
     cross-encoder's. All (query, candidate) pairs go through ``predict`` in one call (batched)."""
     if len(hits) != len(queries):
-        raise ValueError(f"{len(hits)} hit lists for {len(queries)} queries")
+        raise SettingError(f"{len(hits)} hit lists for {len(queries)} queries")
     pairs = [(q, corpus[h["corpus_id"]]) for q, row in zip(queries, hits) for h in row]
     scores = iter(np.asarray(cross_encoder.predict(pairs, batch_size=batch_size), dtype=float).tolist()
                   if pairs else [])
@@ -36,7 +37,7 @@ def retrieve_and_rerank(queries: Sequence[str], corpus: Sequence[str], bi_encode
     if corpus_emb is None:
         corpus_emb = bi_encoder.encode(list(corpus), batch_size=batch_size, show_progress_bar=False)
     if len(corpus_emb) != len(corpus):
-        raise ValueError(f"corpus_emb has {len(corpus_emb)} rows for {len(corpus)} corpus texts")
+        raise SettingError(f"corpus_emb has {len(corpus_emb)} rows for {len(corpus)} corpus texts")
     query_emb = bi_encoder.encode(list(queries), batch_size=batch_size, show_progress_bar=False)
     return rerank(semantic_search(query_emb, corpus_emb, top_k=top_k), queries, corpus, cross_encoder, batch_size)
 
@@ -46,9 +47,9 @@ def rank_metrics(hits: list[list[dict]], target_ids: Sequence[int], ks: Sequence
     target is in the top k) for each ``k`` in ``ks``, and ``MRR@K`` (mean of 1/rank of the target, 0
     when it is not in the list; ``K`` = the longest list)."""
     if len(hits) != len(target_ids):
-        raise ValueError(f"{len(hits)} hit lists for {len(target_ids)} targets")
+        raise SettingError(f"{len(hits)} hit lists for {len(target_ids)} targets")
     if not hits:
-        raise ValueError("no queries to score")
+        raise SettingError("no queries to score")
     ranks = []
     for row, target in zip(hits, target_ids):
         ids = [h["corpus_id"] for h in row]

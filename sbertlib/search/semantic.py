@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from ..model.similarity import _as_2d, normalize, similarity_matrix
+from ..errors import SettingError
 
 
 def _prepare(x, measure: str) -> torch.Tensor:
@@ -29,7 +30,7 @@ def _chunked_topk(queries: torch.Tensor, corpus: torch.Tensor, k: int, query_chu
     ``i`` (the two being the same collection).
     """
     if query_chunk_size < 1 or corpus_chunk_size < 1:
-        raise ValueError("chunk sizes must be positive")
+        raise SettingError("chunk sizes must be positive")
     n_q, n_c = len(queries), len(corpus)
     k = min(k, n_c - 1 if exclude_self else n_c)
     all_scores = torch.empty(n_q, max(k, 0))
@@ -65,7 +66,7 @@ def semantic_search(query_emb, corpus_emb, top_k: int = 10, query_chunk_size: in
     """
     q, c = _prepare(query_emb, measure), _prepare(corpus_emb, measure)
     if q.shape[1] != c.shape[1]:
-        raise ValueError(f"query dim {q.shape[1]} != corpus dim {c.shape[1]}")
+        raise SettingError(f"query dim {q.shape[1]} != corpus dim {c.shape[1]}")
     scores, ids = _chunked_topk(q, c, top_k, query_chunk_size, corpus_chunk_size, measure)
     return [[{"corpus_id": int(i), "score": float(s)} for s, i in zip(srow, irow)]
             for srow, irow in zip(scores.tolist(), ids.tolist())]
@@ -78,5 +79,5 @@ def as_hits(scores, ids) -> list[list[dict]]:
               else [list(map(float, row)) for row in scores])
     ids = ids.tolist() if hasattr(ids, "tolist") else [list(row) for row in ids]
     if len(scores) != len(ids) or any(len(s) != len(i) for s, i in zip(scores, ids)):
-        raise ValueError("scores and ids must have the same shape (queries, k)")
+        raise SettingError("scores and ids must have the same shape (queries, k)")
     return [[{"corpus_id": int(i), "score": float(s)} for s, i in zip(srow, irow)] for srow, irow in zip(scores, ids)]

@@ -19,6 +19,7 @@ import dataclasses
 import math
 import numbers
 from dataclasses import dataclass, field, fields
+from ..errors import SettingError
 
 MIXED_PRECISION = (None, "bf16", "fp16")
 
@@ -55,31 +56,31 @@ class TrainingArguments:
             value = getattr(self, name)
             if not (value is None and name == "max_grad_norm") and (
                     isinstance(value, bool) or not isinstance(value, numbers.Real)):
-                raise ValueError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+                raise SettingError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
             if value is not None and not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
+                raise SettingError(f"{name} must be a finite number, got {value!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral):
-            raise ValueError(f"seed must be an integer, got {self.seed!r} ({type(self.seed).__name__})")
+            raise SettingError(f"seed must be an integer, got {self.seed!r} ({type(self.seed).__name__})")
         for name in ("shuffle", "length_grouping", "save_head"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise SettingError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("epochs", "batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
+                raise SettingError(f"{name} must be an integer >= 1, got {getattr(self, name)!r}")
         if self.max_steps is not None and (not isinstance(self.max_steps, int) or self.max_steps < 1):
-            raise ValueError(f"max_steps must be an integer >= 1 (or None), got {self.max_steps!r}")
+            raise SettingError(f"max_steps must be an integer >= 1 (or None), got {self.max_steps!r}")
         if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr!r}")
+            raise SettingError(f"lr must be > 0, got {self.lr!r}")
         if not 0 <= self.warmup_ratio <= 1:
-            raise ValueError(f"warmup_ratio must be between 0 and 1, got {self.warmup_ratio!r}")
+            raise SettingError(f"warmup_ratio must be between 0 and 1, got {self.warmup_ratio!r}")
         if self.weight_decay < 0 or (self.max_grad_norm is not None and self.max_grad_norm < 0):
-            raise ValueError(f"weight_decay and max_grad_norm must be >= 0, got {self.weight_decay!r} and "
-                             f"{self.max_grad_norm!r}")
+            raise SettingError(f"weight_decay and max_grad_norm must be >= 0, got {self.weight_decay!r} and "
+                               f"{self.max_grad_norm!r}")
         for name in ("evaluation_steps", "checkpoint_steps"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise ValueError(f"{name} must be an integer >= 0, got {getattr(self, name)!r}")
+                raise SettingError(f"{name} must be an integer >= 0, got {getattr(self, name)!r}")
         if self.mixed_precision not in MIXED_PRECISION:
-            raise ValueError(f"mixed_precision must be None, 'bf16' or 'fp16', not {self.mixed_precision!r}")
+            raise SettingError(f"mixed_precision must be None, 'bf16' or 'fp16', not {self.mixed_precision!r}")
 
     def replace(self, **changes) -> "TrainingArguments":
         """A copy with ``changes``; an unknown name raises TypeError listing the fields."""

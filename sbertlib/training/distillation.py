@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from ..model.encoder import SentenceEncoder
+from ..errors import SettingError
 
 
 def word_embeddings(encoder: SentenceEncoder) -> torch.nn.Embedding:
@@ -41,7 +42,7 @@ def pca_word_embeddings(teacher: SentenceEncoder, width: int) -> tuple[torch.Ten
     ``(vocab, width)``, ``components`` ``(width, H)`` with orthonormal rows, ``mean`` ``(H,)``."""
     table = word_embeddings(teacher).weight.detach().float().cpu()
     if not 0 < width <= table.shape[1]:
-        raise ValueError(f"width must be in 1..{table.shape[1]} (the teacher's word-piece width), got {width}")
+        raise SettingError(f"width must be in 1..{table.shape[1]} (the teacher's word-piece width), got {width}")
     mean = table.mean(dim=0)
     _, _, v = torch.linalg.svd(table - mean, full_matrices=False)
     components = v[:width]
@@ -58,7 +59,7 @@ def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init
     projection as the PCA's inverse (``components.T``, bias ``mean``); ``init="random"`` keeps the
     backbone's own weights and a random projection. The two must share a vocabulary."""
     if init not in ("pca", "random"):
-        raise ValueError(f"init must be 'pca' or 'random', not {init!r}")
+        raise SettingError(f"init must be 'pca' or 'random', not {init!r}")
     base = copy.deepcopy(backbone) if isinstance(backbone, SentenceEncoder) else \
         SentenceEncoder.from_pretrained(backbone, device="cpu")
     width, target = int(base.backbone.config.hidden_size), teacher.dim
@@ -66,8 +67,8 @@ def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init
     if init == "pca":
         student_table, teacher_table = word_embeddings(base).weight, word_embeddings(teacher).weight
         if student_table.shape[0] != teacher_table.shape[0] or base.tokenizer.get_vocab() != teacher.tokenizer.get_vocab():
-            raise ValueError(f"the student's vocabulary ({student_table.shape[0]} word pieces) is not the teacher's "
-                             f"({teacher_table.shape[0]}): word-piece initialisation needs the same tokenizer")
+            raise SettingError(f"the student's vocabulary ({student_table.shape[0]} word pieces) is not the teacher's "
+                               f"({teacher_table.shape[0]}): word-piece initialisation needs the same tokenizer")
         reduced, components, mean = pca_word_embeddings(teacher, width)
         with torch.no_grad():
             student_table.copy_(reduced.to(student_table.dtype))

@@ -10,6 +10,7 @@ import torch
 
 from ..data import NLI_LABELS, NLIPair, STSPair, Triplet
 from ..losses import Batch, TrainingLoss
+from ..errors import SettingError
 
 MEGA_BATCHES = 50  # length grouping sorts within groups of this many batches
 
@@ -38,17 +39,17 @@ def as_example(item, index: int, loss: TrainingLoss) -> Example:
     elif isinstance(item, (tuple, list)):
         texts, label = (tuple(item), None) if kind is None else (tuple(item[:-1]), item[-1] if item else None)
     else:
-        raise ValueError(f"item {index}: cannot train on a {type(item).__name__}; "
-                         "use NLIPair, STSPair, Triplet or a (text_a, text_b, label) tuple")
+        raise SettingError(f"item {index}: cannot train on a {type(item).__name__}; "
+                           "use NLIPair, STSPair, Triplet or a (text_a, text_b, label) tuple")
     if not isinstance(loss.n_texts, tuple) or not all(isinstance(n, int) for n in loss.n_texts):
         raise TypeError(f"{name}.n_texts must be a tuple of the numbers of texts an example may hold (one entry per "
                         f"number), not {loss.n_texts!r}")
     if len(texts) not in loss.n_texts:
         want = " or ".join(map(str, loss.n_texts))
-        raise ValueError(f"item {index}: {name} needs {want} texts, got {len(texts)} ({type(item).__name__})")
+        raise SettingError(f"item {index}: {name} needs {want} texts, got {len(texts)} ({type(item).__name__})")
     for t in texts:
         if not isinstance(t, str):
-            raise ValueError(f"item {index}: texts must be strings, got {type(t).__name__}: {t!r}")
+            raise SettingError(f"item {index}: texts must be strings, got {type(t).__name__}: {t!r}")
     return Example(texts, _check_label(label, kind, index, loss))
 
 
@@ -56,27 +57,27 @@ def _check_label(label, kind: str | None, index: int, loss: TrainingLoss):
     name = type(loss).__name__
     if kind is None:
         if label is not None:
-            raise ValueError(f"item {index}: {name} takes no labels; give (anchor, positive[, negative]) texts")
+            raise SettingError(f"item {index}: {name} takes no labels; give (anchor, positive[, negative]) texts")
         return None
     if kind == "vector":
         return _check_vector(label, index, loss)
     if kind == "class":
         if isinstance(label, str):
             if label not in NLI_LABELS:
-                raise ValueError(f"item {index}: unknown label {label!r}; expected one of {NLI_LABELS}")
+                raise SettingError(f"item {index}: unknown label {label!r}; expected one of {NLI_LABELS}")
             label = NLI_LABELS.index(label)
         if isinstance(label, bool) or not isinstance(label, (int, np.integer)) \
                 or not 0 <= label < loss.num_labels:
-            raise ValueError(f"item {index}: label {label!r} is not a class id in 0..{loss.num_labels - 1}")
+            raise SettingError(f"item {index}: label {label!r} is not a class id in 0..{loss.num_labels - 1}")
         return int(label)
     try:
         value = float(label)
     except (TypeError, ValueError):
-        raise ValueError(f"item {index}: {name} needs a numeric gold score, got {label!r}") from None
+        raise SettingError(f"item {index}: {name} needs a numeric gold score, got {label!r}") from None
     lo, hi = loss.score_range  # a cosine's [-1, 1] unless the loss says otherwise (TrainingLoss)
     if not (math.isfinite(value) and lo <= value <= hi):
-        raise ValueError(f"item {index}: gold score {value} is outside [{lo:g}, {hi:g}], the range "
-                         f"{type(loss).__name__} takes; scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
+        raise SettingError(f"item {index}: gold score {value} is outside [{lo:g}, {hi:g}], the range "
+                           f"{type(loss).__name__} takes; scale it to 0–1 first (STSPair.label does: score / 5 for STSb)")
     return value
 
 
@@ -86,13 +87,13 @@ def _check_vector(label, index: int, loss: TrainingLoss) -> np.ndarray:
     try:
         vector = np.asarray(label.detach().cpu() if isinstance(label, torch.Tensor) else label, dtype=np.float32)
     except (TypeError, ValueError):
-        raise ValueError(f"item {index}: {name} needs a target vector, got {type(label).__name__}") from None
+        raise SettingError(f"item {index}: {name} needs a target vector, got {type(label).__name__}") from None
     width = int(getattr(loss.model, "dim", vector.shape[-1] if vector.ndim else 0))
     if vector.ndim != 1 or len(vector) != width:
-        raise ValueError(f"item {index}: {name} needs a target vector of {width} numbers (the model's vectors), "
-                         f"got shape {tuple(vector.shape)}")
+        raise SettingError(f"item {index}: {name} needs a target vector of {width} numbers (the model's vectors), "
+                           f"got shape {tuple(vector.shape)}")
     if not np.all(np.isfinite(vector)):
-        raise ValueError(f"item {index}: the target vector holds NaN or infinite numbers")
+        raise SettingError(f"item {index}: the target vector holds NaN or infinite numbers")
     return vector
 
 
@@ -100,11 +101,11 @@ def prepare_examples(train_data: Sequence, loss: TrainingLoss) -> list[Example]:
     """Validate every record up front (before any training) and convert it with :func:`as_example`."""
     examples = [as_example(item, i, loss) for i, item in enumerate(train_data)]
     if not examples:
-        raise ValueError("train_data is empty: nothing to train on")
+        raise SettingError("train_data is empty: nothing to train on")
     width = len(examples[0].texts)
     for i, ex in enumerate(examples):
         if len(ex.texts) != width:
-            raise ValueError(f"item {i} has {len(ex.texts)} texts but item 0 has {width}: mix of shapes")
+            raise SettingError(f"item {i} has {len(ex.texts)} texts but item 0 has {width}: mix of shapes")
     return examples
 
 

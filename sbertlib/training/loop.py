@@ -42,6 +42,7 @@ from .examples import batch_stream, collate, prepare_examples
 from .history import History
 from .state import (CHECKPOINT_DIR, checkpoint_path, fingerprint, load_checkpoint, rng_state, save_checkpoint,
                     seed_everything)
+from ..errors import PathExists, SettingError
 
 BEST_DIR, FINAL_DIR = "best", "final"
 NO_DECAY = ("bias", "LayerNorm.weight", "LayerNorm.bias")  # as sentence-transformers' fit()
@@ -84,8 +85,8 @@ def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype
     if mixed_precision is None or device.type == "cuda":
         return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[mixed_precision]
     if mixed_precision == "fp16":
-        raise ValueError(f"mixed_precision='fp16' needs a CUDA GPU (this model is on {device.type}); "
-                         "on a CPU use mixed_precision='bf16'")
+        raise SettingError(f"mixed_precision='fp16' needs a CUDA GPU (this model is on {device.type}); "
+                           "on a CPU use mixed_precision='bf16'")
     if device.type != "cpu":
         warnings.warn(f"mixed_precision='bf16' is not supported on {device.type}; training in float32", stacklevel=3)
         return None
@@ -175,7 +176,7 @@ def fit(model, loss: TrainingLoss, train_data: Sequence, args: TrainingArguments
     """
     args = (args or TrainingArguments()).replace(**overrides)
     if getattr(loss, "model", None) is not model:
-        raise ValueError("the loss was built for a different model: pass the same encoder to the loss and to fit()")
+        raise SettingError("the loss was built for a different model: pass the same encoder to the loss and to fit()")
     examples = prepare_examples(train_data, loss)
     _check_setting(len(examples), args, output_dir, resume)
     total = args.total_steps(len(examples))
@@ -255,26 +256,26 @@ def _check_world(n: int, batch_size: int, world: int) -> None:
     """Every global batch, the last one included, must give each of the ``world`` ranks an example."""
     last = n % batch_size or batch_size
     if min(batch_size, last) < world:
-        raise ValueError(f"{world} processes need at least {world} examples in every batch: batch_size="
-                         f"{batch_size} leaves a last batch of {last} from {n} examples (drop {last} examples, "
-                         f"or choose a batch size that divides {n})")
+        raise SettingError(f"{world} processes need at least {world} examples in every batch: batch_size="
+                           f"{batch_size} leaves a last batch of {last} from {n} examples (drop {last} examples, "
+                           f"or choose a batch size that divides {n})")
 
 
 def _check_setting(n: int, args: TrainingArguments, output_dir, resume: bool) -> None:
     """What the arguments alone cannot know: the data's size and what ``output_dir`` already holds."""
     if args.batch_size > n:
-        raise ValueError(f"batch_size={args.batch_size} is larger than the {n} training examples; "
-                         f"use batch_size <= {n} or more data")
+        raise SettingError(f"batch_size={args.batch_size} is larger than the {n} training examples; "
+                           f"use batch_size <= {n} or more data")
     if (args.checkpoint_steps or resume) and output_dir is None:
-        raise ValueError("checkpoint_steps and resume need output_dir (where the checkpoint lives)")
+        raise SettingError("checkpoint_steps and resume need output_dir (where the checkpoint lives)")
     if output_dir is not None:  # before step one: a folder that cannot be written fails now, not after a step
         from ..places import writable_dir
         writable_dir(output_dir, "fit(output_dir=...)")
     if output_dir is not None and not resume:
         left = [d for d in (CHECKPOINT_DIR, FINAL_DIR, BEST_DIR) if (Path(output_dir) / d).exists()]
         if left:
-            raise FileExistsError(f"{output_dir} already holds {', '.join(left)} from an earlier run: pass "
-                                  "resume=True to continue it, or choose another output_dir (or delete it)")
+            raise PathExists(f"{output_dir} already holds {', '.join(left)} from an earlier run: pass "
+                             "resume=True to continue it, or choose another output_dir (or delete it)")
 
 
 def _evaluate(model, loss: TrainingLoss, evaluator, history: History, output_dir, save_head: bool) -> None:

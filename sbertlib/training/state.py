@@ -17,6 +17,7 @@ from ..losses import TrainingLoss
 from ..util import atomic_write, digest
 from .examples import Example
 from .history import History
+from ..errors import SettingError
 
 CHECKPOINT_DIR, CHECKPOINT_FILE = "checkpoint", "state.pt"
 
@@ -97,9 +98,9 @@ def load_checkpoint(path: Path, loss: TrainingLoss, optimizer, scheduler, scaler
         state = torch.load(path, map_location="cpu", weights_only=True)
         state["fingerprint"], state["step"]  # noqa: B018  (a file of another kind is damaged for us)
     except (RuntimeError, EOFError, OSError, KeyError, TypeError, ValueError) as err:
-        raise ValueError(f"cannot resume from {path}: the checkpoint is damaged or incomplete ({type(err).__name__}: "
-                         f"{str(err).splitlines()[0][:120] if str(err) else 'no detail'}); delete it (or the "
-                         "folder) and start again with resume=False") from None
+        raise SettingError(f"cannot resume from {path}: the checkpoint is damaged or incomplete ({type(err).__name__}: "
+                           f"{str(err).splitlines()[0][:120] if str(err) else 'no detail'}); delete it (or the "
+                           "folder) and start again with resume=False") from None
     saved = state["fingerprint"]
     missing = object()  # a key one side lacks differs (a run of 2 processes vs one that never said)
     changed = {k: (saved.get(k, missing), fingerprint.get(k, missing)) for k in {**saved, **fingerprint}
@@ -107,8 +108,8 @@ def load_checkpoint(path: Path, loss: TrainingLoss, optimizer, scheduler, scaler
     if changed:
         shown = lambda v: "(not recorded)" if v is missing else repr(v)  # noqa: E731
         desc = "; ".join(f"{k}: checkpoint {shown(old)}, now {shown(new)}" for k, (old, new) in sorted(changed.items()))
-        raise ValueError(f"cannot resume from {path}: it was written for other settings ({desc}). "
-                         "Use the same data and settings, or resume=False to start over.")
+        raise SettingError(f"cannot resume from {path}: it was written for other settings ({desc}). "
+                           "Use the same data and settings, or resume=False to start over.")
     loss.model.load_state_dict(state["model"])
     loss.load_head_state(state["head"])
     optimizer.load_state_dict(state["optimizer"])
@@ -117,7 +118,7 @@ def load_checkpoint(path: Path, loss: TrainingLoss, optimizer, scheduler, scaler
         scaler.load_state_dict(state["scaler"])
     rngs = [state["rng"], *state.get("other_ranks_rng", [])]
     if rank >= len(rngs):
-        raise ValueError(f"cannot resume rank {rank} from {path}: it holds the random state of "
-                         f"{len(rngs)} process(es); resume with as many processes as wrote it")
+        raise SettingError(f"cannot resume rank {rank} from {path}: it holds the random state of "
+                           f"{len(rngs)} process(es); resume with as many processes as wrote it")
     set_rng_state(rngs[rank])
     return int(state["step"]), History.from_dict(state["history"])

@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 import nbformat
+from ..errors import MissingPath, SettingError
 
 REPOSITORY = "sbert-workbook/sbert-workbook"  # GitHub owner/name the workbook is published at
 BRANCH = "main"
@@ -48,8 +49,8 @@ def check_repo(repo: str) -> str:
     ValueError naming it otherwise."""
     found = (_REPO.fullmatch(repo) or _REPO_URL.fullmatch(repo)) if isinstance(repo, str) else None
     if not found or found.group(2) in (".", ".."):
-        raise ValueError(f"--repo {repo!r}: expected GitHub's OWNER/NAME (letters, digits, '-'; the name also '.' "
-                         f"and '_'), or https://github.com/OWNER/NAME, e.g. {REPOSITORY}")
+        raise SettingError(f"--repo {repo!r}: expected GitHub's OWNER/NAME (letters, digits, '-'; the name also '.' "
+                           f"and '_'), or https://github.com/OWNER/NAME, e.g. {REPOSITORY}")
     return f"{found.group(1)}/{found.group(2)}"
 
 
@@ -61,9 +62,9 @@ def check_branch(branch: str) -> str:
           and not branch.endswith(("/", ".")) and ".." not in branch and "//" not in branch
           and not any(part.startswith(".") or part.endswith(".lock") for part in branch.split("/")))
     if not ok:
-        raise ValueError(f"--branch {branch!r}: not a branch name this command writes into the notebooks: use "
-                         f"letters, digits and . _ - / + (git's rules: no '..', '//', no part starting with '.' "
-                         f"or ending in '.lock'), e.g. {BRANCH}")
+        raise SettingError(f"--branch {branch!r}: not a branch name this command writes into the notebooks: use "
+                           f"letters, digits and . _ - / + (git's rules: no '..', '//', no part starting with '.' "
+                           f"or ending in '.lock'), e.g. {BRANCH}")
     return branch
 
 
@@ -84,8 +85,8 @@ def check_install_spec(spec: str) -> str:
             except InvalidRequirement:
                 ok = re.fullmatch(r"(?:https?|file|git\+https?)://\S+", spec) is not None
     if not ok:
-        raise ValueError(f"install spec {spec!r}: expected one pip requirement or URL, with no quotes, spaces or "
-                         "control characters, e.g. " + _spec(REPOSITORY, BRANCH))
+        raise SettingError(f"install spec {spec!r}: expected one pip requirement or URL, with no quotes, spaces or "
+                           "control characters, e.g. " + _spec(REPOSITORY, BRANCH))
     return spec
 
 
@@ -192,5 +193,5 @@ def example_file(relpath: str, here: str | os.PathLike = ".") -> Path:
     try:
         return files.download(url, local)
     except (OSError, ValueError) as exc:
-        raise FileNotFoundError(f"{relpath} is not beside this notebook and could not be downloaded from {url} "
-                                f"({exc}); clone the repository, or upload the file next to the notebook") from None
+        raise MissingPath(f"{relpath} is not beside this notebook and could not be downloaded from {url} "
+                          f"({exc}); clone the repository, or upload the file next to the notebook") from None

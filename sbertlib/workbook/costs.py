@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 from .profiles import ALLNLI_TRAIN_PAIRS, Profile
+from ..errors import SettingError
 
 STSB_TRAIN_PAIRS = 5_749
 STSB_DEV_PAIRS = 1_500
@@ -50,7 +51,7 @@ def evaluations(steps: int, evaluation_steps: int) -> int:
 def nli_pairs(profile: Profile) -> int:
     """The NLI training pairs of an AllNLI profile: ``max_train_pairs``, else all of AllNLI train."""
     if profile.nli_source != "allnli":
-        raise ValueError(f"{profile.name}: the estimate covers the AllNLI profiles (laptop, paper)")
+        raise SettingError(f"{profile.name}: the estimate covers the AllNLI profiles (laptop, paper)")
     return min(profile.max_train_pairs or ALLNLI_TRAIN_PAIRS, ALLNLI_TRAIN_PAIRS)
 
 

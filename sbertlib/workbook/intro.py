@@ -20,6 +20,7 @@ import pandas as pd
 
 from .. import paper
 from . import plots
+from ..errors import SettingError
 
 __all__ = ["profile_card", "device_report", "tour_models", "similarity_heatmaps", "gap_table", "gap_verdicts", "GAP", "tour_summary",
            "pair_verdict", "cross_vs_bi_table", "table1_bars", "baseline_verdicts", "save_table1_rows",
@@ -69,7 +70,7 @@ def similarity_heatmaps(sentences: Sequence[str], matrices: Mapping[str, object]
     square matrix (array or tensor). Returns the figure."""
     values = {label: np.asarray(plots._to_numpy(m), dtype=float) for label, m in matrices.items()}
     if not values:
-        raise ValueError("no matrices to draw")
+        raise SettingError("no matrices to draw")
     low = min(0.0, min(float(m.min()) for m in values.values()))
     n = len(sentences)
     fig, axes = plt.subplots(1, len(values), figsize=(max(5.5, 3 + 0.8 * n) * len(values), max(4.6, 2.5 + 0.6 * n)),

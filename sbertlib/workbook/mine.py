@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import places
+from ..errors import SettingError, UnknownName, UserError
 
 FOLDER = "your_code"
 MARKER = "# sbertlib-mine: "
@@ -79,7 +80,7 @@ def folder() -> Path:
 
 def path_for(name: str) -> Path:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name or ""):
-        raise ValueError(f"{name!r} is not a Python name: keep and load take the name of a function or class")
+        raise SettingError(f"{name!r} is not a Python name: keep and load take the name of a function or class")
     return folder() / f"{name}.py"
 
 
@@ -151,7 +152,7 @@ def keep(obj: Callable, notebook: str | None = None, name: str | None = None, qu
                   f"runs that line it fails with NameError — pass {n} in as an argument instead")
 
 
-class CannotKeep(ValueError, OSError):
+class CannotKeep(UserError, ValueError, OSError):
     """``keep`` cannot save this object so that it loads back (the message names it and says why)."""
 
 
@@ -207,7 +208,7 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
     elif info is None:
         reason = f"{whose} {name} is not saved yet"
     if reference is None:
-        raise LookupError(f"{reason}, and there is no reference to use instead: run "
+        raise UnknownName(f"{reason}, and there is no reference to use instead: run "
                           f"{'notebook ' + notebook if notebook else 'the notebook that defines it'} first")
     obj = _resolve(reference) if isinstance(reference, str) else reference
     dotted = reference if isinstance(reference, str) else _dotted(reference)
@@ -283,7 +284,7 @@ def _bound_name(obj, namespace: dict) -> str:
         return bound[0]
     if own and own != "<lambda>":
         return own
-    raise ValueError("this function has no name in the notebook: assign it to one, or pass name=...")
+    raise SettingError("this function has no name in the notebook: assign it to one, or pass name=...")
 
 
 def _notebook_of(namespace: dict) -> str | None:

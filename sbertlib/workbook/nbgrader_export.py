@@ -91,6 +91,7 @@ from pathlib import Path
 import nbformat
 
 from .notebooks import DEFAULT_STUB, NOTEBOOK_DIR, execute, notebook_paths, strip_outputs, tags
+from ..errors import MissingPath, SettingError
 
 COURSE_ID = "sbert-workbook"
 GRADING_PROFILE = "smoke"
@@ -816,15 +817,15 @@ def check_course_id(course_id: str) -> str:
     """``course_id`` if it is an nbgrader course id (letters, digits, ``-``, ``_``, ``.``; a letter or
     digit first), else ValueError naming it."""
     if not isinstance(course_id, str) or not _COURSE_ID.fullmatch(course_id):
-        raise ValueError(f"--course-id {course_id!r}: a course id is letters, digits, '-', '_' and '.', starting "
-                         f"with a letter or digit, at most 100 characters (e.g. {COURSE_ID})")
+        raise SettingError(f"--course-id {course_id!r}: a course id is letters, digits, '-', '_' and '.', starting "
+                           f"with a letter or digit, at most 100 characters (e.g. {COURSE_ID})")
     return course_id
 
 
 def config_text(course_id: str, profile: str, hidden_tests: bool, timeout: int = CELL_TIMEOUT) -> str:
     course_id = check_course_id(course_id)
     if not _PROFILE_NAME.fullmatch(profile):
-        raise ValueError(f"--profile {profile!r}: a profile is a name such as {GRADING_PROFILE}")
+        raise SettingError(f"--profile {profile!r}: a profile is a name such as {GRADING_PROFILE}")
     pin = (f'os.environ["SBERTLIB_PROFILE"] = {profile!r}   # the hidden tests\' stored values are for this profile only'
            if hidden_tests else
            f'os.environ.setdefault("SBERTLIB_PROFILE", {profile!r})   # your shell\'s SBERTLIB_PROFILE wins')
@@ -985,8 +986,8 @@ def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: lis
     source, dest = Path(source), Path(dest)
     paths = [p for p in notebook_paths(source) if not only or _notebook_number(p) in only]
     if not paths:
-        raise FileNotFoundError(f"{source} holds no numbered notebooks"
-                                + (f" numbered {', '.join(only)}" if only else "") + " (NN_name.ipynb)")
+        raise MissingPath(f"{source} holds no numbered notebooks"
+                          + (f" numbered {', '.join(only)}" if only else "") + " (NN_name.ipynb)")
     reports = []
     for path in paths:
         name = path.stem

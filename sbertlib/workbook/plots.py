@@ -20,6 +20,7 @@ from matplotlib.lines import Line2D
 from scipy.stats import spearmanr
 
 from ..model.similarity import pairwise
+from ..errors import SettingError
 
 
 def _to_numpy(x) -> np.ndarray:
@@ -41,7 +42,7 @@ def _new_axes(axes, n: int, figsize):
         axes = axes[0]
     axes = list(np.ravel(axes))
     if len(axes) < n:
-        raise ValueError(f"need {n} axes, got {len(axes)}")
+        raise SettingError(f"need {n} axes, got {len(axes)}")
     return axes
 
 
@@ -62,7 +63,7 @@ def fit_title(ax, text: str, fontsize=None, **kwargs):
 def _clamped_neighbors(n: int, n_neighbors: int) -> int:
     """UMAP needs at least 4 points and ``2 <= n_neighbors <= n - 1``."""
     if n < 4:
-        raise ValueError(f"UMAP needs at least 4 points, got {n}")
+        raise SettingError(f"UMAP needs at least 4 points, got {n}")
     return max(2, min(n_neighbors, n - 1))
 
 
@@ -99,7 +100,7 @@ def plot_projection(points_2d, labels=None, ax=None, title: str = "", s: float =
     else:
         labels = [str(label) for label in labels]
         if len(labels) != len(pts):
-            raise ValueError(f"{len(labels)} labels for {len(pts)} points")
+            raise SettingError(f"{len(labels)} labels for {len(pts)} points")
         palette = _palette(labels)
         ax.scatter(pts[:, 0], pts[:, 1], s=s, alpha=0.8, c=[palette[label] for label in labels])
         if legend:
@@ -137,7 +138,7 @@ def similarity_heatmap(sentences: Sequence[str], matrix, ax=None, title: str = "
     m = _to_numpy(matrix).astype(float)
     cols = sentences if col_sentences is None else col_sentences
     if m.shape != (len(sentences), len(cols)):
-        raise ValueError(f"matrix shape {m.shape} does not match {len(sentences)} × {len(cols)} sentences")
+        raise SettingError(f"matrix shape {m.shape} does not match {len(sentences)} × {len(cols)} sentences")
     ax = _new_ax(ax, figsize=(2 + 0.6 * len(cols), 1.5 + 0.5 * len(sentences)))
     sns.heatmap(m, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, square=m.shape[0] == m.shape[1],
                 annot=max(m.shape) <= 12, fmt=".2f", annot_kws={"fontsize": 8},
@@ -154,7 +155,7 @@ def sts_scatter(gold, predicted, ax=None, title: str = "", xlabel: str = "gold s
     """Gold score vs predicted similarity, one dot per pair; Spearman ×100 in the title."""
     gold, predicted = _to_numpy(gold).ravel(), _to_numpy(predicted).ravel()
     if len(gold) != len(predicted):
-        raise ValueError(f"{len(gold)} gold scores vs {len(predicted)} predictions")
+        raise SettingError(f"{len(gold)} gold scores vs {len(predicted)} predictions")
     rho = 100 * spearmanr(gold, predicted)[0]
     ax = _new_ax(ax)
     ax.scatter(gold, predicted, s=8, alpha=0.35)
@@ -261,7 +262,7 @@ def unrelated_pair_cosines(embeddings, n_pairs: int = 2000, seed: int = 0) -> np
     x = _to_numpy(embeddings)
     n = len(x)
     if n < 2:
-        raise ValueError(f"need at least 2 embeddings, got {n}")
+        raise SettingError(f"need at least 2 embeddings, got {n}")
     rng = np.random.default_rng(seed)
     i = rng.integers(0, n, size=n_pairs)
     j = rng.integers(0, n - 1, size=n_pairs)

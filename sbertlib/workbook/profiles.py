@@ -39,6 +39,7 @@ import torch
 
 from .. import config
 from ..model import architectures, backbones
+from ..errors import SettingError
 
 PROFILE_ENV = "SBERTLIB_PROFILE"
 DRY_RUN_ENV = "SBERTLIB_DRY_RUN"
@@ -198,7 +199,7 @@ def _choose(name: str | None) -> Profile:
 def _resolve(name: str, reason: str) -> Profile:
     key = name.strip().lower()
     if key not in PROFILES:
-        raise ValueError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)} (or 'auto')")
+        raise SettingError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)} (or 'auto')")
     profile = _offline_backbone(PROFILES[key]) if key == "offline" else PROFILES[key]
     return replace(profile, reason=reason)
 
@@ -296,7 +297,7 @@ def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, 
     elif profile.nli_source == "offline-nli":
         pairs = _offline_nli(data_dir)
     else:
-        raise ValueError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
+        raise SettingError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
     if triplets:
         pairs = _triplets_of(pairs, make_triplets)
     random.Random(seed).shuffle(pairs)

@@ -36,6 +36,7 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
+from ..errors import SettingError, UnknownName
 
 LETTERS = "abcdefgh"
 
@@ -77,7 +78,7 @@ def choice(prompt: str, answer: str, hints: dict[str, str]) -> Choice:
     option's text to its hint. The options are lettered in an order fixed by the prompt (a seeded
     shuffle), so where the right one stands tells nothing."""
     if answer in hints or not hints or len(hints) >= len(LETTERS):
-        raise ValueError("give the right option and 1 to 7 other options, each with a hint")
+        raise SettingError("give the right option and 1 to 7 other options, each with a hint")
     texts = [answer, *hints]
     random.Random(hashlib.sha256(prompt.encode()).hexdigest()).shuffle(texts)
     options = dict(zip(LETTERS, texts))
@@ -89,10 +90,10 @@ def number(prompt: str, answer: float, tolerance: float, hint_low: str, hint_hig
            traps: dict[float, str] | None = None) -> Number:
     """A question answered with a number within ``tolerance`` of ``answer``."""
     if tolerance < 0:
-        raise ValueError("tolerance must be 0 or more")
+        raise SettingError("tolerance must be 0 or more")
     traps = dict(traps or {})
     if any(abs(t - answer) <= tolerance for t in traps):
-        raise ValueError("a trap lies within the tolerance of the right answer")
+        raise SettingError("a trap lies within the tolerance of the right answer")
     return Number(prompt, float(answer), float(tolerance), hint_low, hint_high, traps)
 
 
@@ -116,7 +117,7 @@ def parse_id(qid: str) -> tuple[str, int, str]:
     """``"03.2a"`` → ``("03", 2, "a")``."""
     m = _ID.match(qid)
     if not m:
-        raise ValueError(f"{qid!r} is no question id: write it as \"03.2\" (notebook 03, question 2)")
+        raise SettingError(f"{qid!r} is no question id: write it as \"03.2\" (notebook 03, question 2)")
     return m.group(1), int(m.group(2)), m.group(3)
 
 
@@ -143,10 +144,10 @@ def _question(qid: str) -> Question:
         parse_id(qid)
         parts = ids(qid)
         if parts:
-            raise KeyError(f"question {qid} has several parts: check each of {', '.join(parts)}") from None
+            raise UnknownName(f"question {qid} has several parts: check each of {', '.join(parts)}") from None
         nb = qid.split(".")[0]
         known = ids(nb)
-        raise KeyError(f"no question {qid}" + (f"; notebook {nb}'s are {', '.join(known)}" if known else "")) from None
+        raise UnknownName(f"no question {qid}" + (f"; notebook {nb}'s are {', '.join(known)}" if known else "")) from None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -348,7 +349,7 @@ def ask(which: str) -> None:
     """Show the self-checks of a notebook (``"03"``) or one question (``"03.2"``): widgets in
     JupyterLab; as text where there is no IPython (where ``quiz.check`` answers)."""
     if not ids(which):
-        raise KeyError(f"no questions for {which!r}: name a notebook (\"03\") or one of its questions (\"03.2\")")
+        raise UnknownName(f"no questions for {which!r}: name a notebook (\"03\") or one of its questions (\"03.2\")")
     try:
         from IPython import get_ipython
         from IPython.display import display

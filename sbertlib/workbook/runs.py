@@ -26,6 +26,7 @@ from pathlib import Path
 from .. import places
 from . import recipes
 from ..util import safe_name
+from ..errors import SettingError
 
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
@@ -51,7 +52,7 @@ def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
     """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``), and
     so has a run with changed training arguments (``...-epochs2-lr0.001``)."""
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+        raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
     changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
@@ -117,7 +118,7 @@ def teacher(profile, seed: int = 42, data_dir=None):
     if profile.distill_teacher == "reference":
         model = load_reference(profile)
         if model is None:
-            raise ValueError(f"profile {profile.name!r} has no reference encoder to distil from")
+            raise SettingError(f"profile {profile.name!r} has no reference encoder to distil from")
         return model
     return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False)[0]
 
@@ -212,7 +213,7 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
     from ..training import History, linear_warmup
     total = len(step_losses)
     if total == 0:
-        raise ValueError(f"no training steps to save for {objective!r}: the loop returned no losses")
+        raise SettingError(f"no training steps to save for {objective!r}: the loop returned no losses")
     optimizer = torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=lr)
     schedule = linear_warmup(optimizer, math.ceil(warmup_ratio * total), total)
     lrs = []
@@ -265,7 +266,7 @@ def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None
     from ..training import seed_everything
     from .profiles import load_nli_train
     if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+        raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     seed_everything(seed)
     evaluator = stsb_dev_evaluator(data_dir, max_pairs=profile.dev_pairs_during_training)
     if objective == "nli":

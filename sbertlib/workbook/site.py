@@ -2,6 +2,7 @@
 
 Built with **Jupyter Book 1**'s stack — Sphinx, myst-nb, the book theme and its table of contents, all
 from PyPI. Why this one: Jupyter Book 2 (MyST) asks a web API for its theme at build time and fails
+from ..errors import MissingPath
 offline, and ``quarto-cli`` downloads its binary when it installs; Jupyter Book 1 builds offline in
 seconds and gives chapter order in a sidebar, full-text search and a contents box on every page. We run
 Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to leave out the two
@@ -440,7 +441,7 @@ def rebuild_site(out: Path, title: str = "sbert-workbook") -> Path:
     out = Path(out)
     index = site_pages.read_index(out)
     if not index:
-        raise FileNotFoundError(f"{out / 'index.json'} not found: run `python -m sbertlib build --out {out}` first")
+        raise MissingPath(f"{out / 'index.json'} not found: run `python -m sbertlib build --out {out}` first")
     results = [notebooks.RunResult(out / e["notebook"], e["seconds"], e.get("error"), e.get("headlines", []))
                for e in index["notebooks"] if (out / e["notebook"]).is_file()]
     return build_site([r.path for r in results], results, out, index["profile"], index["machine"], title)

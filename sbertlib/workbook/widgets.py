@@ -25,6 +25,7 @@ import numpy as np
 from .. import search
 from ..model.similarity import MEASURES, similarity_matrix
 from . import plots
+from ..errors import SettingError
 
 MAX_HEATMAP = 25      # sentences drawn in the heatmap; more are ranked but not drawn
 MAX_LINES = 2000      # lines accepted at all
@@ -35,7 +36,7 @@ class ModelBank:
 
     def __init__(self, models: Mapping[str, object | Callable[[], object]]):
         if not models:
-            raise ValueError("give at least one model: {label: encoder or loader}")
+            raise SettingError("give at least one model: {label: encoder or loader}")
         self._models = dict(models)
         self._cache: dict[tuple[str, str, str], np.ndarray] = {}
 
@@ -189,8 +190,8 @@ def scores_in_chunks(similarity: Callable, emb: np.ndarray, measure: str, rows: 
     for i in range(0, len(emb), rows):
         part = np.asarray(similarity(emb[i:i + rows], emb, measure), dtype=np.float64)
         if part.shape != (len(emb[i:i + rows]), len(emb)):
-            raise ValueError(f"similarity returned {part.shape} scores for {len(emb[i:i + rows])} × {len(emb)} "
-                             f"sentences; expected ({len(emb[i:i + rows])}, {len(emb)})")
+            raise SettingError(f"similarity returned {part.shape} scores for {len(emb[i:i + rows])} × {len(emb)} "
+                               f"sentences; expected ({len(emb[i:i + rows])}, {len(emb)})")
         parts.append(part)
     return np.vstack(parts)
 
@@ -211,7 +212,7 @@ class SemanticSearch(_Explorer):
         self.bank = ModelBank({"model": model})
         self.corpus = list(dict.fromkeys(corpus))
         if not self.corpus:
-            raise ValueError("the corpus is empty")
+            raise SettingError("the corpus is empty")
         self._corpus_emb: np.ndarray | None = None
         self.query = W.Text(placeholder="type a query and press Enter", continuous_update=False,
                             layout=W.Layout(width="70%"))
@@ -287,7 +288,7 @@ class SpeedLab(_Explorer):
         self.encoder, self.repeats = encoder, repeats
         self.corpora = {k: list(v)[:n] for k, v in corpora.items()}
         if not self.corpora or not all(self.corpora.values()):
-            raise ValueError("give at least one non-empty corpus")
+            raise SettingError("give at least one non-empty corpus")
         self.mode = W.ToggleButtons(options=list(speed.MODES), value="smart batching", description="batching")
         self.batch = W.IntSlider(value=batch_size, min=1, max=128, step=1, description="batch size",
                                  continuous_update=False)

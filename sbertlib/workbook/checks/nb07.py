@@ -14,6 +14,7 @@ from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
 from . import ExerciseError, ok, require, two_items
 from .nb00 import _call
+from ...errors import UnknownName
 
 __all__ = ["check_classifier_size", "check_gains", "check_difference", "grid_mean", "check_train_and_score",
            "train_and_score_truth", "check_run_ablation", "run_ablation_truth"]
@@ -77,7 +78,7 @@ def grid_mean(results: pd.DataFrame, concat: tuple[str, ...], pooling: str = "me
     label = "(" + ", ".join(concat) + ")"
     rows = results[(results["pooling"] == pooling) & (results["concat"] == label)]
     if len(rows) != 1:
-        raise KeyError(f"no single row for {pooling} pooling with {label}")
+        raise UnknownName(f"no single row for {pooling} pooling with {label}")
     return float(rows.iloc[0]["mean"])
 
 
