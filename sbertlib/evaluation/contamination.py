@@ -24,6 +24,12 @@ from ..data.records import NLIPair, STSPair, Triplet
 from ..errors import SettingError
 
 
+# What the models whose training we did not run saw, said where their rows stand beside the paper's.
+GLOVE_SAW = "no pairs and no labels: word vectors from Wikipedia and Gigaword text"
+REFERENCE_SAW = ("1.17 billion pairs (AllNLI, image captions, StackExchange, Quora, Reddit, ...): the sources of "
+                 "STS12-16 and SICK among them, so NOT unsupervised on them")
+
+
 def normalise(sentence: str) -> str:
     """Lower case, white space collapsed: ``"A  man\\tsings."`` and ``"a man sings."`` are one sentence."""
     return " ".join(str(sentence).lower().split())

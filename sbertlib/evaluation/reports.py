@@ -90,7 +90,8 @@ def with_seen(table, seen: dict, datasets: Sequence[str] | None = None, paper_sa
     """``table`` (from :func:`table1`, :func:`table2`, ...) with a column saying what each row's training saw
     of the evaluation sets it shows (:func:`~sbertlib.evaluation.contamination.seen_note`): ``seen`` maps
     our row labels to their runs' recorded contamination (``history.contamination``), ``None`` for an
-    untrained model, or a string. The paper's rows say ``paper_saw`` (Table 2: its block's data). A row
+    untrained model, or a string. The paper's rows say ``paper_saw`` (Table 2: its block's data) unless
+    ``seen`` names them too. A row
     of ours that ``seen`` does not name is refused: every score of ours says what its model saw."""
     from .contamination import seen_note
     datasets = list(datasets if datasets is not None else [c for c in table.columns if c != "avg"])
@@ -98,10 +99,10 @@ def with_seen(table, seen: dict, datasets: Sequence[str] | None = None, paper_sa
     notes = []
     for index in out.index:
         block, label = index if isinstance(index, tuple) else (None, index)
-        if str(label).startswith("paper: "):
-            notes.append(PAPER_SAW.get(block, paper_saw))
-        elif label in seen:
+        if label in seen:
             notes.append(seen_note(seen[label], datasets))
+        elif str(label).startswith("paper: "):
+            notes.append(PAPER_SAW.get(block, paper_saw))
         else:
             raise SettingError(f"row {label!r}: say what its model saw (seen[{label!r}] = history.contamination, "
                                f"None if it was not trained, or a sentence)")

@@ -231,6 +231,7 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
                       total_steps=total, seconds=float(seconds),
                       settings={"trained_by": trained_by, "lr": lr, **settings}, recipe=recipe,
                       records=[{"step": k + 1, "loss": float(v), "lr": lrs[k]} for k, v in enumerate(step_losses)])
+    history.contamination = contamination(profile, objective, seed)
     loss.model.save(folder / "final")
     history.save(folder / "history.json")
     return history

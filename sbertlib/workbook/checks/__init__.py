@@ -113,3 +113,73 @@ def two_items(value, said: str, hint: str) -> list:
         raise ExerciseError(f"{said} {value!r}, not a pair\nHint: {hint}") from None
     require(len(items) == 2, f"{said} {len(items)} values, not a pair", hint)
     return items
+
+
+# ----------------------------------------------------------------------------- calling the student's function
+_ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def _snapshot(value):
+    """A copy of an array, tensor, list or dict argument (to see afterwards whether the call changed it);
+    None for anything else (a model, a loss, a number), which a function may be meant to change."""
+    import copy
+
+    import numpy as np
+    import torch
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, dict)):
+        try:
+            return copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - an argument that cannot be copied is not watched
+            return None
+    return None
+
+
+def _same(before, after) -> bool:
+    import numpy as np
+    import torch
+    if isinstance(before, np.ndarray):
+        return isinstance(after, np.ndarray) and before.shape == after.shape and np.array_equal(before, after, equal_nan=True)
+    if isinstance(before, torch.Tensor):
+        return (isinstance(after, torch.Tensor) and before.shape == after.shape
+                and bool(torch.equal(before, after.detach()) or torch.allclose(before, after.detach(), equal_nan=True)))
+    if isinstance(before, dict):
+        return isinstance(after, dict) and before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
+    if isinstance(before, list):
+        return isinstance(after, list) and len(before) == len(after) and all(_same(a, b) for a, b in zip(before, after))
+    try:
+        return bool(before == after)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
+        return True
+
+
+def call(fn, *args, what: str = "your function"):
+    """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error
+    in their code (named, with their lines shown) or a changed argument — an array, tensor, list or dict
+    modified in place, which would change the notebook's own data — each becomes an ExerciseError."""
+    __tracebackhide__ = True  # noqa: F841
+    before = [_snapshot(a) for a in args]
+    try:
+        result = fn(*args)
+    except NotImplementedError as exc:
+        if not unfinished(exc):
+            raise student_raised(what, exc) from exc
+        raise ExerciseError(f"the exercise is not done yet ({what} raised NotImplementedError)\n"
+                            "Hint: replace the `raise NotImplementedError` line with your code") from None
+    except ExerciseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
+        raise student_raised(what, exc) from exc
+    for k, (arg, snap) in enumerate(zip(args, before)):
+        if snap is not None and not _same(snap, arg):
+            place = _ORDINAL[k] if k < len(_ORDINAL) else f"#{k + 1}"
+            raise ExerciseError(
+                f"{what} changed its {place} argument (a {type(arg).__name__}) in place: the caller's data is no longer "
+                f"what it passed, so the notebook's own vectors or matrix would change behind its back\n"
+                f"Hint: leave the input as it is and return a new result — e.g. `x - m` instead of `x -= m`, or work "
+                f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
+    return result
+

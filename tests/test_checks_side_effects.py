@@ -1,0 +1,57 @@
+"""Checks see what an answer does, not only what it returns (issue 29): a function that changes the
+array, tensor, list or dict it was given, in place, is refused with a message that says so — the
+notebook would otherwise run on with its own data changed behind its back."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from sbertlib.workbook.checks import ExerciseError, call, nb00, nb01
+
+IN_PLACE = "changed its first argument .* in place"
+
+
+def centre_in_place(vectors):
+    vectors -= vectors.mean(axis=0)  # the right numbers, returned — and the caller's vectors centred too
+    return vectors
+
+
+def most_similar_pair_filling_the_callers_matrix(sim):
+    m = sim if isinstance(sim, np.ndarray) else sim  # no copy
+    if isinstance(m, torch.Tensor):
+        m.fill_diagonal_(-float("inf"))
+    else:
+        np.fill_diagonal(m, -np.inf)
+    i, j = divmod(int(np.argmax(np.asarray(m))), len(m))
+    return i, j
+
+
+def test_centre_in_place_is_refused_though_it_returns_the_right_numbers():
+    with pytest.raises(ExerciseError, match=IN_PLACE) as err:
+        nb01.check_centre(centre_in_place)
+    assert "x - m" in str(err.value) and "x -= m" in str(err.value)
+    nb01.check_centre(lambda x: x - x.mean(axis=0))  # the same numbers, the input left alone: passes
+
+
+@pytest.mark.parametrize("as_array", [np.asarray, torch.as_tensor])
+def test_filling_the_callers_similarity_matrix_is_refused(as_array):
+    x = np.random.default_rng(0).standard_normal((5, 4))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    sim = as_array(x @ x.T)
+    with pytest.raises(ExerciseError, match=IN_PLACE):
+        nb00.check_most_similar_pair(most_similar_pair_filling_the_callers_matrix, sim)
+
+
+def test_call_watches_arrays_tensors_lists_and_dicts_and_leaves_other_arguments_alone():
+    def appends(items):
+        items.append(1)
+        return items
+    with pytest.raises(ExerciseError, match=IN_PLACE):
+        call(appends, [0])
+    with pytest.raises(ExerciseError, match="changed its second argument"):
+        call(lambda a, d: d.update(k=2), 1, {"k": 1})
+    model = torch.nn.Linear(2, 2)
+    call(lambda m: torch.nn.init.zeros_(m.weight), model)  # a model may be meant to change (a training step)
+    nan = np.array([np.nan, 1.0])
+    assert call(lambda v: v + 1, nan)[1] == 2.0  # NaN stays NaN: not taken for a change
