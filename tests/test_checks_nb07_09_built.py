@@ -90,7 +90,7 @@ def grid_world(shared_data):
 
 
 def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_first=True, use_concat=True,
-                         train=True):
+                         train=True, use_epochs=True):
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
     from sbertlib.workbook.mine import fit_loop
@@ -107,7 +107,8 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
         if not seed_first:
             seed_everything(seed)
         if train:
-            fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
+            fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1, batch_size=batch_size,
+                     lr=lr, seed=seed)
         return evaluator(encoder)
     return train_and_score
 
@@ -123,6 +124,7 @@ def test_train_and_score_right(grid_world, capsys):
     (dict(use_concat=False), "concat=config.concat"),
     (dict(train=False), "untrained network's score"),
     (dict(fresh=False), "changed the weights of `start`"),
+    (dict(use_epochs=False), "the score of one epoch: pass `epochs`"),  # issue 29: passed before
 ])
 def test_train_and_score_wrong(grid_world, mistake, hint):
     start, evaluator, nli, stsb = grid_world

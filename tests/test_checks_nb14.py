@@ -226,3 +226,43 @@ def test_a_loaded_run_is_not_checked(student, capsys):
 def test_a_run_that_is_not_three_things_is_refused(student):
     with pytest.raises(ExerciseError, match="return three things"):
         nb14.check_distillation_run([0.5, 0.4], student, nb14.fingerprint(student), 1, 10, 20)
+
+
+# ----------------------------------------------------------------------------- the run follows the recipe
+@pytest.fixture(scope="module")
+def recipe_world(student):
+    from sbertlib.training import TrainingArguments
+    gen = torch.Generator().manual_seed(0)
+    sentences = [("a " * (k % 7 + 1) + f"sentence {k}").strip() for k in range(48)]
+    teacher_data = [(s, torch.randn(24, generator=gen).tolist()) for s in sentences]
+    recipe = TrainingArguments(epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
+    return teacher_data, recipe
+
+
+def loop_run(start, teacher_data, **settings):
+    """A run of the student's loop (notebook 03's, as the library runs it) with ``settings``."""
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.mine import fit_loop
+    objective = losses.DistillationLoss(copy.deepcopy(start))
+    step_losses = fit_loop(objective, prepare_examples(teacher_data, objective), **settings)
+    return objective, step_losses, 1.0
+
+
+def test_a_run_that_follows_the_recipe_passes(student, recipe_world, capsys):
+    teacher_data, recipe = recipe_world
+    result = loop_run(student, teacher_data, epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
+    nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data, recipe)
+    assert "its first 6 losses are the recipe's" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("settings, hint", [
+    (dict(lr=2e-5, length_grouping=True), "the learning rate"),        # the loop's default rate: passed before
+    (dict(lr=1e-3, length_grouping=False), "your batches are not the recipe's"),
+])
+def test_a_run_off_the_recipe_is_refused_though_its_step_count_is_right(student, recipe_world, settings, hint):
+    teacher_data, recipe = recipe_world
+    result = loop_run(student, teacher_data, epochs=1, batch_size=8, **settings)
+    assert len(result[1]) == 6  # the right number of steps
+    with pytest.raises(ExerciseError, match=hint):
+        nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(teacher_data),
+                                    teacher_data, recipe)

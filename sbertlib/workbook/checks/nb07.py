@@ -227,17 +227,20 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
     from . import student_raised, unfinished
     require(callable(train_and_score), f"pass your function itself, not {type(train_and_score).__name__}",
             "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
-    cases = [(ablation.AblationConfig("max"), 2, list(nli_pairs[:24]), "classification"),
-             (ablation.AblationConfig("mean", ("u", "v")), 1, list(nli_pairs[:24]), "classification"),
-             (ablation.AblationConfig("cls"), 1, list(stsb_pairs[:24]), "regression")]
+    cases = [(ablation.AblationConfig("max"), 2, list(nli_pairs[:24]), "classification", 1),
+             (ablation.AblationConfig("mean", ("u", "v")), 1, list(nli_pairs[:24]), "classification", 1),
+             (ablation.AblationConfig("cls"), 1, list(stsb_pairs[:24]), "regression", 1),
+             (ablation.AblationConfig("mean"), 3, list(stsb_pairs[:16]), "regression", 2)]  # epochs is honoured
     settings = dict(batch_size=8, lr=1e-3)   # a rate at which a concatenation changes the encoder measurably
     before = _state(start)
-    for case, (config, seed, pairs, objective) in enumerate(cases):
-        what = f"train_and_score({config.label}, seed {seed}, {objective})"
+    for case, (config, seed, pairs, objective, epochs) in enumerate(cases):
+        what = f"train_and_score({config.label}, seed {seed}, {objective}" + (f", epochs={epochs})" if epochs > 1 else ")")
         got = []
         for _ in range(2 if case == 0 else 1):   # the first point twice: a seeded run is reproducible
             try:
-                value = train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"])
+                value = (train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"])
+                         if epochs == 1 else
+                         train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"], epochs))
             except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
                 require(not unfinished(exc), "train_and_score is not written yet (it raised NotImplementedError)",
                         "replace the `raise NotImplementedError` line with your code")
@@ -252,13 +255,16 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
             raise ExerciseError(f"{what} gave {got[0]:.2f}, then {got[1]:.2f} when run again\nHint: a run must be "
                                 "reproducible: seed_everything(seed) before the loss is built (its classifier's initial "
                                 "weights are drawn then) and pass seed to the loop")
-        want = train_and_score_truth(start, evaluator, config, seed, pairs, objective, **settings)
+        want = train_and_score_truth(start, evaluator, config, seed, pairs, objective, epochs=epochs, **settings)
         if abs(got[0] - want) <= 0.01:
             continue
         untrained = copy_with_pooling(start, config.pooling)
         hint = "a fresh copy of start, its pooling set, seed_everything(seed), the objective's loss, your loop, then score"
         if abs(got[0] - float(evaluator(untrained))) <= 0.01:
             hint = "that is the untrained network's score: train the copy before you score it"
+        elif epochs > 1 and abs(got[0] - train_and_score_truth(start, evaluator, config, seed, pairs, objective,
+                                                               **settings)) <= 0.01:
+            hint = "that is the score of one epoch: pass `epochs` on to your training loop"
         elif config.pooling != "mean" and abs(got[0] - train_and_score_truth(
                 start, evaluator, ablation.AblationConfig("mean", config.concat), seed, pairs, objective, **settings)) <= 0.01:
             hint = "the run used mean pooling: set the copy's pooling to config.pooling before training"

@@ -248,12 +248,40 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
 
 
 # ----------------------------------------------------------------------------- the run
+RECIPE_STEPS = 6  # steps of a reference run the student's first losses are compared with
+
+
+def reference_losses(start, teacher_data, args, steps: int = RECIPE_STEPS) -> list[float]:
+    """The first ``steps`` losses of the workbook's run of the recipe ``args`` (``fit``, the library's
+    DistillationLoss) from a copy of ``start``: what a loop that follows the recipe gives, step for step."""
+    import copy
+
+    from ...training import fit
+    model = copy.deepcopy(start)
+
+    def stop(step, history):
+        if step >= steps:
+            raise KeyboardInterrupt  # fit returns the history so far
+    history = fit(model, losses.DistillationLoss(model), teacher_data, args, show_progress_bar=False, callback=stop)
+    return [float(x) for x in history.losses[:steps]]
+
+
+def _recipe_hint(got: list[float], want: list[float]) -> str:
+    if not math.isclose(got[0], want[0], rel_tol=1e-4, abs_tol=1e-7):
+        return ("the first batch already differs, before any update: your batches are not the recipe's — every teacher "
+                "example, batches of profile.distill_batch_size, length_grouping=True, the loop's seed")
+    return ("the first batch matches, later steps do not: the updates differ — the learning rate (profile.distill_lr, "
+            "not the loop's default) or the warm-up and decay")
+
+
 def check_distillation_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,
-                           n_examples: int) -> None:
+                           n_examples: int, teacher_data=None, recipe=None) -> None:
     """Check what ``train_distillation(start)`` returned — ``(objective, step_losses, seconds)``, or None where the
     run was loaded rather than trained: ``start``
     untouched (``before`` is its :func:`fingerprint`), the objective holds the trained copy, and the loop ran
-    ``epochs × ceil(n_examples / batch_size)`` steps with finite losses that went down."""
+    ``epochs × ceil(n_examples / batch_size)`` steps with finite losses that went down. Given ``teacher_data``
+    and the profile's ``recipe`` (``profile.training_arguments("distill")``), its first losses must be the
+    recipe's (:func:`reference_losses`): a run at another learning rate, or with other batches, is refused."""
     if result is None:                 # nothing trained this time: the run was loaded
         print("the distillation run was loaded, trained before: nothing to check (RETRAIN = True trains and checks it)")
         return
@@ -283,5 +311,15 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
             "a learning rate too high? the profile's distill_lr")
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the run with time.perf_counter()")
-    ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched; "
+    followed = ""
+    if teacher_data is not None and recipe is not None:  # the recipe, not only the number of steps
+        want = reference_losses(start, teacher_data, recipe, min(RECIPE_STEPS, n))
+        got = values[:len(want)]
+        if not all(math.isclose(g, w, rel_tol=1e-4, abs_tol=1e-7) for g, w in zip(got, want)):
+            shown = ", ".join(f"{g:.5f}" for g in got)
+            raise ExerciseError(f"your run's first {len(want)} losses ({shown}) are not the recipe's "
+                                f"({', '.join(f'{w:.5f}' for w in want)}, the same start and seed trained by the "
+                                f"workbook)\nHint: {_recipe_hint(got, want)}")
+        followed = f"; its first {len(want)} losses are the recipe's"
+    ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched{followed}; "
        f"loss {values[0]:.5f} → {values[-1]:.5f}")
