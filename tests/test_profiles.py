@@ -224,6 +224,7 @@ def test_inference_precision_is_bf16_only_where_the_hardware_has_it():
 def test_expected_time_is_a_measured_build_or_says_how_to_estimate():
     from sbertlib.workbook import costs
     offline = costs.expected_time(get_profile("offline"))
-    assert offline.startswith("offline: all 14 notebooks took 11 min on a 2-core AMD EPYC")
+    assert offline.startswith("offline: a whole build took 11 min 00 s on a 2-core AMD EPYC")
+    assert "(every notebook of that day (00-13) and the site, offline)" in offline
     paper = costs.expected_time(get_profile("paper"))
     assert "no whole build measured" in paper and "python -m sbertlib estimate --profile paper" in paper

@@ -97,14 +97,8 @@ def format_terms(terms: list[Term]) -> str:
     return "\n".join(lines)
 
 
-# Whole builds (`make workbook`: every notebook, one after another), measured. Seconds, and the machine.
-MEASURED_BUILDS: dict[str, tuple[float, str]] = {
-    "offline": (660.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25; 490 s on a 2-core Intel Xeon "
-                       "with AMX, 2026-11-24"),
-    "laptop": (2262.0, "a 2-core AMD EPYC (AVX512-BF16, no AMX), 2026-11-25, in a dry run: the real architecture "
-                       "with random weights and full-size data (the time does not depend on the weights); not "
-                       "measured on a GPU"),
-}
+# Whole builds (`make workbook`: every notebook, one after another): the recorded measurement of each profile.
+BUILD_MEASUREMENTS = {"offline": "build-offline-epyc-2026-11-25", "laptop": "build-laptop-dry-run-2026-11-25"}
 
 
 def expected_time(profile: Profile) -> str:
@@ -112,10 +106,11 @@ def expected_time(profile: Profile) -> str:
     estimate it — the sentence notebook 00 prints before anything long starts."""
     if profile.name == "smoke":
         return "smoke: seconds per notebook (the tests' profile); nothing here is long"
-    if profile.name in MEASURED_BUILDS:
-        seconds, machine = MEASURED_BUILDS[profile.name]
-        return (f"{profile.name}: all 14 notebooks took {hours(seconds)} on {machine}; notebooks 03 and 05 "
-                "train for the longest, and each notebook's first cell gives its own cost")
+    if profile.name in BUILD_MEASUREMENTS:
+        from . import measurements
+        m = measurements.get(BUILD_MEASUREMENTS[profile.name])
+        return (f"{profile.name}: a whole build took {m.figure()} on a {m.machine}, {m.date} ({m.what}); each "
+                "notebook's first cell gives its own cost")
     return (f"{profile.name}: no whole build measured; `python -m sbertlib estimate --profile {profile.name}` "
             "times one training step here and prints what the training lessons cost on this machine")
 
