@@ -327,14 +327,15 @@ def test_nb08_wrong_answers_fail(wrong, hint):
 
 
 # ----------------------------------------------------------------------------- nb08: standardise (§5)
-def good_standardise(reference, vectors):
-    reference = np.asarray(reference)
-    return (np.asarray(vectors) - reference.mean(axis=0)) / reference.std(axis=0)
+def good_standardise(reference, vectors, ddof=0):
+    reference, vectors = np.asarray(reference, dtype=np.float64), np.asarray(vectors, dtype=np.float64)
+    std = reference.std(axis=0, ddof=ddof)
+    return (vectors - reference.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
 def test_nb08_standardise_right(capsys):
     nb08.check_standardise(good_standardise)
-    nb08.check_standardise(lambda r, x: (x - r.mean(axis=0)) / r.std(axis=0, ddof=1))   # either ddof
+    nb08.check_standardise(lambda r, x: good_standardise(r, x, ddof=1))                 # either ddof
     nb08.check_standardise(lambda r, x: torch.from_numpy(good_standardise(r, x)))      # a tensor is fine
     assert capsys.readouterr().out.count("[OK]") == 3
 
@@ -352,6 +353,10 @@ def test_nb08_standardise_truth_centres_and_scales_with_the_reference():
     (lambda r, x: x - r.mean(axis=0), "scale"),
     (lambda r, x: good_standardise(r, x).mean(axis=0), "shape"),
     (lambda r, x: None, None),
+    # issue 29: these passed before
+    (lambda r, x: (x - r.mean(axis=0)) / r.std(axis=0), "no spread"),                 # divides by zero: nan, inf
+    (lambda r, x: (x - r.mean(axis=0)) / np.clip(r.std(axis=0), 1e-12, None), "no spread"),  # huge, not centred
+    (lambda r, x: (x - r.mean(axis=0)) / np.where(r.std(axis=0) > 0, r.std(axis=0), 1.0), "float64"),  # float32 kept
 ])
 def test_nb08_standardise_wrong(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

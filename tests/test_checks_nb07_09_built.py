@@ -296,8 +296,26 @@ def good_chance(labels):
 
 def test_chance_right_with_or_without_replacement(capsys):
     nb09.check_chance(good_chance)
-    nb09.check_chance(nb09._chance_other)
-    assert capsys.readouterr().out.count("[OK]") == 2
+    assert "Σ share² — a random neighbour drawn with replacement" in capsys.readouterr().out
+    nb09.check_chance(nb09._chance_other)  # issue 29: its OK named the other formula
+    out = capsys.readouterr().out
+    assert "Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence" in out and "[OK] chance is right: Σ share²" not in out
+
+
+def test_chance_mixing_the_two_formulas_is_refused():
+    calls = []
+
+    def mixed(labels):
+        calls.append(1)
+        return good_chance(labels) if len(calls) == 1 else nb09._chance_other(labels)
+    with pytest.raises(ExerciseError, match="one formula on some labellings and the other"):
+        nb09.check_chance(mixed)
+
+
+def test_chance_fallback_hint_does_not_give_the_formula():
+    with pytest.raises(ExerciseError) as err:
+        nb09.check_chance(lambda labels: 0.123)
+    assert "share²" not in str(err.value) and "sum share" not in str(err.value)
 
 
 @pytest.mark.parametrize("wrong, hint", [

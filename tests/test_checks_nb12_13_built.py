@@ -240,7 +240,7 @@ def test_nb12_purity_stub_and_non_functions():
 
 # ----------------------------------------------------------------------------- nb12: communities
 def communities(emb, threshold, min_size, *, largest_first=True, drop_taken=True, keep_small=False, normalise=True,
-                count_self=True):
+                count_self=True, resort=True, by_id=False):
     x = _unit(emb) if normalise else torch.as_tensor(emb, dtype=torch.float32)
     sim = x @ x.T
     proposals = []
@@ -256,9 +256,9 @@ def communities(emb, threshold, min_size, *, largest_first=True, drop_taken=True
     for proposal in proposals:
         rest = [i for i in proposal if i not in taken] if drop_taken else proposal
         if rest and (keep_small or len(rest) >= min_size):
-            found.append(rest)
+            found.append(sorted(rest) if by_id else rest)
             taken.update(rest)
-    return sorted(found, key=len, reverse=True)
+    return sorted(found, key=len, reverse=True) if resort else found
 
 
 def test_nb12_communities_right_answer_passes(capsys):
@@ -274,6 +274,9 @@ def test_nb12_communities_right_answer_passes(capsys):
     (lambda e, t, m: communities(e, t, m, largest_first=False), "row order"),
     (lambda e, t, m: communities(e, t, m, count_self=False), "its own neighbour"),
     (lambda e, t, m: communities(e, t, m)[::-1], "largest first"),
+    # issue 29: these two passed before
+    (lambda e, t, m: communities(e, t, m, resort=False), "sort the communities you keep by size"),
+    (lambda e, t, m: communities(e, t, m, by_id=True), "by row id"),
 ])
 def test_nb12_communities_wrong_answers_are_named(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

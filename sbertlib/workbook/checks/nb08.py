@@ -103,10 +103,13 @@ def check_majority_baseline(majority_baseline: Callable, tasks: Iterable[SentEva
 # ----------------------------------------------------------------------------- re-weighting dimensions (§5)
 def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:
     """``vectors`` with each dimension centred and scaled by the mean and standard deviation that the
-    same dimension has in ``reference`` (statistics of the reference sample, never of ``vectors``)."""
+    same dimension has in ``reference`` (statistics of the reference sample, never of ``vectors``),
+    computed in float64. A dimension with no spread in ``reference`` (standard deviation 0) is only
+    centred — divided by 1, as scikit-learn's ``StandardScaler`` does — never divided by zero."""
     ref = np.asarray(reference, dtype=np.float64)
     x = np.asarray(vectors, dtype=np.float64)
-    return (x - ref.mean(axis=0)) / np.clip(ref.std(axis=0, ddof=ddof), 1e-12, None)
+    std = ref.std(axis=0, ddof=ddof)
+    return (x - ref.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
 def _standardise_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -118,12 +121,27 @@ def _standardise_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
         ref = rng.standard_normal((n_ref, dim)) * scale + shift
         x = rng.standard_normal((n, dim)) * scale * 1.7 + shift + 3.0   # test vectors drawn a bit differently
         cases.append((f"{n} vectors of dimension {dim}, statistics from {n_ref} reference vectors", ref, x))
+    ref = rng.standard_normal((30, 4))
+    ref[:, 2] = 0.25                                              # a dimension with no spread at all
+    cases.append(("reference vectors with one constant dimension (standard deviation 0)", ref,
+                  rng.standard_normal((6, 4))))
+    # float32 vectors as encode() returns them, far from 0 with a small spread: float32 arithmetic loses digits
+    ref32 = (rng.standard_normal((50, 5)) * 0.01 + 300.0).astype(np.float32)
+    x32 = (rng.standard_normal((8, 5)) * 0.01 + 300.0).astype(np.float32)
+    cases.append(("float32 vectors far from 0 with a small spread (as an encoder's may be)", ref32, x32))
     return cases
 
 
 def _standardise_hint(got: np.ndarray, ref: np.ndarray, x: np.ndarray) -> str:
     def close(a):
         return a.shape == got.shape and np.allclose(got, a, atol=1e-6)
+    flat = np.asarray(ref, dtype=np.float64).std(axis=0) == 0
+    if flat.any() and (not np.all(np.isfinite(got)) or not np.allclose(got[:, flat], standardise_truth(ref, x)[:, flat])):
+        return ("a dimension of `reference` has no spread (standard deviation 0) and you divided by it: leave such a "
+                "dimension centred only (divide by 1 there), as scikit-learn's StandardScaler does")
+    if x.dtype == np.float32 and not np.allclose(got, standardise_truth(ref, x), atol=1e-6):
+        return ("the inputs are float32: compute the mean, the standard deviation and the result in float64 "
+                "(np.asarray(..., dtype=np.float64)) — in float32 the small differences from a large mean lose their digits")
     if close(standardise_truth(x, x)) or close(standardise_truth(x, x, ddof=1)):
         return ("you took the mean and standard deviation of `vectors`; take them from `reference` (e.g. the "
                 "training sentences) — the vectors being scored must not set their own statistics")
@@ -135,7 +153,8 @@ def _standardise_hint(got: np.ndarray, ref: np.ndarray, x: np.ndarray) -> str:
         return "one mean and one standard deviation *per dimension*: use axis=0"
     if close(x - ref.mean(axis=0)):
         return "you centred but did not scale: divide each dimension by its reference standard deviation"
-    return "(vectors − reference.mean(axis=0)) / reference.std(axis=0)"
+    return ("each dimension: minus the reference's mean of that dimension, divided by the reference's spread of it "
+            "(statistics per dimension, from `reference` only)")
 
 
 def check_standardise(standardise: Callable) -> None:

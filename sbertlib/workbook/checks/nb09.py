@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import ExerciseError, ok, require
+from . import ExerciseError, call, ok, require
 
 TOLERANCE = 1e-4
 
@@ -258,19 +258,16 @@ def check_chance(chance: Callable) -> None:
     with unequal classes, as strings and as integers."""
     require(callable(chance), f"pass your function itself, not {type(chance).__name__}", "check_chance(chance)")
     cases = [["a"] * 6 + ["b"] * 3 + ["c"], [0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 0], ["x"] * 9 + ["y"] * 1]
+    used = set()
     for labels in cases:
-        try:
-            got = chance(list(labels))
-        except NotImplementedError as err:
-            raise ExerciseError("`chance` is not done yet (it raised NotImplementedError).") from err
-        except Exception as err:  # noqa: BLE001
-            raise ExerciseError(f"`chance` raised {type(err).__name__}: {err}") from err
+        got = call(chance, list(labels), what="`chance`")
         if hasattr(got, "item") and np.size(got) == 1:
             got = got.item()
         require(isinstance(got, (int, float)) and not isinstance(got, bool), f"`chance` returned {got!r}",
                 "return one number between 0 and 1")
         want, other = chance_truth(labels), _chance_other(labels)
         if abs(got - want) <= 1e-9 or abs(got - other) <= 1e-9:
+            used.add("with" if abs(got - want) <= 1e-9 else "without")
             continue
         counts = np.unique(np.asarray([str(v) for v in labels]), return_counts=True)[1]
         shares = counts / counts.sum()
@@ -280,9 +277,16 @@ def check_chance(chance: Callable) -> None:
                  float((shares ** 2).sum() * 100): "give a share (0 … 1), not a percentage",
                  1.0: "the shares sum to 1: square each share before summing"}
         hint = next((h for v, h in hints.items() if abs(got - v) <= 1e-9),
-                    "a sentence has label c with probability share_c, and so does a random neighbour: sum share_c²")
+                    "a sentence has label c with probability share_c; with what probability does a neighbour drawn "
+                    "at random share it? Add that up over the labels")
         raise ExerciseError(f"chance({labels}) returned {got:.4f}, expected {want:.4f}\nHint: {hint}")
-    ok("chance is right: Σ share² — what a model whose neighbours ignore the labels gets")
+    require(len(used) == 1, "`chance` used one formula on some labellings and the other on the rest",
+            "draw the random neighbour the same way every time")
+    if used == {"with"}:
+        ok("chance is right: Σ share² — a random neighbour drawn with replacement (it may be the sentence itself)")
+    else:
+        ok("chance is right: Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence (drawn without replacement), "
+           "as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a large n")
 
 
 # ----------------------------------------------------------------------------- premise–hypothesis cosines

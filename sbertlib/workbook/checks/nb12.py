@@ -543,8 +543,10 @@ def check_communities(communities: Callable) -> None:
     require(callable(communities),
             f"`communities` must be a function (emb, threshold, min_size); got {type(communities).__name__}",
             "define it with `def` in the solution cell and run that cell first")
-    emb = _community_case()
-    for threshold, min_size in ((0.8, 4), (0.6, 5), (0.9, 5), (0.99, 3)):
+    # the last case: a proposal that lost claimed rows ends smaller than a later one (the result must be re-sorted)
+    cases = [(_community_case(), t, m) for t, m in ((0.8, 4), (0.6, 5), (0.9, 5), (0.99, 3))]
+    cases.append((_community_case(1203), 0.6, 5))
+    for emb, threshold, min_size in cases:
         where = f"threshold={threshold}, min_size={min_size}"
         try:
             result = communities(emb.copy(), threshold, min_size)
@@ -560,9 +562,32 @@ def check_communities(communities: Callable) -> None:
                                 + _community_hint(got, emb, threshold, min_size))
         require([len(g) for g in got] == sorted((len(g) for g in got), reverse=True),
                 f"{where}: the right communities, but not largest first (sizes {[len(g) for g in got]})",
-                "return them sorted by size, largest first")
+                "a proposal that lost rows already claimed can end smaller than one after it: sort the communities "
+                "you keep by size, largest first, at the end")
+        _check_member_order(got, want, emb, where)
     ok("communities groups the hidden vectors as community detection does: proposals largest first, each row in at "
-       "most one community, none smaller than min_size (four thresholds and sizes)")
+       "most one community, none smaller than min_size, each community's rows most similar first (five cases)")
+
+
+def _descending(values) -> bool:
+    return all(a >= b - 1e-6 for a, b in zip(values, values[1:]))
+
+
+def _check_member_order(got: list[list[int]], want: list[list[int]], emb, where: str) -> None:
+    """Each community's rows must come most similar first to the row that proposed it (the order community
+    detection gives; the proposer itself may have been claimed by a larger community)."""
+    x = _unit(np.asarray(emb, dtype=np.float64))
+    sim = x @ x.T
+    wanted = {frozenset(g): g for g in want}
+    for g in got:
+        w = wanted[frozenset(g)]
+        proposers = [r for r in range(len(sim)) if _descending(sim[r, w])]
+        if not any(_descending(sim[r, g]) for r in proposers):
+            by_id = g == sorted(g)
+            raise ExerciseError(
+                f"{where}: the right rows in a community of {len(g)}, but {'by row id' if by_id else 'in another order'}"
+                f" ({g[:6]}{' …' if len(g) > 6 else ''})\nHint: list each community's rows most similar first to "
+                "the row that proposed it — that row leads (its cosine with itself is 1)")
 
 
 # ----------------------------------------------------------------------------- purity
