@@ -70,7 +70,8 @@ def test_nb01_pair_count_right(capsys):
 @pytest.mark.parametrize("wrong, hint", [
     (lambda n: n * n, "ordered"),
     (lambda n: n * (n - 1), "symmetric"),
-    (lambda n: n * (n + 1) // 2, "itself"),
+    (lambda n: n * (n + 1) // 2, r"n·\(n\+1\)/2 includes each sentence paired with itself"),  # got n²'s hint
+    (lambda n: n * (n + 1) / 2, r"n·\(n\+1\)/2 includes"),
     (lambda n: 49_995_000, None),  # the one number, hard-coded
     (lambda n: None, None),
 ])

@@ -190,6 +190,8 @@ def cv_slip(slip):
 
     def cv_accuracy(X, y, folds=10, seed=0, Cs=transfer.DEFAULT_CS):
         X, y = np.asarray(X), np.asarray(y)
+        if slip == "own seed":
+            seed = 0
         splits = (list(KFold(folds, shuffle=True, random_state=seed).split(X)) if slip == "unstratified"
                   else transfer.kfold_indices(y, folds, seed))
         if slip == "C once on all":
@@ -212,6 +214,7 @@ def test_cv_accuracy_right_and_equals_the_library(capsys):
 @pytest.mark.parametrize("slip, hint", [
     ("fraction", "a fraction"), ("C once on all", "chosen once, on all examples"),
     ("unstratified", "not stratified"), ("per fold", "return one number"),
+    ("own seed", "must follow the `seed` argument"),  # issue 29: passed before (every call used seed 0)
 ])
 def test_cv_accuracy_wrong(slip, hint):
     with pytest.raises(ExerciseError, match=hint):
@@ -376,7 +379,7 @@ def test_table6_figures():
 
 
 # ============================================================================= 08: score_task
-def make_score_task(use_dev=True, split_as_cv=False, swapped=False):
+def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=False):
     from dataclasses import replace
 
     def score_task(encoder, task, folds=10, seed=0):
@@ -384,6 +387,9 @@ def make_score_task(use_dev=True, split_as_cv=False, swapped=False):
             flat = replace(task, splits={})
             return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, folds, seed)
         parts = transfer.split_features(encoder, task)
+        if dev_merged and "dev" in parts:
+            merged = (np.vstack([parts["train"][0], parts["dev"][0]]), np.concatenate([parts["train"][1], parts["dev"][1]]))
+            return good_fit_and_score(*merged, *parts["test"], seed=seed)
         train, test = (parts["test"], parts["train"]) if swapped else (parts["train"], parts["test"])
         return good_fit_and_score(*train, *test, seed=seed, dev=parts.get("dev") if use_dev else None)
     return score_task
@@ -397,6 +403,7 @@ def test_score_task_right(capsys):
 @pytest.mark.parametrize("mistake, hint", [
     (dict(use_dev=False), "dev split"), (dict(split_as_cv=True), "every example of every split"),
     (dict(swapped=True), "swapped"),
+    (dict(dev_merged=True), "train and dev together"),  # issue 29: passed before
 ])
 def test_score_task_wrong(mistake, hint):
     with pytest.raises(ExerciseError, match=hint):

@@ -40,19 +40,16 @@ def _number(x, what: str) -> float:
 def check_pair_count(pair_count: Callable[[int], int]) -> None:
     """Check ``pair_count(n)``: the number of unordered pairs of distinct sentences among ``n``."""
     require(callable(pair_count), "pass your function itself: check_pair_count(pair_count)")
-    for n in _PAIR_NS:
-        got = _number(_call(pair_count, n), f"pair_count({n})")
-        want = _reference_pairs(n)
-        if got == want:
-            continue
-        hint = "each unordered pair once, no sentence with itself: n·(n−1)/2"
-        if got == n * n:
-            hint = "n² counts every ordered pair and each sentence with itself"
-        elif got == n * (n - 1):
-            hint = "n·(n−1) counts (a, b) and (b, a) separately — a similarity is symmetric"
-        elif got == n * (n + 1) // 2:
-            hint = "n·(n+1)/2 includes each sentence paired with itself"
-        raise ExerciseError(f"pair_count({n}) = {got:g}, expected {want:,}\nHint: {hint}")
+    got = {n: _number(_call(pair_count, n), f"pair_count({n})") for n in _PAIR_NS}
+    wrong = [n for n in _PAIR_NS if got[n] != _reference_pairs(n)]
+    if wrong:  # the slip is named from every n (at n = 1, n² and n·(n+1)/2 are both 1)
+        slips = {"n² counts every ordered pair and each sentence with itself": lambda n: n * n,
+                 "n·(n−1) counts (a, b) and (b, a) separately — a similarity is symmetric": lambda n: n * (n - 1),
+                 "n·(n+1)/2 includes each sentence paired with itself": lambda n: n * (n + 1) // 2}
+        hint = next((h for h, f in slips.items() if all(got[n] == f(n) for n in _PAIR_NS)),
+                    "count each unordered pair of two different sentences once")
+        n = wrong[0]
+        raise ExerciseError(f"pair_count({n}) = {got[n]:g}, expected {_reference_pairs(n):,}\nHint: {hint}")
     ok(f"pair_count is right: 10,000 sentences give {_reference_pairs(10_000):,} pairs")
 
 

@@ -286,22 +286,30 @@ def check_cv_accuracy(cv_accuracy: Callable, X=None, y=None, folds: int = 10, se
     require(callable(cv_accuracy), f"pass your function itself, not {type(cv_accuracy).__name__}",
             "check_cv_accuracy(cv_accuracy, X, y)")
     cases = _cv_cases()
+    seeds = [seed + 7 * i for i in range(len(cases))]  # another seed per hidden task: an answer must follow it
     if X is not None:
         cases.append(("the notebook's task", np.asarray(X, dtype=np.float64), np.asarray(y), folds, tuple(Cs)))
+        seeds.append(seed)
     got, want = [], []
-    for name, Xc, yc, k, cs in cases:
+    for (name, Xc, yc, k, cs), s in zip(cases, seeds):
         try:
-            value = cv_accuracy(Xc.copy(), yc.copy(), k, seed, cs)
+            value = cv_accuracy(Xc.copy(), yc.copy(), k, s, cs)
         except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
             require(not unfinished(exc), "cv_accuracy is not written yet (it raised NotImplementedError)",
                     "replace the `raise NotImplementedError` line with your code")
             raise student_raised(f"cv_accuracy on {name}", exc) from exc
         got.append(_as_accuracy(value, name))
-        want.append(cv_accuracy_truth(Xc, yc, k, seed, cs))
+        want.append(cv_accuracy_truth(Xc, yc, k, s, cs))
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
     if wrong:
         hidden = [i for i in range(len(_cv_cases()))]
-        variants = [_cv_variants(cases[i][1], cases[i][2], cases[i][3], seed, cases[i][4]) for i in hidden]
+        if all(abs(got[i] - cv_accuracy_truth(cases[i][1], cases[i][2], cases[i][3], seed, cases[i][4])) <= 1e-6
+               for i in hidden):
+            i = next(i for i in wrong if seeds[i] != seed)
+            raise ExerciseError(f"on {cases[i][0]}, called with seed={seeds[i]}, cv_accuracy gives what seed={seed} "
+                                f"gives ({got[i]:.2f}, not {want[i]:.2f})\nHint: the folds and the classifier must "
+                                "follow the `seed` argument, not a seed of their own")
+        variants = [_cv_variants(cases[i][1], cases[i][2], cases[i][3], seeds[i], cases[i][4]) for i in hidden]
         slip = next((s for s in CV_HINTS if all(abs(got[i] - variants[i][s]) <= 1e-6 for i in hidden)), None)
         hint = CV_HINTS[slip] if slip else ("in each fold of transfer.kfold_indices(y, folds, seed): C from "
                                             "transfer.select_C on the training folds, a StandardScaler fitted "
@@ -454,7 +462,22 @@ def _protocol_tasks() -> list:
                 ident += 1
             labels += ys
         tasks.append(SentEvalTask(name, texts, labels, tuple(f"c{i}" for i in range(k)), splits))
+    tasks.append(_task_with_dev(40, 10_000))
     return tasks
+
+
+def _task_with_dev(seed: int, first_id: int) -> SentEvalTask:
+    """A train/dev/test task on which training on train and dev together (C then chosen by cross-validation)
+    scores otherwise than the protocol (C chosen on dev, trained on train) and than ignoring dev."""
+    rng = np.random.default_rng(seed)
+    texts, labels, splits, ident = [], [], {}, first_id
+    for split, n in (("train", 100), ("dev", 60), ("test", 90)):
+        ys = rng.choice(2, size=n).tolist()
+        splits[split] = range(len(labels), len(labels) + n)
+        texts += [f"{y}|{ident + k}" for k, y in enumerate(ys)]
+        ident += n
+        labels += ys
+    return SentEvalTask("DEV-MOVES-C", texts, labels, ("c0", "c1"), splits)
 
 
 def check_score_task(score_task: Callable, folds: int = 5) -> None:
@@ -489,6 +512,11 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
                         "train and scored on test")
             elif "dev" in parts and abs(got - transfer.fit_score(*parts["train"], *parts["test"])) <= 1e-6:
                 hint = "this task has a dev split: choose C on it: pass its features and labels to fit_and_score as dev"
+            elif "dev" in parts and abs(got - transfer.fit_score(
+                    np.vstack([parts["train"][0], parts["dev"][0]]), np.concatenate([parts["train"][1], parts["dev"][1]]),
+                    *parts["test"])) <= 1e-6:
+                hint = ("you trained on train and dev together (C then chosen by cross-validation): the dev split is "
+                        "only for choosing C — pass it to fit_and_score as dev and train on the train split alone")
             elif abs(got - transfer.fit_score(*parts["test"], *parts["train"], dev=parts.get("dev"))) <= 1e-6:
                 hint = "train and test are swapped: train on the train split, score on the test split"
         elif abs(got / 100 - want / 100) > 0 and abs(got - want / 100) <= 1e-6:
