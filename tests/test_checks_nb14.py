@@ -136,6 +136,9 @@ def test_the_pca_stub_is_not_done():
     (pca(mean_dim=1), "average the table over its rows"),
     (pca(project_raw=True), "projected: not centred"),
     (lambda table, width: pca()(table, width)[:2], "return three things"),
+    # issue 29: these got a shape message that did not say the three were swapped
+    (lambda table, width: tuple(pca()(table, width)[i] for i in (1, 0, 2)), "another order: components, reduced, mean"),
+    (lambda table, width: tuple(pca()(table, width)[::-1]), "another order: mean, components, reduced"),
 ])
 def test_pca_mistakes_are_named(fn, hint):
     with pytest.raises(ExerciseError, match=hint):
@@ -180,6 +183,9 @@ def test_the_projection_stub_is_not_done():
     (projection(random_weight=True), "weight is not the inverse"),
     (projection(frozen=True), "frozen"),
     (lambda components, mean: components.T, "not an nn.Linear"),
+    # issue 29: torch's size mismatch came bare; with a weight transposed the wrong way it now says so
+    (lambda components, mean: torch.nn.Linear(components.shape[0], components.shape[1]).weight.data.copy_(components),
+     r"a Linear's weight has shape \(out_features, in_features\)"),
 ])
 def test_projection_mistakes_are_named(fn, hint):
     with pytest.raises(ExerciseError, match=hint):

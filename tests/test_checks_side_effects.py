@@ -55,3 +55,13 @@ def test_call_watches_arrays_tensors_lists_and_dicts_and_leaves_other_arguments_
     call(lambda m: torch.nn.init.zeros_(m.weight), model)  # a model may be meant to change (a training step)
     nan = np.array([np.nan, 1.0])
     assert call(lambda v: v + 1, nan)[1] == 2.0  # NaN stays NaN: not taken for a change
+
+
+def test_shapes_that_do_not_broadcast_get_a_hint_not_only_numpys_message():
+    """00's cosine matrix without keepdims: numpy's broadcasting error came bare (issue 29)."""
+    def cosine_matrix_without_keepdims(a, b):
+        a = a / np.linalg.norm(a, axis=1)  # (n, d) / (n,): a row vector, not a column
+        b = b / np.linalg.norm(b, axis=1)
+        return a @ b.T
+    with pytest.raises(ExerciseError, match=r"two shapes did not line up.*keepdims=True"):
+        nb00.check_cosine_matrix(cosine_matrix_without_keepdims)

@@ -156,6 +156,12 @@ def _same(before, after) -> bool:
         return True
 
 
+def _shapes_did_not_line_up(error: BaseException) -> bool:
+    """numpy's or torch's error for two shapes that do not broadcast."""
+    text = str(error)
+    return "could not be broadcast" in text or ("must match the size of tensor" in text and "non-singleton" in text)
+
+
 def call(fn, *args, what: str = "your function"):
     """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error
     in their code (named, with their lines shown) or a changed argument — an array, tensor, list or dict
@@ -172,6 +178,10 @@ def call(fn, *args, what: str = "your function"):
     except ExerciseError:
         raise
     except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
+        if _shapes_did_not_line_up(exc):
+            raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: two shapes did not line up. A value "
+                                "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "
+                                "(n, 1): keepdims=True, or [:, None] — compare the shapes in the message") from exc
         raise student_raised(what, exc) from exc
     for k, (arg, snap) in enumerate(zip(args, before)):
         if snap is not None and not _same(snap, arg):

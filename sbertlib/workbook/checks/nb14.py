@@ -160,6 +160,12 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
         reduced, components, mean = (_as_tensor(x, name) for x, name in zip(out, ("reduced", "components", "mean")))
         want_reduced, want_components, want_mean = pca_truth(table, width)
         vocab, hidden = table.shape
+        shapes = [tuple(x.shape) for x in (reduced, components, mean)]
+        expected = [(vocab, width), (width, hidden), (hidden,)]
+        if shapes != expected and sorted(shapes) == sorted(expected):
+            names = {(vocab, width): "reduced", (width, hidden): "components", (hidden,): "mean"}
+            raise ExerciseError(f"you returned the three in another order: {', '.join(names[s] for s in shapes)} "
+                                f"(shapes {shapes})\nHint: return them as (reduced, components, mean)")
         require(mean.shape == (hidden,), f"mean has shape {tuple(mean.shape)}, not ({hidden},)",
                 "the centre is the mean word piece: average the table over its rows (the vocabulary, dim 0)"
                 if mean.shape == (vocab,) else "one number per dimension of the word pieces")
@@ -219,7 +225,16 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
     for table, width in _hidden_tables():
         reduced, components, mean = pca_truth(table, width)
         hidden = table.shape[1]
-        got = _call(inverse_projection, components.clone(), mean.clone())
+        try:
+            got = _call(inverse_projection, components.clone(), mean.clone())
+        except ExerciseError as err:
+            cause = err.__cause__
+            if isinstance(cause, RuntimeError) and width != hidden and any(
+                    t in str(cause) for t in ("size of tensor", "shape", "size mismatch")):
+                raise ExerciseError(f"your function raised {type(cause).__name__}: {cause}\nHint: a Linear's weight has "
+                                    f"shape (out_features, in_features) = ({hidden}, {width}); components is "
+                                    f"({width}, {hidden}): the weight is its transpose") from cause
+            raise
         require(isinstance(got, torch.nn.Linear), f"your function returned {type(got).__name__}, not an nn.Linear",
                 "return torch.nn.Linear(width, H) with its weight and bias set: the encoder's projection is one")
         if width != hidden and (got.in_features, got.out_features) == (hidden, width):
