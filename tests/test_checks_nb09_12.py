@@ -73,17 +73,17 @@ def test_nb09_separation_truth_on_a_tiny_case():
     assert nb09.separation_truth(x, [0, 1, 0, 1]) == pytest.approx(-0.5)
 
 
-@pytest.mark.parametrize("wrong", [
-    sep_with_diagonal,
-    sep_dot_product,
-    sep_per_label,
-    lambda emb, labels: -good_separation(emb, labels),  # the wrong way round
-    lambda emb, labels: None,
-    lambda emb, labels: [good_separation(emb, labels)] * 2,  # not one number
+@pytest.mark.parametrize("wrong, hint", [  # issue 29: each slip got the same recipe hint
+    (sep_with_diagonal, "leave the diagonal out"),
+    (sep_dot_product, "dot products: normalise the rows"),
+    (sep_per_label, "averages per label first"),
+    (lambda emb, labels: -good_separation(emb, labels), "the wrong way round"),
+    (lambda emb, labels: None, "one finite number"),
+    (lambda emb, labels: [good_separation(emb, labels)] * 2, "one finite number"),  # not one number
 ])
-def test_nb09_separation_wrong_answers_fail(wrong):
+def test_nb09_separation_wrong_answers_fail(wrong, hint):
     x, labels = _data()
-    with pytest.raises(ExerciseError):
+    with pytest.raises(ExerciseError, match=hint):
         nb09.check_separation(wrong, x, labels)
 
 
@@ -157,17 +157,17 @@ def test_nb09_nn_truth_on_a_tiny_case():
     assert nb09.nn_agreement_truth(x, ["a", "b", "a", "b"]) == pytest.approx(0.0)
 
 
-@pytest.mark.parametrize("wrong", [
-    nn_including_self,
-    nn_dot_product,
-    nn_farthest,
-    lambda emb, labels: 1.0,
-    lambda emb, labels: "0.5",
-    lambda emb, labels: ...,
+@pytest.mark.parametrize("wrong, hint", [  # issue 29: each slip got the same recipe hint
+    (nn_including_self, "its own nearest neighbour"),
+    (nn_dot_product, "nearest by dot product"),
+    (nn_farthest, "least\\* similar"),
+    (lambda emb, labels: 1.0, "expected"),
+    (lambda emb, labels: "0.5", "one finite number"),
+    (lambda emb, labels: ..., "one finite number"),
 ])
-def test_nb09_nn_agreement_wrong_answers_fail(wrong):
+def test_nb09_nn_agreement_wrong_answers_fail(wrong, hint):
     x, labels = _data(3)
-    with pytest.raises(ExerciseError):
+    with pytest.raises(ExerciseError, match=hint):
         nb09.check_nn_agreement(wrong, x, labels)
 
 

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import ExerciseError, call, ok, require
+from . import ExerciseError, call, named_slip, ok, require
 
 TOLERANCE = 1e-4
 
@@ -96,25 +96,76 @@ def _call(fn: Callable, emb, labels, what: str) -> float:
     return float(value)
 
 
-def _compare(fn: Callable, truth: Callable, what: str, hint: str, emb=None, labels=None) -> float:
+def _compare(fn: Callable, truth: Callable, what: str, hint: str, emb=None, labels=None, slips=None) -> float:
     cases = _hidden_cases() + ([(emb, labels)] if emb is not None else [])
     for idx, (x, lab) in enumerate(cases):
         got, want = _call(fn, x, lab, what), truth(x, lab)
         where = "the notebook's embeddings" if emb is not None and idx == len(cases) - 1 else f"hidden test set {idx + 1}"
-        require(abs(got - want) <= TOLERANCE, f"On {where} `{what}` gives {got:.4f}, expected {want:.4f}.", hint)
+        if abs(got - want) > TOLERANCE:
+            named = named_slip(got, slips(x, lab) if slips else {}, hint,
+                               close=lambda a, b: abs(a - b) <= TOLERANCE)
+            raise ExerciseError(f"On {where} `{what}` gives {got:.4f}, expected {want:.4f}.\nHint: {named}")
     return truth(emb, labels) if emb is not None else truth(*cases[0])
 
 
+def _separation_slips(emb, labels) -> dict:
+    """What the usual slips of ``separation`` give, each named."""
+    raw = np.asarray(emb, dtype=np.float64)
+    x, lab = _unit(emb), _labels(labels, len(raw))
+    same = lab[:, None] == lab[None, :]
+    off = ~np.eye(len(x), dtype=bool)
+
+    def gap(cos, keep_diagonal=False):
+        s = same if keep_diagonal else same & off
+        return float(cos[s].mean() - cos[~same].mean())
+
+    def per_label(cos):
+        intra, inter = [], []
+        for c in np.unique(lab):
+            m = lab == c
+            if m.sum() > 1:
+                intra.append(cos[np.ix_(m, m)][~np.eye(m.sum(), dtype=bool)].mean())
+            inter.append(cos[np.ix_(m, ~m)].mean())
+        return float(np.mean(intra) - np.mean(inter))
+    cos = x @ x.T
+    return {
+        "that is with dot products: normalise the rows first, a cosine ignores the vectors' lengths": lambda: gap(raw @ raw.T),
+        "the same-label pairs include each sentence with itself (cosine 1): leave the diagonal out": lambda: gap(cos, True),
+        "that averages per label first: average over all same-label pairs, each pair counting once": lambda: per_label(cos),
+        "the wrong way round: same-label pairs minus different-label pairs": lambda: -gap(cos),
+    }
+
+
+def _nn_slips(emb, labels) -> dict:
+    """What the usual slips of ``nn_agreement`` give, each named."""
+    raw = np.asarray(emb, dtype=np.float64)
+    x, lab = _unit(emb), _labels(labels, len(raw))
+
+    def agreement(score, exclude_self=True, largest=True):
+        m = score.copy()
+        np.fill_diagonal(m, -np.inf if largest else np.inf) if exclude_self else None
+        nearest = m.argmax(axis=1) if largest else m.argmin(axis=1)
+        return float(np.mean(lab[nearest] == lab))
+    dist = np.linalg.norm(raw[:, None, :] - raw[None, :, :], axis=-1)
+    return {
+        "every row is its own nearest neighbour (cosine 1): exclude it before the argmax (-inf on the diagonal)":
+            lambda: agreement(x @ x.T, exclude_self=False),
+        "that is the nearest by dot product: normalise the rows first (cosine)": lambda: agreement(raw @ raw.T),
+        "that is the nearest by Euclidean distance of the raw vectors: use the cosine": lambda: agreement(dist, largest=False),
+        "a count, not a share: divide by the number of rows": lambda: agreement(x @ x.T) * len(raw),
+        "that is the *least* similar other row: take the highest cosine (argmax)":
+            lambda: agreement(x @ x.T, largest=False),
+    }
+
+
 # ----------------------------------------------------------------------------- checks
-SEPARATION_HINT = ("Normalise the rows first (cosine, not dot product); leave out the diagonal (a sentence "
-                   "with itself) from the same-label pairs; average over all pairs, not per label.")
-NN_HINT = ("Use cosine (normalise the rows), set each row's similarity with itself to -inf before the "
-           "argmax, then compare the neighbour's label with the row's own label.")
+SEPARATION_HINT = "the mean cosine of the same-label pairs (two different sentences) minus that of the different-label pairs"
+NN_HINT = "for each row, the other row of highest cosine: does it carry the same label? The share of rows where it does"
 
 
 def check_separation(separation: Callable, emb=None, labels: Sequence | None = None) -> float:
     """Pass when ``separation(emb, labels)`` equals :func:`separation_truth` on hidden data (and on ``emb``)."""
-    value = _compare(separation, separation_truth, "separation", SEPARATION_HINT, emb, labels)
+    value = _compare(separation, separation_truth, "separation", SEPARATION_HINT, emb, labels, _separation_slips)
     ok(f"separation matches the reference on {len(_hidden_cases())} hidden sets"
        + (f" and on your data ({value:+.4f})" if emb is not None else ""))
     return value
@@ -122,7 +173,7 @@ def check_separation(separation: Callable, emb=None, labels: Sequence | None = N
 
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
     """Pass when ``nn_agreement(emb, labels)`` equals :func:`nn_agreement_truth` on hidden data (and on ``emb``)."""
-    value = _compare(nn_agreement, nn_agreement_truth, "nn_agreement", NN_HINT, emb, labels)
+    value = _compare(nn_agreement, nn_agreement_truth, "nn_agreement", NN_HINT, emb, labels, _nn_slips)
     ok(f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets"
        + (f" and on your data ({value:.3f})" if emb is not None else ""))
     return value
