@@ -272,3 +272,11 @@ def test_a_run_off_the_recipe_is_refused_though_its_step_count_is_right(student,
     with pytest.raises(ExerciseError, match=hint):
         nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(teacher_data),
                                     teacher_data, recipe)
+
+
+def test_no_hint_of_the_objective_check_names_the_one_line_answer(student):
+    """Issue 29: the per-sentence-sum hint named F.mse_loss, an answer that passes verbatim."""
+    for loss_fn in (lambda s, t: ((s - t) ** 2).sum(1).mean(), lambda s, t: (s * 0).sum() + 123.0):
+        with pytest.raises(ExerciseError) as err:
+            nb14.check_distillation_objective(objective(loss_fn), student)
+        assert "mse_loss" not in str(err.value) and "MSELoss" not in str(err.value)

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import ExerciseError, ok, require
+from . import ExerciseError, named_slip, ok, require
 from .nb00 import _call
 from .nb05 import fingerprint
 
@@ -31,8 +31,8 @@ def _loss_hint(got: float, s: torch.Tensor, t: torch.Tensor) -> str:
     candidates = {
         "that is the *sum* of the squared differences: the loss is their mean over every number (B × d)":
             ((s - t) ** 2).sum(),
-        "that sums each sentence's squared differences and averages over sentences: MSE averages over every "
-        "number, the d of each vector too (sentence-transformers' MSELoss, F.mse_loss)": ((s - t) ** 2).sum(1).mean(),
+        "that sums each sentence's squared differences and averages over sentences: the mean squared error "
+        "averages over every number, the d numbers of each vector too": ((s - t) ** 2).sum(1).mean(),
         "that is 1 − cosine: distillation asks for the teacher's vector itself, length included, with the mean "
         "squared error": (1 - F.cosine_similarity(s, t, dim=1)).mean(),
         "you normalised both vectors inside the loss: the loss compares the vectors as they come (the encoder "
@@ -46,11 +46,9 @@ def _loss_hint(got: float, s: torch.Tensor, t: torch.Tensor) -> str:
         "that is the mean absolute error: square the differences": (s - t).abs().mean(),
         "that is the dot product: the loss is the mean squared difference": -(s * t).sum(1).mean(),
     }
-    for hint, value in candidates.items():
-        if abs(got - float(value)) < 1e-5:
-            return hint
-    return ("take the difference of the student's and the teacher's vectors, square every number, and average "
-            "all of them")
+    return named_slip(got, {h: float(v) for h, v in candidates.items()},
+                      "compare the two vectors number by number, as the loss's name says: the error of each number, "
+                      "squared, then the mean of them all", close=lambda a, b: abs(a - b) < 1e-5)
 
 
 def check_distillation_objective(cls, encoder) -> None:
