@@ -85,7 +85,8 @@ def check_paraphrase_without_overlap(a: str, b: str, encoder, threshold: float =
     shared = shared_content_words(a, b)
     words = "; ".join(f"{'/'.join(dict.fromkeys(wa + wb))}" for wa, wb in shared.values())
     require(not shared, f"The sentences share the content word(s) {words} (inflections count as the same word).",
-            "Rephrase with synonyms, e.g. a puppy sleeps / a young dog naps.")
+            "Keep the scene and change every shared word: another word for each thing and each action, or say it "
+            "another way round — a content word left in common is what word overlap would see.")
     u, v = encoder.encode([a, b])
     cos = float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
     require(cos >= threshold, f"Cosine is only {cos:.2f} (needs ≥ {threshold}).",
