@@ -46,8 +46,9 @@ def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_to
             "ours: untrained": None}
     notes = evaluation.with_seen(table, seen)[evaluation.reports.SEEN_COLUMN]
     assert notes["paper: SBERT-NLI-base"] == "no STS data (paper)"
-    assert notes["ours: STSb-trained"] == "the very pairs of 2 of these sets (up to 32% of sts12's): NOT unsupervised on them"
-    assert notes["ours: one SICK sentence"].startswith("sentences, no pair: up to 0.0")  # one of 9,840: rounds to 0.0
+    assert notes["ours: STSb-trained"] == ("the very pairs of 2 of these sets (up to 32% of sts12's), with their scores: "
+                                           "NOT unsupervised on them")
+    assert notes["ours: one SICK sentence"].startswith("sentences, no pair: up to 0.02% of")  # 1 of 5,007: not rounded to 0
     assert "of sick-r's sentences" in notes["ours: one SICK sentence"]
     assert notes["ours: untrained"] == "nothing: not trained"
     assert c.seen_note(c.contamination(["Unrelated."], sets), ["sts12"]) == "no sentence of these sets"
@@ -56,7 +57,8 @@ def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_to
     two = evaluation.table2({"Not trained for STS": {"ours: STSb-trained": (70.0, 1379)}}, {"Not trained for STS": ["SBERT-NLI-base"]})
     notes = evaluation.with_seen(two, {"ours: STSb-trained": stsb_trained}, datasets=["sts12"])[evaluation.reports.SEEN_COLUMN]
     assert list(notes.loc["Not trained for STS"]) == [
-        "no STS data (paper)", "the very pairs of 1 of these sets (up to 32% of sts12's): NOT unsupervised on them"]
+        "no STS data (paper)",
+        "the very pairs of 1 of these sets (up to 32% of sts12's), with their scores: NOT unsupervised on them"]
     assert set(notes.loc["Trained on NLI data + STSb"]) == {"NLI, then STSb train (paper)"}
 
 

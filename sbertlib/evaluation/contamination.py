@@ -133,26 +133,35 @@ def table(figures: Mapping[str, Mapping]) -> str:
 def seen_note(figures: Mapping[str, Mapping] | str | None, datasets: Sequence[str]) -> str:
     """One table cell: what a model's training saw of ``datasets`` (the columns a table shows).
 
-    ``figures`` is a run's recorded :func:`contamination` (``history.contamination``), ``None`` or ``{}``
-    for a model that was not trained, or a string said as it is (a model whose training data are not
+    ``figures`` is a run's recorded :func:`contamination` (``history.contamination``; ``{}``: not recorded),
+    ``None`` for a model that was not trained, or a string said as it is (a model whose training data are not
     known here). A model whose training held the very pairs of a set (with their scores: STSb train
     holds a third to a half of STS12-15's pairs) is said to be not unsupervised on them."""
     if isinstance(figures, str):
         return figures
-    if not figures:
+    if figures is None:
         return "nothing: not trained"
+    if not figures:
+        return "not recorded (a run from before sbertlib measured it: retrain it to see)"
     shown = [(name, figures[name]) for name in datasets if name in figures]
     if not shown:
         return "not measured for these sets"
     same = [(name, f["same_pairs"]) for name, f in shown if f["same_pairs"] > 0]
     if same:
         name, share = max(same, key=lambda item: item[1])
-        return (f"the very pairs of {len(same)} of these sets (up to {100 * share:.0f}% of {name}'s): "
-                f"NOT unsupervised on them")
+        return (f"the very pairs of {len(same)} of these sets (up to {_percent(share)} of {name}'s), with their "
+                f"scores: NOT unsupervised on them")
     worst = max(shown, key=lambda item: item[1]["sentences"])
     both = max(f["pairs"] for _, f in shown)
     if worst[1]["sentences"] == 0:
         return "no sentence of these sets"
-    return (f"sentences, no pair: up to {100 * worst[1]['sentences']:.1f}% of {worst[0]}'s sentences, "
-            f"both sentences of up to {100 * both:.1f}% of a set's pairs")
+    return (f"sentences, no pair: up to {_percent(worst[1]['sentences'])} of {worst[0]}'s sentences, "
+            f"both sentences of up to {_percent(both)} of a set's pairs")
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage that never reads 0% when it is not 0 (0.04% is said, not rounded away)."""
+    if share == 0:
+        return "0%"
+    return f"{100 * share:.0f}%" if share >= 0.095 else f"{100 * share:.2g}%"
 

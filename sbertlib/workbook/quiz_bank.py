@@ -381,6 +381,15 @@ QUESTIONS = {
             "Training alone does not fix lengths. When is u·v equal to cos(u, v)?",
          "None: the two always rank differently":
             "cos(u, v) = u·v / (|u| |v|): when are the two the same?"}),
+    "04.8": choice(
+        "A model fine-tuned on STSb train scores well on STS13. Why can it not stand beside Table 1's SBERT-NLI-base?",
+        "STSb train holds ~40% of STS13's pairs, with scores",
+        {"STS13's scores use another scale than STSb's":
+            "Spearman compares ranks: the scale does not matter. What did section 5's table count?",
+         "STSb train shares STS13's topics, not its pairs":
+            "Section 5 counted pairs held as pairs, not topics: how many of STS13's did it find?",
+         "Our model is far smaller than the paper's BERT-base":
+            "Size changes the score, not what the model saw. What does Table 1 ask of its models?"}),
 
     # ---------------------------------------------------------------- 05 · regression and two stages
     "05.1": choice(
