@@ -129,6 +129,21 @@ def test_a_nonlinear_dense_module_is_refused_by_name(st_model, tmp_path):
         SentenceEncoder.from_pretrained(folder, device="cpu")
 
 
+def test_a_dense_module_that_names_no_activation_is_refused_as_tanh(st_model, tmp_path):
+    """A Dense config.json without activation_function gets sentence-transformers' default, Tanh: sbertlib
+    loaded it as linear (a silent wrong answer), now refuses it by name."""
+    from sentence_transformers import models as stm
+    folder = _st_save([st_model[0], st_model[1], stm.Dense(64, 16, activation_function=torch.nn.Identity())],
+                      tmp_path / "dense")
+    cfg = folder / "2_Dense" / "config.json"
+    settings = json.loads(cfg.read_text())
+    del settings["activation_function"]
+    cfg.write_text(json.dumps(settings))
+    with pytest.raises(backbones.BackboneNotAvailable, match=r"2_Dense/config.json: the Dense module names no "
+                                                             r"activation_function.*default, Tanh"):
+        SentenceEncoder.from_pretrained(folder, device="cpu")
+
+
 def test_normalize_before_pooling_is_refused(st_model, tmp_path):
     from sentence_transformers import models as stm
     folder = _st_save([st_model[0], stm.Normalize(), st_model[1]], tmp_path / "norm")

@@ -196,7 +196,11 @@ def load_dense(folder: Path) -> torch.nn.Linear:
     if not cfg_file.is_file():
         raise BackboneNotAvailable(f"{folder}: its Dense module has no config.json")
     cfg = json.loads(cfg_file.read_text())
-    act = cfg.get("activation_function", IDENTITY)
+    act = cfg.get("activation_function")
+    if act is None:  # sentence-transformers' Dense applies its default then: Tanh
+        raise BackboneNotAvailable(f"{cfg_file}: the Dense module names no activation_function, so sentence-transformers "
+                                   f"applies its default, Tanh; sbertlib implements a linear Dense only ({IDENTITY}): "
+                                   "load this model with sentence-transformers instead")
     if act != IDENTITY:
         raise BackboneNotAvailable(f"{cfg_file}: the Dense module's activation is {act}; sbertlib implements a linear "
                                    f"Dense only ({IDENTITY}); load this model with sentence-transformers instead")
