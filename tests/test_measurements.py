@@ -24,12 +24,42 @@ def _texts() -> dict[str, str]:
     return texts
 
 
+# A Cost line's plain seconds ("23 s"), not the seconds of "3 min 08 s" nor a decimal ("2.85 s").
+SECONDS = re.compile(r"(?<![\d,.])(?<!min )\d[\d,]* s\b")
+
+
+def _cost_paragraphs() -> dict[str, str]:
+    """Each notebook's Cost paragraph: the paragraph of its first cell that starts with "**Cost"."""
+    paragraphs = {}
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        first = "".join(json.loads(nb.read_text())["cells"][0]["source"])
+        paragraphs[nb.name] = "\n\n".join(p for p in first.split("\n\n") if p.lstrip().startswith("**Cost"))
+    return paragraphs
+
+
 @pytest.mark.parametrize("name", sorted(_texts()))
 def test_every_duration_a_text_quotes_is_a_recorded_measurement(name):
     recorded = measurements.figures()
     unknown = [(m.group(0), m.start()) for m in DURATION.finditer(_texts()[name]) if m.group(0) not in recorded]
     assert not unknown, (f"{name} quotes durations no measurement records (record them in "
                          f"sbertlib/workbook/measurements.py, formatted by duration()): {unknown}")
+
+
+@pytest.mark.parametrize("name", sorted(_cost_paragraphs()))
+def test_every_seconds_figure_of_a_cost_line_is_a_recorded_measurement(name):
+    paragraph = _cost_paragraphs()[name]
+    assert paragraph, f"{name}: its first cell has no Cost paragraph"
+    recorded = measurements.figures()
+    unknown = [(m.group(0), m.start()) for m in SECONDS.finditer(paragraph) if m.group(0) not in recorded]
+    assert not unknown, (f"{name}'s Cost line quotes seconds no measurement records, or not as duration() writes "
+                         f"them (\"4 min 09 s\", not \"249 s\"): record them in "
+                         f"sbertlib/workbook/measurements.py: {unknown}")
+
+
+def test_the_seconds_pattern_finds_plain_seconds_only():
+    text = "23 s once, 249 s alone, 1,379 s, 3 min 08 s, 2.85 s a step, 48 h 18 min, 7 steps"
+    assert [m.group(0) for m in SECONDS.finditer(text)] == ["23 s", "249 s", "1,379 s"]
+    assert "249 s" not in measurements.figures() and "4 min 09 s" in measurements.figures()
 
 
 def test_benchmarks_shows_the_register_as_recorded():
@@ -41,7 +71,8 @@ def test_each_record_says_what_ran_how_where_and_when():
     keys = [m.key for m in measurements.MEASUREMENTS]
     assert len(keys) == len(set(keys))
     for m in measurements.MEASUREMENTS:
-        assert m.what and m.command and m.machine and re.fullmatch(r"\d{4}-\d\d-\d\d", m.date), m.key
+        assert m.what and m.command and m.machine, m.key
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", m.date) or m.date == measurements.NOT_RECORDED, m.key
         assert "total" in m.seconds and all(v > 0 for v in m.seconds.values()), m.key
     with pytest.raises(KeyError, match="no measurement 'nosuch'"):
         measurements.get("nosuch")

@@ -3,7 +3,11 @@
 The README, BENCHMARKS.md, the notebooks' Cost lines and notebook 00's expected time quote these
 figures; they are written here once and :func:`duration` formats them, so two places can never
 disagree. ``tests/test_measurements.py`` holds every duration written in those texts ("3 min 08 s",
-"48 h 18 min") to a value recorded here, and BENCHMARKS.md's register to :func:`register`'s table.
+"48 h 18 min") and every seconds figure of a notebook's Cost line ("23 s") to a value recorded here,
+and BENCHMARKS.md's register to :func:`register`'s table.
+
+A record says only what its source says: where a Cost line gave no command, date or machine, the
+record says "not recorded" (an unrecorded date is written :data:`NOT_RECORDED`), never a guess.
 
 ``python -m sbertlib.workbook.measurements`` prints the register as Markdown. A new measurement gets
 a new record (never an edited figure in an old one): key, what ran, the command, the machine, the
@@ -20,6 +24,15 @@ XEON = "2-core Intel Xeon with AMX (AMX-BF16, AVX512-BF16)"
 EPYC = "2-core AMD EPYC with AVX512-BF16, no AMX"
 BUILD = "python -m sbertlib build --profile {profile} (make workbook), empty output folder"
 SIZING = "python benchmarks/class_sizing.py --profile {profile} {args}"
+NOT_RECORDED = "not recorded"
+# The Cost lines' single-notebook runs on the offline profile, 2026-11-24/25: each machine as its line states it.
+XEON_24 = "2-core CPU (Xeon with AMX)"
+XEON_SHARED = "shared 2-core Intel Xeon with AMX"
+XEON_IDLE = "2-core Intel Xeon (KVM; AVX512-BF16 and AMX), otherwise idle"
+XEON_SHARED_AMX = "shared 2-core Intel Xeon (AMX)"
+XEON_LIGHT_JOBS = "2-core Xeon (AMX), shared with other light jobs (under the heavy-job lock)"
+TRIAL_CPU = "a 2-core CPU (not further recorded)"
+ALONE = "notebook {nb} run on its own, offline; command not recorded"
 
 
 @dataclass(frozen=True)
@@ -62,7 +75,56 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "every notebook (00-13) in a laptop dry run: the real architecture with random weights, full-size "
                 "data (the time does not depend on the weights)",
                 BUILD.format(profile="laptop") + ", SBERTLIB_DRY_RUN=1", EPYC, "2026-11-25",
-                {"total": 2271, "02": 5, "03": 188, "05": 346, "06": 984, "07": 368, "08": 93, "12": 150}),
+                {"total": 2271, **_nb(9, 11, 5, 188, 38, 346, 984, 368, 93, 17, 7, 27, 150, 19)}),
+    Measurement("build-offline-xeon-fresh-clone-2026-11-24",
+                "every notebook of that day (00-12) on a fresh clone, offline; 12 with 03's and 05's models saved by "
+                "the build, about 42 s of its time training the cross-encoder",
+                "export SBERTLIB_DATA_DIR=../shared/data; make workbook (on a fresh clone)",
+                "2-core course machine, Intel Xeon with AMX", "2026-11-24",
+                {"total": 519, **_nb(10, 17, 6, 119, 25, 107, 30, 69, 23, 23, 11, 10, 60), "12 cross-encoder": 42}),
+    Measurement("nb11-offline-xeon-2026-11-24", "notebook 11 with its new precision lesson, measured alone, offline",
+                ALONE.format(nb=11), XEON_24, "2026-11-24", {"total": 21}),
+    Measurement("nb13-offline-xeon-2026-11-24", "notebook 13 measured alone with notebook 05's two-stage model saved, "
+                "offline", ALONE.format(nb=13), XEON_24, "2026-11-24", {"total": 18}),
+    Measurement("nb00-offline-xeon-2026-11-25", "notebook 00 with its three exercises, the notebook alone, offline",
+                ALONE.format(nb="00"), XEON_SHARED, "2026-11-25", {"total": 13}),
+    Measurement("nb01-offline-xeon-2026-11-25", "notebook 01 with the student's GloVe average, the notebook alone, "
+                "offline; once more while other jobs loaded the machine",
+                ALONE.format(nb="01"), XEON_SHARED, "2026-11-25",
+                {"total": 15, "while other jobs loaded it": 52}),
+    Measurement("nb10-offline-xeon-2026-11-25", "notebook 10 with the student's similarity, the notebook alone, "
+                "offline, with 03's NLI model saved; once when it first had to train that model",
+                ALONE.format(nb=10), XEON_SHARED, "2026-11-25", {"total": 11, "training 03's model first": 120}),
+    Measurement("nb04-offline-xeon-2026-11-25", "notebook 04 once notebook 03 had saved its NLI model, offline; "
+                "and opened alone (it trains that model first)",
+                ALONE.format(nb="04"), XEON_IDLE, "2026-11-25", {"total": 23, "opened alone": 74}),
+    Measurement("nb05-offline-xeon-2026-11-25", "notebook 05 after notebook 03 (its NLI model and the student's "
+                "loop loaded), offline; and opened alone (the NLI stage trained first, the reference loop)",
+                ALONE.format(nb="05"), XEON_IDLE, "2026-11-25", {"total": 106, "opened alone": 164}),
+    Measurement("nb06-offline-xeon-2026-11-25", "notebook 06 after notebooks 03 and 04, offline; and opened alone",
+                ALONE.format(nb="06"), XEON_IDLE, "2026-11-25", {"total": 34, "opened alone": 29}),
+    Measurement("nb07-offline-xeon-2026-11-25", "notebook 07 alone with the student's train_and_score and loop "
+                "(27 runs), offline", ALONE.format(nb="07"), XEON_SHARED_AMX, "2026-11-25", {"total": 75}),
+    Measurement("nb08-offline-xeon-2026-11-25", "notebook 08 with notebook 03's NLI model saved, offline; and "
+                "when it trains that model first", ALONE.format(nb="08"), XEON_SHARED_AMX, "2026-11-25",
+                {"total": 24, "training 03's model first": 74}),
+    Measurement("nb09-offline-xeon-2026-11-25", "notebook 09 after notebook 08 (03's NLI model saved), offline",
+                ALONE.format(nb="09"), XEON_SHARED_AMX, "2026-11-25", {"total": 23}),
+    Measurement("nb12-offline-xeon-2026-11-25", "notebook 12 alone from scratch, no model on disk, with the "
+                "student's mining, re-ranking, purity and communities, offline: it trains 03's and 05's models first",
+                ALONE.format(nb=12), XEON_LIGHT_JOBS, "2026-11-25",
+                {"total": 179, "03's NLI model": 65, "cross-encoder and 05's STSb model": 95}),
+    Measurement("nb13-offline-xeon-2026-11-25", "notebook 13 with the student's reading and training, after notebook "
+                "12 had saved 03's and 05's STSb models (05's two-stage model trained first), offline",
+                ALONE.format(nb=13), XEON_LIGHT_JOBS, "2026-11-25", {"total": 80}),
+    Measurement("nb03-offline-student-trial", "notebook 03 in a student trial, offline; about 80 s of it the check "
+                "of the student's loop (as the Cost line gives it)",
+                "notebook 03 run alone in a student trial, timed by its cells; command not recorded", TRIAL_CPU,
+                NOT_RECORDED, {"total": 249, "check of your loop": 80}),
+    Measurement("nb13-offline-student-trial", "notebook 13 run alone from scratch, no model on disk, in a student "
+                "trial, offline: about 130 s (as the Cost line gives it), most of it training 05's model first",
+                "notebook 13 run alone in a student trial; command not recorded", TRIAL_CPU, NOT_RECORDED,
+                {"total": 130}),
     Measurement("build-03-05-14-offline-epyc-2026-11-27",
                 "notebooks 03, 05 and 14 in one build, offline, empty output folder (14 after 03's and 05's models "
                 "were saved; its distillation set without evaluation sentences: 19,408 sentences); the site after",
