@@ -66,6 +66,19 @@ def test_cache_reuses_finished_runs(tmp_path, toy):
     pd.testing.assert_frame_equal(first[["mean", "std"]], second[["mean", "std"]])
 
 
+def test_cache_is_keyed_by_every_training_argument(tmp_path, toy):
+    """A changed warm-up (or any setting fit reads, a default of TrainingArguments included) trains again:
+    the key held only epochs, batch size and lr, so old cached scores were reused (issue 28)."""
+    from sbertlib.training import TrainingArguments
+    first = _grid(cache_dir=tmp_path)
+    again = _grid(cache_dir=tmp_path, args=TrainingArguments(batch_size=4, warmup_ratio=0.1))   # the same run
+    assert all(r["cached"] for r in again.attrs["runs"])
+    other = _grid(cache_dir=tmp_path, args=TrainingArguments(batch_size=4, warmup_ratio=0.5))
+    assert not any(r["cached"] for r in other.attrs["runs"])
+    assert other.attrs["settings"]["training"]["warmup_ratio"] == 0.5
+    pd.testing.assert_frame_equal(first[["mean", "std"]], again[["mean", "std"]])
+
+
 def test_table6_configs_are_the_nine_distinct_trainings():
     configs = ablation.table6_configs()
     assert len(configs) == 9 and len({c.label for c in configs}) == 9

@@ -169,7 +169,7 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
              evaluator: Callable[[object], float] | None = None, batch_size: int = 16, epochs: int = 1,
              lr: float = 2e-5, num_labels: int = 3, cache_dir: str | os.PathLike | None = None,
              show_progress_bar: bool = True, encoder_factory: Callable[[], object] | None = None,
-             objective: str = "classification"):
+             objective: str = "classification", args=None):
     """Train every configuration once per seed and score it on STSb dev.
 
     * ``configs``: :class:`AblationConfig` items (e.g. :func:`table6_configs`); ``seeds``: the
@@ -187,8 +187,12 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
       function returning a fresh encoder) replaces that when given.
     * ``evaluator(encoder) -> float`` (higher is better): default STSb dev cosine Spearman ×100,
       the score of Table 6.
+    * ``args``: the :class:`~sbertlib.training.TrainingArguments` of every run (its seed replaced by each
+      run's); default: ``TrainingArguments(epochs=epochs, batch_size=batch_size, lr=lr)``.
     * ``cache_dir``: store each run's score there and reuse it when the settings, data and
-      configuration are the same.
+      configuration are the same — every training argument included (warm-up, weight decay, clipping,
+      length grouping...): change any of them, or a default of ``TrainingArguments``, and the runs are
+      trained again, never reused.
 
     Returns one row per configuration (index: ``config.label``, in the order given) with columns
     ``pooling``, ``concat``, ``n_seeds``, ``mean``, ``std`` (sample std over seeds; NaN for one
@@ -217,12 +221,13 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
         raise SettingError("configs holds the same configuration twice")
     if evaluator is None:
         evaluator = stsb_dev_evaluator()
+    from ..training import TrainingArguments
+    args = (args if args is not None else TrainingArguments(epochs=epochs, batch_size=batch_size, lr=lr))
+    training = {k: v for k, v in args.to_dict().items() if k not in ("seed", "evaluation_steps", "checkpoint_steps")}
     settings = {"backbone": backbone if encoder_factory is None else getattr(encoder_factory, "__name__", "custom"),
-                "max_seq_length": max_seq_length, "batch_size": batch_size, "epochs": epochs, "lr": lr,
+                "max_seq_length": max_seq_length, "training": training,
                 "num_labels": num_labels, "data": digest(train_pairs, 12), "n_pairs": len(train_pairs),
-                "evaluator": _evaluator_key(evaluator)}
-    if objective != "classification":  # (classification keeps the cache keys it always had)
-        settings["objective"] = objective
+                "evaluator": _evaluator_key(evaluator), "objective": objective}
     cache = Path(cache_dir) / settings_digest(settings) if cache_dir is not None else None
 
     base = None
@@ -255,8 +260,7 @@ def run_grid(configs: Sequence[AblationConfig], seeds: Sequence[int], train_pair
         seed_everything(seed)  # the classifier's initial weights depend on the seed, not on the run order
         loss = (SoftmaxLoss(encoder, num_labels=num_labels, concat=cfg.concat) if objective == "classification"
                 else CosineSimilarityLoss(encoder))
-        history = fit(encoder, loss, train_pairs, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-                      show_progress_bar=False)
+        history = fit(encoder, loss, train_pairs, args.replace(seed=seed), show_progress_bar=False)
         if history.interrupted:  # fit() swallowed a Ctrl-C: stop the grid, record nothing half-trained
             bar.close()
             raise KeyboardInterrupt(f"ablation grid stopped during {cfg.label}, seed {seed}")
