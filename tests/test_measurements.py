@@ -56,6 +56,16 @@ def test_every_seconds_figure_of_a_cost_line_is_a_recorded_measurement(name):
                          f"sbertlib/workbook/measurements.py: {unknown}")
 
 
+@pytest.mark.parametrize("name", ["README.md", "BENCHMARKS.md"])
+def test_every_seconds_figure_of_the_readme_and_benchmarks_is_a_recorded_measurement(name):
+    text = (ROOT / name).read_text().split("## Measurement register")[0]   # the register itself prints them
+    recorded = measurements.figures()
+    unknown = [(m.group(0), text.count("\n", 0, m.start()) + 1) for m in SECONDS.finditer(text)
+               if m.group(0) not in recorded]
+    assert not unknown, (f"{name} quotes seconds (figure, line) no measurement records, or not as duration() writes "
+                         f"them: {unknown}")
+
+
 def test_the_seconds_pattern_finds_plain_seconds_only():
     text = "23 s once, 249 s alone, 1,379 s, 3 min 08 s, 2.85 s a step, 48 h 18 min, 7 steps"
     assert [m.group(0) for m in SECONDS.finditer(text)] == ["23 s", "249 s", "1,379 s"]
