@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from ..errors import SettingError
 
 MIXED_PRECISION = (None, "bf16", "fp16")
+DEFAULT_SEED = 42  # the seed of every training run unless one is given (the workbook's runs, the student's loop)
 
 
 def _help(text: str, flag: bool = True) -> dict:
@@ -39,7 +40,7 @@ class TrainingArguments:
     weight_decay: float = field(default=0.01, metadata=_help("AdamW weight decay (not on biases and LayerNorm)"))
     warmup_ratio: float = field(default=0.1, metadata=_help("share of the steps with a linear warm-up (rounded up)"))
     max_grad_norm: float | None = field(default=1.0, metadata=_help("clip gradients to this norm (0: no clipping)"))
-    seed: int = field(default=42, metadata=_help("seeds dropout and the data order"))
+    seed: int = field(default=DEFAULT_SEED, metadata=_help("seeds dropout and the data order"))
     max_steps: int | None = field(default=None, metadata=_help("stop after this many steps (the schedule is "
                                                                  "planned for the shorter run)"))
     shuffle: bool = field(default=True, metadata=_help("random batch order (else the data's order)"))

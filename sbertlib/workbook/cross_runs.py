@@ -15,23 +15,24 @@ from pathlib import Path
 
 from ..util import safe_name
 from . import runs
+from ..training.arguments import DEFAULT_SEED
 
 PAIR_LENGTH_FACTOR = 2  # a cross-encoder reads two sentences at once: twice the profile's max_seq_length
 
 
-def cross_encoder_dir(profile, seed: int = 42) -> Path:
+def cross_encoder_dir(profile, seed: int = DEFAULT_SEED) -> Path:
     """Where the profile's cross-encoder lives (under ``runs.output_dir``)."""
     return runs.output_dir(profile.name, f"cross-encoder-stsb-{safe_name(profile.backbone)}-seed{seed}")
 
 
-def fit_settings(profile, seed: int = 42) -> dict:
+def fit_settings(profile, seed: int = DEFAULT_SEED) -> dict:
     """``fit`` keyword arguments of the profile's STSb regression (epochs, batch size, lr, seed)."""
     return {"epochs": profile.stsb_epochs, "batch_size": profile.stsb_batch_size, "lr": profile.stsb_lr,
             "length_grouping": profile.length_grouping, "seed": seed,
             "profile": profile.name}
 
 
-def trained_cross_encoder(profile, seed: int = 42, retrain: bool = False, data_dir=None,
+def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = False, data_dir=None,
                           show_progress_bar: bool = False):
     """``(cross_encoder, history)``: trained on STSb train the first time, loaded afterwards.
 

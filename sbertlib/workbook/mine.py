@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 from .. import places
 from ..errors import SettingError, UnknownName, UserError
+from ..training.arguments import DEFAULT_SEED
 
 FOLDER = "your_code"
 MARKER = "# sbertlib-mine: "
@@ -62,7 +63,7 @@ _ORIGIN: dict[int, str] = {}  # id(loaded object) -> what it is, for where()
 
 # ----------------------------------------------------------------------------- the reference loop
 def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float = 2e-5, warmup_ratio: float = 0.1,
-             max_grad_norm: float = 1.0, seed: int = 42, length_grouping: bool = False) -> list[float]:
+             max_grad_norm: float = 1.0, seed: int = DEFAULT_SEED, length_grouping: bool = False) -> list[float]:
     """Notebook 03's ``train_loop`` as the library runs it: :func:`sbertlib.training.fit` with the same
     settings (its check proves the two give the same loss at every step); the loss of every step."""
     from ..training import fit

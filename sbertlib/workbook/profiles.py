@@ -40,6 +40,7 @@ import torch
 from .. import config
 from ..model import architectures, backbones
 from ..errors import SettingError
+from ..training.arguments import DEFAULT_SEED
 
 PROFILE_ENV = "SBERTLIB_PROFILE"
 DRY_RUN_ENV = "SBERTLIB_DRY_RUN"
@@ -94,7 +95,7 @@ class Profile:
     reason: str = ""  # why get_profile() chose this profile
     dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
 
-    def training_arguments(self, objective: str, seed: int = 42, **overrides) -> "TrainingArguments":
+    def training_arguments(self, objective: str, seed: int = DEFAULT_SEED, **overrides) -> "TrainingArguments":
         """How this profile trains ``objective`` ("nli", "mnrl", "stsb", "two-stage", "distill",
         "distill-stsb"; "two-stage" and "distill-stsb" are STSb stages): the
         :class:`~sbertlib.training.TrainingArguments` ``fit`` reads, ``overrides`` applied."""

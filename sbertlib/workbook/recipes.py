@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from ..training.arguments import DEFAULT_SEED
 
 # How each objective picks its training data, beyond the profile's sizes. Change a rule's text when the
 # code that applies it changes: every run trained under the old rule is then retrained, not reused.
@@ -29,7 +30,7 @@ DATA_RULES = {
 STSB_STAGES = ("stsb", "two-stage", "distill-stsb")
 
 
-def run_recipe(profile, objective: str, seed: int = 42, pooling: str = "mean",
+def run_recipe(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
                mixed_precision: str | None = None, overrides: dict | None = None) -> dict:
     """Everything that decides the weights ``runs.trained_model(profile, objective, ...)`` trains: a
     plain JSON-able dict (see the module docstring)."""

@@ -27,6 +27,7 @@ from .. import places
 from . import recipes
 from ..util import safe_name
 from ..errors import SettingError
+from ..training.arguments import DEFAULT_SEED
 
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
@@ -47,7 +48,7 @@ def eval_limit(profile) -> int | None:
     return profile.eval_pairs
 
 
-def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
+def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
               mixed_precision: str | None = None, overrides: dict | None = None) -> Path:
     """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``), and
     so has a run with changed training arguments (``...-epochs2-lr0.001``)."""
@@ -59,7 +60,7 @@ def model_dir(profile, objective: str, seed: int = 42, pooling: str = "mean",
     return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}")
 
 
-def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str = "mean",
+def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, pooling: str = "mean",
                   retrain: bool = False, data_dir=None, show_progress_bar: bool = True,
                   mixed_precision: str | None = None, overrides: dict | None = None):
     """(encoder, history) for ``objective`` on ``profile``: loaded if trained before, else trained now.
@@ -105,13 +106,13 @@ def trained_model(profile, objective: str = "nli", seed: int = 42, pooling: str 
     return start, history
 
 
-def nli_model(profile, seed: int = 42, pooling: str = "mean", **kwargs):
+def nli_model(profile, seed: int = DEFAULT_SEED, pooling: str = "mean", **kwargs):
     """(encoder, history) of the profile's NLI lesson (``profile.nli_objective``): what later
     notebooks call "trained on NLI"."""
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
 
 
-def teacher(profile, seed: int = 42, data_dir=None):
+def teacher(profile, seed: int = DEFAULT_SEED, data_dir=None):
     """The encoder ``"distill"`` learns from: the profile's reference (the packaged MiniLM) or its
     trained ``profile.distill_teacher`` run (trained now if it is not yet)."""
     from .profiles import load_reference
@@ -123,7 +124,7 @@ def teacher(profile, seed: int = 42, data_dir=None):
     return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False)[0]
 
 
-def distillation_sentences(profile, seed: int = 42, data_dir=None) -> list[str]:
+def distillation_sentences(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list[str]:
     """What the student is distilled on: every sentence of the profile's NLI triplets and of its STSb
     train pairs, each once, **less every sentence of an evaluation set the notebooks report** (STSb
     dev and test, STS12-16, SICK; compared case- and space-normalised): STSb train was compiled from
@@ -150,7 +151,7 @@ def evaluation_sets(data_dir=None) -> dict[str, list]:
     return _EVAL_SETS[key]
 
 
-def training_texts(profile, objective: str, seed: int = 42, data_dir=None) -> list:
+def training_texts(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=None) -> list:
     """Every training example ``objective``'s model saw, its earlier stages' and its teacher's training
     included (the texts: no teacher vectors are computed) — what :func:`contamination` compares."""
     from .profiles import load_nli_train
@@ -168,7 +169,7 @@ def training_texts(profile, objective: str, seed: int = 42, data_dir=None) -> li
     return stsb_train_pairs(profile, seed, data_dir)
 
 
-def contamination(profile, objective: str, seed: int = 42, data_dir=None) -> dict[str, dict]:
+def contamination(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=None) -> dict[str, dict]:
     """What ``objective``'s training data (:func:`training_texts`) saw of every evaluation set the notebooks
     report, each whole: ``{set: {"sentences": share, "pairs": share, ...}}``
     (:mod:`sbertlib.evaluation.contamination`). A packaged teacher's own training data is not known here."""
@@ -176,7 +177,7 @@ def contamination(profile, objective: str, seed: int = 42, data_dir=None) -> dic
     return measure.contamination(training_texts(profile, objective, seed, data_dir), evaluation_sets(data_dir))
 
 
-def is_trained(profile, objective: str, seed: int = 42, pooling: str = "mean",
+def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
                mixed_precision: str | None = None, overrides: dict | None = None) -> bool:
     """True when ``trained_model(profile, objective)`` would load rather than train: a complete run is
     there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`)."""
@@ -197,7 +198,7 @@ def _recorded(folder: Path):
 
 
 def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: float, warmup_ratio: float = 0.1,
-             seed: int = 42, pooling: str = "mean", trained_by: str = "notebook", **settings):
+             seed: int = DEFAULT_SEED, pooling: str = "mean", trained_by: str = "notebook", **settings):
     """Store a model trained in a notebook (e.g. by the student's own loop, checked equal to ``fit``)
     where :func:`trained_model` and :func:`is_trained` find it — ``model_dir(profile, objective, seed,
     pooling)``, emptied first so nothing of an earlier run stays beside it; returns its :class:`History`
@@ -249,7 +250,7 @@ def sts_suite(profile) -> tuple[list[str], dict[str, int | None]]:
     return datasets, {name: None if full or name == "stsb-test" else 500 for name in datasets}
 
 
-def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
+def stsb_train_pairs(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list:
     """STSb train as the profile's regression lessons use it: shuffled with ``seed``, capped at
     ``profile.stsb_train_pairs``."""
     from .. import data
@@ -258,7 +259,7 @@ def stsb_train_pairs(profile, seed: int = 42, data_dir=None) -> list:
     return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
 
 
-def training_setup(profile, objective: str, model, seed: int = 42, data_dir=None):
+def training_setup(profile, objective: str, model, seed: int = DEFAULT_SEED, data_dir=None):
     """``(loss, train_data, evaluator)`` of ``objective`` on ``profile`` — what :func:`trained_model`
     runs with ``profile.training_arguments(objective, seed)``, for a notebook that runs it in the
     open. Seeds everything first, so the classifier head starts from the same weights every time."""
