@@ -242,3 +242,19 @@ def test_a_student_copy_runs_its_quiz_cells_on_smoke(shared_data, tmp_path):
         assert data and "application/vnd.jupyter.widget-view+json" in data[0] and "text/html" in data[0]
     printed = "".join(o.get("text", "") for o in nb.cells[-1].outputs)
     assert "is not it. Hint:" in printed
+
+
+def test_the_right_option_is_not_given_away_by_its_length():
+    """Issue 29: in all six of 14's questions the right option was the longest. A student who picks the longest
+    option must do no better than chance, overall and in each notebook."""
+    from collections import Counter
+    longest, total = Counter(), Counter()
+    for key, q in CHOICES.items():
+        nb = key[:2]
+        total[nb] += 1
+        lengths = sorted(len(o) for o in q.options)
+        longest[nb] += len(q.answer) == lengths[-1] and lengths[-1] > lengths[-2]   # strictly the longest
+    assert sum(longest.values()) / sum(total.values()) <= 0.35, (sum(longest.values()), sum(total.values()))
+    worst = {nb: (longest[nb], total[nb]) for nb in total if longest[nb] / total[nb] > 0.5}
+    assert not worst, f"notebooks whose right options are mostly the longest: {worst}"
+

@@ -695,7 +695,8 @@ QUESTIONS = {
         {"Always, for any vectors":
             "Long vectors are far from everything by Euclidean distance but not by cosine.",
          "When the vectors are centred":
-            "Centring changes directions, not lengths. When does distance depend on the angle only?",
+            "Centring moves every vector, changing both lengths and directions: lengths still differ afterwards. "
+            "When does distance depend on the angle only?",
          "Never: they measure different things":
             "Write |u − v|² for vectors of length 1."}),
     "10.4": choice(
