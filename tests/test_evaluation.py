@@ -258,3 +258,16 @@ def test_cross_vs_bi_extrapolates_the_measured_rate_and_finds_the_most_similar_p
     fewer = speed.cross_vs_bi(enc, SPEED_SENTS[:5], n=100, cross_pairs=10)  # n counts the sentences there are
     assert (fewer["n"], fewer["pairs"]) == (5, 10) and fewer["cross_hours_extrapolated"] == pytest.approx(10 / 4.0 / 3600)
     assert speed.pair_count(10_000) == 49_995_000
+
+
+def test_a_suite_draws_no_progress_bar_unless_asked(capsys, monkeypatch):
+    """Issue 29: notebook 14 offline printed 21 empty "encode" bars (7 sets × 3 models): in a kernel, encode
+    draws a bar for more than 640 sentences."""
+    from sbertlib import evaluation
+    from sbertlib.model import encoder as encoder_module
+    monkeypatch.setattr(encoder_module, "_interactive", lambda: True)   # as in a Jupyter kernel
+    enc = encoder_module.SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu", max_seq_length=16)
+    evaluation.evaluate_suite(enc, ["stsb-test"], 400, seed=0)           # 800 sentences
+    assert "encode" not in capsys.readouterr().err
+    evaluation.evaluate_suite(enc, ["stsb-test"], 400, seed=0, show_progress_bar=True)
+    assert "encode" in capsys.readouterr().err

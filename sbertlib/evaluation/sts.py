@@ -180,7 +180,8 @@ def sample_subsets(subsets: Mapping[str, Sequence], max_pairs: int | None,
 
 
 # ----------------------------------------------------------------------------- STS12–16
-def evaluate_sts_subsets(encoder, subsets: Mapping[str, Sequence[STSPair]], batch_size: int = 64) -> dict:
+def evaluate_sts_subsets(encoder, subsets: Mapping[str, Sequence[STSPair]], batch_size: int = 64,
+                         show_progress_bar: bool | None = None) -> dict:
     """``{"all", "wmean", "subsets", "n", "pairs", "predictions"}`` for the subsets of one STS year.
 
     ``all``: one Spearman ×100 of cosine over every pair pooled (our Table 1 convention, sentence-transformers'
@@ -190,7 +191,7 @@ def evaluate_sts_subsets(encoder, subsets: Mapping[str, Sequence[STSPair]], batc
     pooled = [p for ps in subsets.values() for p in ps]
     for name, ps in subsets.items():
         check_gold_varies(ps, f"subset {name!r}")
-    result = evaluate_sts(encoder, pooled, ("cosine",), batch_size)
+    result = evaluate_sts(encoder, pooled, ("cosine",), batch_size, show_progress_bar=show_progress_bar)
     pred, gold = result.predictions["cosine"], np.array([p.score for p in pooled])
     per, start = {}, 0
     for name, ps in subsets.items():
@@ -225,8 +226,11 @@ def _cap(max_pairs, name: str) -> int | None:
 
 def evaluate_suite(encoder, datasets: Sequence[str] = data.STS_DATASETS,
                    max_pairs: int | None | Mapping[str, int | None] = None, seed: int = 0,
-                   data_dir=None, batch_size: int = 64) -> SuiteResult:
+                   data_dir=None, batch_size: int = 64, show_progress_bar: bool = False) -> SuiteResult:
     """Evaluate ``encoder`` on each named dataset (``sts12``..``sts16``, ``stsb-test``, ``sick-r`` …).
+
+    No progress bar by default: a suite encodes seven sets, and seven bars per model fill a notebook
+    (``show_progress_bar=True`` shows them).
 
     ``max_pairs`` caps the pairs per dataset (an int for all, or ``{name: cap}``; ``None`` = all),
     sampled with :func:`sample_pairs` / :func:`sample_subsets` — the same pairs for every encoder
@@ -236,11 +240,11 @@ def evaluate_suite(encoder, datasets: Sequence[str] = data.STS_DATASETS,
     for name in datasets:
         drawn = _drawn(name, _cap(max_pairs, name), seed, data_dir)
         if isinstance(drawn, dict):
-            r = evaluate_sts_subsets(encoder, drawn, batch_size)
+            r = evaluate_sts_subsets(encoder, drawn, batch_size, show_progress_bar)
             out.scores[name], out.wmean[name] = r["all"], r["wmean"]
             out.pairs[name], out.predictions[name] = r["pairs"], r["predictions"]
         else:
-            r = evaluate_sts(encoder, drawn, ("cosine",), batch_size)
+            r = evaluate_sts(encoder, drawn, ("cosine",), batch_size, show_progress_bar=show_progress_bar)
             out.scores[name], out.pairs[name], out.predictions[name] = r.main, drawn, r.predictions["cosine"]
         out.n[name] = len(out.pairs[name])
     return out
