@@ -46,19 +46,19 @@ def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_to
             "ours: untrained": None}
     notes = evaluation.with_seen(table, seen)[evaluation.reports.SEEN_COLUMN]
     assert notes["paper: SBERT-NLI-base"] == "no STS data (paper)"
-    assert notes["ours: STSb-trained"] == ("the very pairs of 2 of these sets (up to 32% of sts12's), with their scores: "
-                                           "NOT unsupervised on them")
-    assert notes["ours: one SICK sentence"].startswith("sentences, no pair: up to 0.02% of")  # 1 of 5,007: not rounded to 0
-    assert "of sick-r's sentences" in notes["ours: one SICK sentence"]
-    assert notes["ours: untrained"] == "nothing: not trained"
+    assert notes["ours: STSb-trained"] == "the very pairs, with scores, of up to 32% of sts12's pairs: NOT unsupervised"
+    assert notes["ours: one SICK sentence"] == ("some sentences (up to 0.02% of sick-r's); no pair with both "
+                                                "sentences")  # 1 of 5,007: not rounded to 0
+    assert notes["ours: untrained"] == c.UNTRAINED_SAW
     assert c.seen_note(c.contamination(["Unrelated."], sets), ["sts12"]) == "no sentence of these sets"
     with pytest.raises(ValueError, match="row 'ours: untrained': say what its model saw"):
         evaluation.with_seen(table, {k: v for k, v in seen.items() if k != "ours: untrained"})
     two = evaluation.table2({"Not trained for STS": {"ours: STSb-trained": (70.0, 1379)}}, {"Not trained for STS": ["SBERT-NLI-base"]})
     notes = evaluation.with_seen(two, {"ours: STSb-trained": stsb_trained}, datasets=["sts12"])[evaluation.reports.SEEN_COLUMN]
     assert list(notes.loc["Not trained for STS"]) == [
-        "no STS data (paper)",
-        "the very pairs of 1 of these sets (up to 32% of sts12's), with their scores: NOT unsupervised on them"]
+        "no STS data (paper)", "the very pairs, with scores, of up to 32% of sts12's pairs: NOT unsupervised"]
+    tiny = {"stsb-test": {"sentences": 0.1, "pairs": 0.045, "same_pairs": 0.009, "eval_sentences": 2551, "eval_pairs": 1379}}
+    assert c.seen_note(tiny, ["stsb-test"]) == "a few of the very pairs, with scores: 0.9% of stsb-test's"  # STSb's splits
     assert set(notes.loc["Trained on NLI data + STSb"]) == {"NLI, then STSb train (paper)"}
 
 
@@ -101,3 +101,18 @@ def test_notebook_14s_distillation_set_holds_no_evaluation_sentence(shared_data)
         sentences = runs.distillation_sentences(profiles.get_profile(name), data_dir=shared_data)
         seen = c.contamination(sentences, sets)
         assert sentences and all(f["sentences"] == 0.0 for f in seen.values()), (name, seen)
+
+
+def test_notebook_14s_ladder_puts_each_row_beside_the_paper_row_that_saw_as_much_and_wants_a_prediction():
+    from sbertlib.workbook import figures
+    from sbertlib.workbook.checks import ExerciseError
+    stsb = dict(zip("abcdef", (44.0, 70.0, 44.5, 74.4, 77.3, 82.0)))
+    table, lines = figures.distillation_ladder(stsb, 1379, "offline", "about the random start")
+    assert list(table.index[-2:]) == ["paper: SBERT-NLI-base (Table 2; no STS labels)",
+                                      "paper: SBERT-NLI-STSb-base (Table 2; trained on STSb train)"]
+    assert lines[2].startswith("Distilled only (no STS score in its own training, no evaluation sentence; its teacher's "
+                               "knowledge borrowed): 74.40 beside the paper's SBERT-NLI-base 77.03")
+    assert "77.30 beside SBERT-NLI-STSb-base 85.35" in lines[3]
+    for unfilled in (..., "about", None):  # the stub's `...`, a typo: the prediction is asked for, by its options
+        with pytest.raises(ExerciseError, match="write your prediction before the ladder is measured"):
+            figures.distillation_ladder(stsb, 1379, "offline", unfilled)

@@ -333,6 +333,9 @@ def trec_context(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+PCA_PREDICTIONS = ("below the random start", "about the random start", "above the random start")
+
+
 def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: str,
                         predicted: str) -> tuple[pd.DataFrame, list[str]]:
     """Notebook 14's ladder (STSb test per ingredient, in the order measured: random start, 05's two stages,
@@ -340,6 +343,10 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: s
     and its verdict lines. The distilled-only student saw no STS label and no evaluation sentence: its row
     is SBERT-NLI-base (Table 2, "not trained for STS"); once trained on STSb train, SBERT-NLI-STSb-base."""
     from .. import paper
+    from .checks import ExerciseError
+    if predicted not in PCA_PREDICTIONS:
+        raise ExerciseError(f"predict_pca_start is {predicted!r}: write your prediction before the ladder is measured — "
+                            f"one of {', '.join(map(repr, PCA_PREDICTIONS))} (any of them is an answer)")
     column = f"STSb test Spearman ×100 ({n_pairs:,} pairs, {profile_name})"
     table = pd.DataFrame({column: dict(stsb)}).round(2)
     nli_base = paper.TABLE2["Not trained for STS"]["SBERT-NLI-base"][0]
@@ -354,7 +361,8 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: s
     lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}.",
              f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
              f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}.",
-             f"Distilled only (no STS label, no evaluation sentence): {s_dist:.2f} beside the paper's SBERT-NLI-base "
+             f"Distilled only (no STS score in its own training, no evaluation sentence; its teacher's knowledge "
+             f"borrowed): {s_dist:.2f} beside the paper's SBERT-NLI-base "
              f"{nli_base:.2f}, {beside(s_dist, nli_base)}.",
              f"Then trained on STSb train: {s_small:.2f} beside SBERT-NLI-STSb-base {nli_stsb_base:.2f}, "
              f"{beside(s_small, nli_stsb_base)} — a published model's knowledge borrowed in both."]
