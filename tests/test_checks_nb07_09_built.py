@@ -419,7 +419,7 @@ def test_score_task_stub_and_non_function():
 
 def test_split_features_keeps_each_split_and_refuses_a_cv_task():
     enc = nb08._SignalEncoder()
-    cv_task, split_task, dev_task = nb08._protocol_tasks()
+    cv_task, split_task, dev_task = nb08._protocol_tasks()[:3]
     parts = transfer.split_features(enc, dev_task)
     assert set(parts) == {"train", "dev", "test"} and len(parts["dev"][1]) == 60
     assert np.allclose(parts["test"][0], enc.encode(dev_task.split("test")[0]))

@@ -62,6 +62,12 @@ def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_to
     assert set(notes.loc["Trained on NLI data + STSb"]) == {"NLI, then STSb train (paper)"}
 
 
+def test_an_evaluation_set_of_single_sentences_is_measured_by_its_sentences():
+    figures = c.contamination(["A man sings.", "Dogs run."], {"task": ["a man  sings.", "Cats sleep.", "Birds fly."]})
+    assert figures["task"]["sentences"] == pytest.approx(1 / 3, abs=1e-4) and figures["task"]["eval_pairs"] == 0
+    assert figures["task"]["pairs"] == 0.0 and figures["task"]["same_pairs"] == 0.0
+
+
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match="evaluation set is empty"):
         c.contamination(["A."], {"empty": []})

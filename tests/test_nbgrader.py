@@ -14,6 +14,7 @@ import copy
 import html
 import os
 import subprocess
+import textwrap
 import sys
 import time
 from pathlib import Path
@@ -84,8 +85,9 @@ def test_every_notebook_converts_to_answer_test_and_read_only_cells(path):
     test_text = "\n".join(c.source for c in tests)
     for check in checks:
         for is_check, part in ne.check_parts(check):
-            assert any(part in c.source for c in (tests if is_check else nb.cells))
-            assert is_check == (part in test_text)
+            graded = textwrap.indent(part, "    ")  # a graded part runs inside graded_source's `with` block
+            assert any((graded if is_check else part) in c.source for c in (tests if is_check else nb.cells))
+            assert is_check == (graded in test_text)
 
 
 def test_check_cell_is_cut_into_graded_checks_and_a_raising_stub_keeps_its_comments():

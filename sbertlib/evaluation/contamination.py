@@ -87,17 +87,20 @@ class TrainingTexts:
             if len(texts) >= 2:  # every pair the example names (a triplet names three)
                 self.pairs.update(frozenset((a, b)) for i, a in enumerate(texts) for b in texts[i + 1:])
 
-    def overlap(self, pairs: Sequence) -> Overlap:
-        """How much of the evaluation ``pairs`` (two sentences each) this training set holds."""
-        eval_pairs = [tuple(normalise(t) for t in texts_of(p)[:2]) for p in pairs]
-        if not eval_pairs:
+    def overlap(self, items: Sequence) -> Overlap:
+        """How much of an evaluation set this training set holds: its items are pairs (two sentences each,
+        an STS set) or single sentences (a SentEval task), whose pair shares are then 0 of 0 pairs."""
+        if not items:
             raise SettingError("the evaluation set is empty: there is nothing to compare training with")
-        distinct = {s for p in eval_pairs for s in p}
+        texts = [tuple(normalise(t) for t in texts_of(item)[:2]) for item in items]
+        eval_pairs = [t for t in texts if len(t) == 2]
+        distinct = {s for t in texts for s in t}
         seen = self.sentences
         both = sum(a in seen and b in seen for a, b in eval_pairs)
         same = sum(frozenset((a, b)) in self.pairs for a, b in eval_pairs)
-        return Overlap(sentences=len(distinct & seen) / len(distinct), pairs=both / len(eval_pairs),
-                       same_pairs=same / len(eval_pairs), eval_sentences=len(distinct), eval_pairs=len(eval_pairs))
+        n = max(len(eval_pairs), 1)
+        return Overlap(sentences=len(distinct & seen) / len(distinct), pairs=both / n,
+                       same_pairs=same / n, eval_sentences=len(distinct), eval_pairs=len(eval_pairs))
 
 
 def contamination(training: Iterable | TrainingTexts, eval_sets: Mapping[str, Sequence]) -> dict[str, dict]:

@@ -142,7 +142,12 @@ def _same(before, after) -> bool:
     import numpy as np
     import torch
     if isinstance(before, np.ndarray):
-        return isinstance(after, np.ndarray) and before.shape == after.shape and np.array_equal(before, after, equal_nan=True)
+        if not (isinstance(after, np.ndarray) and before.shape == after.shape):
+            return False
+        try:
+            return bool(np.array_equal(before, after, equal_nan=True))
+        except TypeError:  # strings or objects: no NaN to speak of
+            return bool(np.array_equal(before, after))
     if isinstance(before, torch.Tensor):
         return (isinstance(after, torch.Tensor) and before.shape == after.shape
                 and bool(torch.equal(before, after.detach()) or torch.allclose(before, after.detach(), equal_nan=True)))
@@ -173,8 +178,8 @@ def call(fn, *args, what: str = "your function"):
     except NotImplementedError as exc:
         if not unfinished(exc):
             raise student_raised(what, exc) from exc
-        raise ExerciseError(f"the exercise is not done yet ({what} raised NotImplementedError)\n"
-                            "Hint: replace the `raise NotImplementedError` line with your code") from None
+        raise ExerciseError(f"the exercise is not done yet: {what} is not written yet (it raised NotImplementedError)"
+                            "\nHint: replace the `raise NotImplementedError` line with your code") from None
     except ExerciseError:
         raise
     except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code

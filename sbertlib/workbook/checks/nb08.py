@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...data import SentEvalTask
-from . import ExerciseError, ok, require
+from . import ExerciseError, call, ok, require
 from .nb00 import _call
 
 __all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
@@ -292,12 +292,8 @@ def check_cv_accuracy(cv_accuracy: Callable, X=None, y=None, folds: int = 10, se
         seeds.append(seed)
     got, want = [], []
     for (name, Xc, yc, k, cs), s in zip(cases, seeds):
-        try:
-            value = cv_accuracy(Xc.copy(), yc.copy(), k, s, cs)
-        except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
-            require(not unfinished(exc), "cv_accuracy is not written yet (it raised NotImplementedError)",
-                    "replace the `raise NotImplementedError` line with your code")
-            raise student_raised(f"cv_accuracy on {name}", exc) from exc
+        value = call(cv_accuracy, Xc.copy(), yc.copy(), k, s, cs,
+                     what=f"cv_accuracy on {name}")
         got.append(_as_accuracy(value, name))
         want.append(cv_accuracy_truth(Xc, yc, k, s, cs))
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
@@ -406,12 +402,8 @@ def check_fit_and_score(fit_and_score: Callable) -> None:
     Cs, seed = (0.001, 0.01, 0.1, 1.0), 0
     got, want = [], []
     for name, (Xtr, ytr, Xte, yte), dev in _split_cases():
-        try:
-            value = fit_and_score(Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), Cs, seed, dev)
-        except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
-            require(not unfinished(exc), "fit_and_score is not written yet (it raised NotImplementedError)",
-                    "replace the `raise NotImplementedError` line with your code")
-            raise student_raised(f"fit_and_score on {name}", exc) from exc
+        value = call(fit_and_score, Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), Cs, seed, dev,
+                     what=f"fit_and_score on {name}")
         got.append(_as_accuracy(value, name, "fit_and_score"))
         want.append(fit_and_score_truth(Xtr, ytr, Xte, yte, Cs, seed, dev))
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
@@ -492,12 +484,8 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
             "check_score_task(score_task)")
     encoder = _SignalEncoder()
     for task in _protocol_tasks():
-        try:
-            got = score_task(encoder, task, folds, 0)
-        except Exception as exc:  # noqa: BLE001
-            require(not unfinished(exc), "score_task is not written yet (it raised NotImplementedError)",
-                    "replace the `raise NotImplementedError` line with your code")
-            raise student_raised(f"score_task on {task.name}", exc) from exc
+        got = call(score_task, encoder, task, folds, 0,
+                   what=f"score_task on {task.name}")
         got = _as_accuracy(got, f"task {task.name}", "score_task")
         want = transfer.evaluate_task(encoder, task, folds, 0)
         if abs(got - want) <= 1e-6:

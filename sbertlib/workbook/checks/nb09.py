@@ -81,14 +81,7 @@ def _call(fn: Callable, emb, labels, what: str) -> float:
     require(fn is not None and fn is not Ellipsis and callable(fn),
             f"`{what}` must be a function (emb, labels) -> float; got {type(fn).__name__}.",
             "Define it with `def` in the solution cell and run that cell first.")
-    try:
-        value = fn(emb, labels)
-    except NotImplementedError as err:
-        raise ExerciseError(f"`{what}` is not done yet (it raised NotImplementedError).") from err
-    except ExerciseError:
-        raise
-    except Exception as err:  # a crash in the student's code is a wrong answer, with its reason
-        raise ExerciseError(f"`{what}` raised {type(err).__name__}: {err}") from err
+    value = call(fn, emb, labels, what=f"`{what}`")
     if hasattr(value, "item") and np.size(value) == 1:
         value = value.item()
     require(isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value),

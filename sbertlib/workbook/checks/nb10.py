@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import ok, require
+from . import call, ok, require
 
 STOPWORDS = frozenset("""
 a an the this that these those some any each every all both either neither no not nor
@@ -159,13 +159,8 @@ def check_similarity(similarity) -> None:
             "nb10.check_similarity(similarity) — no parentheses after the name")
     a, b = _measure_case()
     for measure in MEASURE_NAMES:
-        try:
-            got = similarity(a.copy(), b.copy(), measure)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`similarity` is not done yet (it raised NotImplementedError)\n"
-                                    "Hint: replace the `raise NotImplementedError` line with your code") from None
-            raise student_raised(f"`similarity(a, b, {measure!r})` with a {a.shape}, b {b.shape}", err) from err
+        got = call(similarity, a.copy(), b.copy(), measure,
+                   what=f"`similarity(a, b, {measure!r})` with a {a.shape}, b {b.shape}")
         require(got is not None, f"`similarity(a, b, {measure!r})` returned None", "return the (n, m) matrix")
         try:
             got = np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got, dtype=np.float64)

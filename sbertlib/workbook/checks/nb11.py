@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import ExerciseError, ok, require, student_raised, unfinished
+from . import ExerciseError, call, ok, require, student_raised, unfinished
 
 
 def _reference_padding(lengths: Sequence[int], batch_size: int, sort: bool) -> float:
@@ -67,12 +67,8 @@ def check_padding_share(fn: Callable[[Sequence[int], int, bool], float]) -> None
     for lengths, bs in cases:
         for sort in (False, True):
             want = _reference_padding(lengths, bs, sort)
-            try:
-                got = fn(list(lengths), bs, sort)
-            except Exception as exc:  # noqa: BLE001
-                require(not unfinished(exc), "The function is not written yet.")
-                raise student_raised(f"`padding_share_by_hand` (lengths {list(lengths)}, batch size {bs}, "
-                                     f"sort={sort})", exc) from exc
+            got = call(fn, list(lengths), bs, sort,
+                       what=f"`padding_share_by_hand` (lengths {list(lengths)}, batch size {bs}, sort={sort})")
             try:
                 got = float(got.item() if hasattr(got, "item") else got)
             except (TypeError, ValueError):
@@ -157,12 +153,8 @@ def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None
         lengths = [int(x) for x in rng.integers(2, 70, size=int(rng.integers(5, 60)))]
         cases.append((lengths, int(rng.integers(60, 400))))
     for lengths, budget in cases:
-        try:
-            got = fn(list(lengths), budget)
-        except Exception as exc:  # noqa: BLE001
-            if unfinished(exc):
-                raise ExerciseError("The function is not written yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`token_budget_batches` (lengths {list(lengths)}, max_tokens {budget})", exc) from exc
+        got = call(fn, list(lengths), budget,
+                   what=f"`token_budget_batches` (lengths {list(lengths)}, max_tokens {budget})")
         got = _as_batches(got)
         want = token_budget_truth(lengths, budget)
         if got != want:

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ExerciseError, ok, require, student_raised, two_items, unfinished
+from . import ExerciseError, call, ok, require, student_raised, two_items, unfinished
 from ...search import faiss_search, recall_at_k, semantic_search
 
 TOLERANCE = 1e-9
@@ -81,12 +81,8 @@ def check_top_k(top_k: Callable) -> None:
             "define it with `def` in the solution cell and run that cell first")
     queries, corpus = _top_k_case()
     for k in (1, 3, 10):
-        try:
-            result = top_k(queries.copy(), corpus.copy(), k)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`top_k` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`top_k` (queries {queries.shape}, corpus {corpus.shape}, k={k})", err) from err
+        result = call(top_k, queries.copy(), corpus.copy(), k,
+                      what=f"`top_k` (queries {queries.shape}, corpus {corpus.shape}, k={k})")
         scores, ids = (_as_array(x, w) for x, w in zip(two_items(result, "`top_k` returned",
                                                                   "return (scores, ids), each of shape (queries, k)"),
                                                         ("scores", "ids")))
@@ -156,12 +152,8 @@ def check_recall_at_k(my_recall: Callable) -> None:
             "Define it with `def` in the solution cell and run that cell first.")
     cases = _hidden_id_lists()
     for idx, (approx, exact, k) in enumerate(cases, start=1):
-        try:
-            got = my_recall(approx.copy(), exact.copy(), k)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`my_recall` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`my_recall` (hidden case {idx})", err) from err
+        got = call(my_recall, approx.copy(), exact.copy(), k,
+                   what=f"`my_recall` (hidden case {idx})")
         if hasattr(got, "item") and np.size(got) == 1:
             got = got.item()
         require(isinstance(got, (int, float)) and not isinstance(got, bool),
@@ -321,12 +313,8 @@ def check_mine_pairs(mine_pairs: Callable) -> None:
     emb = _mining_case()
     n = len(emb)
     for top in (1, 5, n * (n - 1) // 2):
-        try:
-            result = mine_pairs(emb.copy(), top)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`mine_pairs` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`mine_pairs` ({n} vectors, top={top})", err) from err
+        result = call(mine_pairs, emb.copy(), top,
+                      what=f"`mine_pairs` ({n} vectors, top={top})")
         got = _as_triples(result, f"top={top}: `mine_pairs`")
         require(len(got) == top, f"top={top}: `mine_pairs` returned {len(got)} pairs, expected {top}",
                 "return exactly `top` pairs (there are n·(n−1)/2 in all)")
@@ -548,12 +536,8 @@ def check_communities(communities: Callable) -> None:
     cases.append((_community_case(1203), 0.6, 5))
     for emb, threshold, min_size in cases:
         where = f"threshold={threshold}, min_size={min_size}"
-        try:
-            result = communities(emb.copy(), threshold, min_size)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`communities` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`communities` ({len(emb)} vectors, {where})", err) from err
+        result = call(communities, emb.copy(), threshold, min_size,
+                      what=f"`communities` ({len(emb)} vectors, {where})")
         got = _as_groups(result, f"{where}: `communities`")
         want = communities_truth(emb, threshold, min_size)
         if {frozenset(g) for g in got} != {frozenset(g) for g in want} or len(got) != len(want):
@@ -632,13 +616,8 @@ def check_purity(purity: Callable) -> None:
     require(callable(purity), f"`purity` must be a function (labels, clusters); got {type(purity).__name__}",
             "define it with `def` in the solution cell and run that cell first")
     for idx, (labels, clusters) in enumerate(_purity_cases(), start=1):
-        try:
-            got = purity(labels.copy(), clusters.copy())
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`purity` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`purity` (hidden case {idx}: {len(labels)} items, "
-                                 f"cluster ids {sorted(set(clusters.tolist()))})", err) from err
+        got = call(purity, labels.copy(), clusters.copy(),
+                   what=f"`purity` (hidden case {idx}: {len(labels)} items, " f"cluster ids {sorted(set(clusters.tolist()))})")
         if hasattr(got, "item") and np.size(got) == 1:
             got = got.item()
         require(isinstance(got, (int, float)) and not isinstance(got, bool),

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ...data import DataFormatError, STSPair
-from . import ExerciseError, ok, require, student_raised, two_items, unfinished
+from . import ExerciseError, call, ok, require, student_raised, two_items, unfinished
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
 # hidden groups but the FAQ one are three or five pairs, so groups added while they fit under the share,
@@ -71,12 +71,8 @@ def _sentences(pairs) -> set[str]:
 def _check_one(split_pairs: Callable, pairs: list[STSPair], share: float, seed: int) -> None:
     """One call of the student's split: every pair once, no shared sentence, test about ``share``."""
     where = f"test_share={share}, seed={seed}"
-    try:
-        result = split_pairs(list(pairs), share, seed)
-    except Exception as exc:  # noqa: BLE001
-        if unfinished(exc):
-            raise ExerciseError("`split_pairs` is not written yet (it raised NotImplementedError).") from None
-        raise student_raised(f"`split_pairs` ({where})", exc) from exc
+    result = call(split_pairs, list(pairs), share, seed,
+                  what=f"`split_pairs` ({where})")
     train, test = (list(x) for x in two_items(result, "`split_pairs` returned",
                                               "return (train, test): two lists of pairs"))
     require(train and test, f"{where}: one side is empty ({len(train)} train, {len(test)} test)",
