@@ -280,3 +280,17 @@ def test_no_hint_of_the_objective_check_names_the_one_line_answer(student):
         with pytest.raises(ExerciseError) as err:
             nb14.check_distillation_objective(objective(loss_fn), student)
         assert "mse_loss" not in str(err.value) and "MSELoss" not in str(err.value)
+
+
+@pytest.mark.parametrize("fn, check", [(f, "pca") for f in (pca(centre=False), pca(use_u=True), pca(last=True),
+                                                             pca(columns=True), pca(project_raw=True), pca(transpose=True))]
+                         + [(f, "projection") for f in (projection(zero_bias=True), projection(random_weight=True),
+                                                        projection(plain_components=True))])
+def test_no_hint_of_exercises_2_and_3_writes_the_formula(fn, check):
+    """Issue 29: the hints repeated the formula (`(table − mean) @ components.T`, `weight = components.T`,
+    `bias = mean`, `Vh[:width]`), an answer to copy."""
+    with pytest.raises(ExerciseError) as err:
+        (nb14.check_pca_word_pieces if check == "pca" else nb14.check_inverse_projection)(fn)
+    hint = str(err.value).split("Hint:", 1)[-1]
+    for formula in ("components.T", "@ components", "bias = mean", "Vh[:", "weight = "):
+        assert formula not in hint, (formula, hint)

@@ -190,25 +190,27 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
                                     "singular values largest first: keep the first width rows")
             if width < hidden and _same_up_to_sign(components, vh[:, :width].T):
                 raise ExerciseError("your directions are columns of Vh\nHint: torch.linalg.svd returns Vh = Vᵀ: the "
-                                    "directions are its rows, Vh[:width]")
-            raise ExerciseError("components are not the first principal directions of the table\nHint: centre the "
-                                "table, take its SVD, keep the first width rows of Vh")
+                                    "directions are its rows, not its columns")
+            raise ExerciseError("components are not the first principal directions of the table\nHint: PCA's "
+                                "directions are those of the largest spread of the centred table, one per row, "
+                                "largest first")
         if not _same_up_to_sign(reduced, want_reduced, dim_rows=False, atol=1e-3):
             u, s, _ = torch.linalg.svd(table - want_mean, full_matrices=False)
             if _same_up_to_sign(reduced, u[:, :width], dim_rows=False):
                 raise ExerciseError("reduced is U of the SVD: its columns have length 1, they lost each direction's "
-                                    "spread\nHint: project the centred table on the directions: (table − mean) @ "
-                                    "components.T (that is U·S, not U)")
+                                    "spread\nHint: project the centred table on your directions, so that each keeps "
+                                    "its spread")
             if _same_up_to_sign(reduced, table @ want_components.T, dim_rows=False):
                 raise ExerciseError("reduced is the table as it is, projected: not centred\nHint: subtract the mean "
                                     "word piece before projecting — the projection back adds it again")
             raise ExerciseError(f"reduced (shape {tuple(reduced.shape)}) is not the centred table projected on your "
-                                f"directions\nHint: (table − mean) @ components.T, shape ({vocab}, {width})")
+                                f"directions\nHint: each word piece, centred, then measured along each of your "
+                                f"directions: shape ({vocab}, {width})")
         signs = torch.sign((components * want_components).sum(dim=1))
         require(torch.allclose(reduced, (table - mean) @ components.T, atol=1e-3) or
                 torch.allclose(reduced * signs, want_reduced, atol=1e-3),
                 "reduced and components disagree on a direction's sign",
-                "compute reduced from the components you return: (table − mean) @ components.T")
+                "compute reduced from the components and the mean you return")
     ok("pca_word_pieces equals pca_word_embeddings: the centred table's first principal directions, the table "
        "projected on them, and the mean word piece")
 
@@ -246,11 +248,11 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
         require(torch.allclose(w, components.T, atol=1e-5),
                 "the weight is not the inverse of the PCA's projection"
                 + (" (it is components, not transposed)" if w.shape == components.shape else ""),
-                "the directions are orthonormal, so the inverse of x ↦ x @ components.T is r ↦ r @ components: a "
-                "Linear's weight is (out, in), so weight = components.T — copy it in (under torch.no_grad())")
+                "the directions are orthonormal, so going back multiplies by them again, the other way round; a "
+                "Linear computes r @ weight.T: which weight gives that? Copy it in under torch.no_grad()")
         if torch.allclose(b, torch.zeros_like(b), atol=1e-6) or not torch.allclose(b, mean, atol=1e-5):
             raise ExerciseError("the bias is not the mean word piece\nHint: the PCA took the mean away before "
-                                "projecting: the way back adds it again (bias = mean)")
+                                "projecting: the way back must add it again")
         require(got.weight.requires_grad and got.bias.requires_grad,
                 "the projection is frozen (requires_grad is False)", "distillation trains it: leave it trainable")
         if width == hidden:
