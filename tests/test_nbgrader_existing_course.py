@@ -3,6 +3,8 @@
 itself are rewritten, ``--overwrite`` replaces; ``--course-id`` is validated and written quoted."""
 from __future__ import annotations
 
+import os
+
 import ast
 
 import pytest
@@ -27,7 +29,13 @@ def _config_values(text: str) -> dict:
     """What nbgrader would read from a config file: run it with a real traitlets Config."""
     from traitlets.config import Config
     config = Config()
-    exec(compile(text, "nbgrader_config.py", "exec"), {"get_config": lambda: config, "__file__": "/x/nbgrader_config.py"})
+    saved = dict(os.environ)  # the config sets SBERTLIB_OUTPUT_DIR="sbertlib-runs" (relative): not for later tests
+    try:
+        exec(compile(text, "nbgrader_config.py", "exec"), {"get_config": lambda: config,
+                                                           "__file__": "/x/nbgrader_config.py"})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
     return config
 
 
