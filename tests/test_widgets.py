@@ -96,7 +96,7 @@ def test_model_comparer(tiny, tiny2):
     assert mc.scores == {} and "Type two" in mc.table.value
 
 
-def test_nb10_checks(tiny):
+def test_nb10_checks(tiny, capsys):
     from sbertlib.workbook.checks import ExerciseError, nb10
     from sbertlib.model.encoder import SentenceEncoder
     ref = SentenceEncoder.from_pretrained("minilm", device="cpu")
@@ -108,10 +108,13 @@ def test_nb10_checks(tiny):
     with pytest.raises(ExerciseError):
         nb10.check_paraphrase_without_overlap(..., "x", ref)
     nb10.check_higher_model("a", {"a": 0.9, "b": 0.1})
-    with pytest.raises(ExerciseError):
-        nb10.check_higher_model("b", {"a": 0.9, "b": 0.1})
+    nb10.check_higher_model("b", {"a": 0.9, "b": 0.1})  # a prediction that did not hold is told, not failed
+    out = capsys.readouterr().out
+    assert "your prediction held: 'a'" in out and "[prediction] 'a' gives this unrelated pair the highest" in out
     with pytest.raises(ExerciseError):
         nb10.check_higher_model(..., {"a": 0.9, "b": 0.1})
+    with pytest.raises(ExerciseError, match="one of the model names"):
+        nb10.check_higher_model("c", {"a": 0.9, "b": 0.1})
 
 
 def test_display_carries_live_widget_and_static_snapshot(tiny, tiny2):

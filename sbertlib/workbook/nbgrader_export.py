@@ -283,7 +283,8 @@ PROBES: dict[str, dict[str, str | None]] = {
             _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
             """,
     },
-    "10": {"a": None, "b": None},          # any paraphrase pair without shared words is right
+    "10": {"a": None, "b": None,           # any paraphrase pair without shared words is right
+           "answer": None},                # a prediction: any of the models is an answer
     "11": {
         "padding_share_by_hand": """
             _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]

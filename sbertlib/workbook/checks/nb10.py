@@ -96,13 +96,19 @@ def check_paraphrase_without_overlap(a: str, b: str, encoder, threshold: float =
 
 
 def check_higher_model(answer: str, scores: dict[str, float]) -> None:
-    """Pass when ``answer`` names the model that gave the higher score in ``scores``."""
+    """The warm-up's prediction: which model gives an unrelated pair the highest cosine. Any model name is an
+    answer (a prediction is not graded right or wrong); the check says whether it held, and why the winner
+    scores high. Anything but one of the model names is refused."""
     require(isinstance(answer, str) and answer in scores,
-            f"Answer with one of the model names: {list(scores)}.")
+            f"Answer with one of the model names: {list(scores)}.", "your prediction, before you look at the scores")
     best = max(scores, key=scores.get)
-    require(answer == best, f"{answer!r} scored {scores[answer]:.3f}, but another model scored higher.",
-            "Look at comparer.scores.")
-    ok(f"{answer!r} gives this unrelated pair the higher cosine ({scores[answer]:.3f})")
+    why = ("a high cosine for an unrelated pair means the model's vectors crowd into a narrow cone, whatever "
+           "the sentence says (anisotropy, notebook 01) — ranking can still work, absolute values mislead")
+    if answer == best:
+        ok(f"your prediction held: {answer!r} gives this unrelated pair the highest cosine ({scores[answer]:.3f}): {why}")
+    else:
+        print(f"[prediction] {best!r} gives this unrelated pair the highest cosine ({scores[best]:.3f}), not "
+              f"{answer!r} ({scores[answer]:.3f}): {why}")
 
 
 # ----------------------------------------------------------------------------- the explorer's measures
