@@ -149,6 +149,8 @@ def good_fit_and_score(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS,
 
 def split_slip(slip):
     def fit_and_score(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS, seed=0, dev=None):
+        if slip == "own seed":
+            seed = 0
         C = transfer.select_C(X_train, y_train, Cs, seed=seed, dev=None if slip == "dev ignored" else dev)
         C = {"C = 1": 1.0, "first C": Cs[0]}.get(slip, C)
         scale_on = np.vstack([X_train, X_test]) if slip == "scaler on all" else X_train
@@ -173,6 +175,7 @@ def test_fit_and_score_right(capsys):
     ("fraction", "a fraction"), ("scaler on all", "the scaler saw the test part"), ("no scaler", "standardise"),
     ("C on test", "peeks at the test labels"), ("C = 1", "C is not fixed"), ("first C", "not always the first"),
     ("dev ignored", "dev=dev"),
+    ("own seed", "must follow the `seed` argument"),  # the student trial: passed (every call used seed 0)
 ])
 def test_fit_and_score_wrong(slip, hint):
     with pytest.raises(ExerciseError, match=hint):
@@ -379,10 +382,12 @@ def test_table6_figures():
 
 
 # ============================================================================= 08: score_task
-def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=False):
+def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=False, own_seed=False):
     from dataclasses import replace
 
     def score_task(encoder, task, folds=10, seed=0):
+        if own_seed:
+            seed = 0
         if not task.splits or split_as_cv:
             flat = replace(task, splits={})
             return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, folds, seed)
@@ -404,6 +409,7 @@ def test_score_task_right(capsys):
     (dict(use_dev=False), "dev split"), (dict(split_as_cv=True), "every example of every split"),
     (dict(swapped=True), "swapped"),
     (dict(dev_merged=True), "train and dev together"),  # issue 29: passed before
+    (dict(own_seed=True), "must follow the `seed` argument"),  # the student trial: passed
 ])
 def test_score_task_wrong(mistake, hint):
     with pytest.raises(ExerciseError, match=hint):

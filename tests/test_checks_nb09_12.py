@@ -668,3 +668,12 @@ def test_a_function_that_raises_is_told_as_the_students_error_with_their_line(ch
     shown = "\n".join(err.value._render_traceback_())
     assert "In your code:" in shown and "test_checks_nb09_12.py" in shown
     assert "sbertlib/workbook/checks" not in shown
+
+
+def test_nb12_recall_out_of_the_distinct_ids_found_is_named():
+    """The student trial: dividing by the distinct ids of each list passed (no hidden case had -1 fillers)."""
+    def per_distinct(a, e, k):
+        return float(np.mean([len(set(x[:k].tolist()) & set(y[:k].tolist())) / max(1, len(set(x[:k].tolist())))
+                              for x, y in zip(a, e)]))
+    with pytest.raises(ExerciseError, match="divided by the number of distinct ids"):
+        nb12.check_recall_at_k(per_distinct)

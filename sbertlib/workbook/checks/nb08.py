@@ -392,6 +392,10 @@ def _split_cases() -> list[tuple[str, tuple, tuple]]:
     return cases
 
 
+SEED_MOVES_C = 12  # on the first hidden split, seed 12's inner folds choose another C than seed 0's
+SEED_MOVES_FOLDS = 1  # on the task without a split, seed 1's folds give another accuracy than seed 0's
+
+
 def check_fit_and_score(fit_and_score: Callable) -> None:
     """Check ``fit_and_score(X_train, y_train, X_test, y_test, Cs, seed, dev) -> accuracy ×100`` against
     :func:`fit_and_score_truth` on hidden splits, with and without a dev split; a wrong answer is told which
@@ -407,6 +411,16 @@ def check_fit_and_score(fit_and_score: Callable) -> None:
         got.append(_as_accuracy(value, name, "fit_and_score"))
         want.append(fit_and_score_truth(Xtr, ytr, Xte, yte, Cs, seed, dev))
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if abs(g - w) > 1e-6]
+    if not wrong:  # and with another seed, on a split where it changes the C chosen: the answer must follow it
+        name, (Xtr, ytr, Xte, yte), dev = _split_cases()[0]
+        other = _as_accuracy(call(fit_and_score, Xtr.copy(), ytr.copy(), Xte.copy(), yte.copy(), Cs, SEED_MOVES_C, dev,
+                                  what=f"fit_and_score on {name}, seed={SEED_MOVES_C}"), name, "fit_and_score")
+        if abs(other - fit_and_score_truth(Xtr, ytr, Xte, yte, Cs, SEED_MOVES_C, dev)) > 1e-6:
+            hint = ("that is what seed=0 gives: choosing C and the classifier must follow the `seed` argument"
+                    if abs(other - want[0]) <= 1e-6 else "pass `seed` on to transfer.select_C and the classifier")
+            raise ExerciseError(f"on {name} with seed={SEED_MOVES_C} fit_and_score gives {other:.2f}, SentEval's "
+                                f"classifier {fit_and_score_truth(Xtr, ytr, Xte, yte, Cs, SEED_MOVES_C, dev):.2f}\n"
+                                f"Hint: {hint}")
     if wrong:
         variants = [_split_variants(*parts, Cs, seed, dev) for _, parts, dev in _split_cases()]
         slip = next((s for s in SPLIT_HINTS if all(abs(g - v.get(s, w)) <= 1e-6 for g, v, w in zip(got, variants, want))
@@ -511,4 +525,14 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
             hint = "give the accuracy ×100"
         raise ExerciseError(f"score_task on {task.name} ({'splits ' + ', '.join(task.splits) if task.splits else 'no split'}) "
                             f"gives {got:.2f}, SentEval's protocol {want:.2f}\nHint: {hint}")
+    cv_task = _protocol_tasks()[0]  # and with another seed: the folds must follow it
+    got = _as_accuracy(call(score_task, encoder, cv_task, folds, SEED_MOVES_FOLDS,
+                            what=f"score_task on {cv_task.name}, seed={SEED_MOVES_FOLDS}"), cv_task.name, "score_task")
+    want = transfer.evaluate_task(encoder, cv_task, folds, SEED_MOVES_FOLDS)
+    if abs(got - want) > 1e-6:
+        same = abs(got - transfer.evaluate_task(encoder, cv_task, folds, 0)) <= 1e-6
+        raise ExerciseError(f"score_task on {cv_task.name} with seed={SEED_MOVES_FOLDS} gives {got:.2f}, SentEval's "
+                            f"protocol {want:.2f}\nHint: " + ("that is what seed=0 gives: the folds must follow the "
+                                                              "`seed` argument" if same else
+                                                              "pass `seed` on to the folds and the classifier"))
     ok("score_task picks SentEval's protocol for each kind of task (k-fold CV; train → test; C on dev)")
