@@ -202,6 +202,14 @@ def cv_slip(slip):
             return float(np.mean([good_fit_and_score(X[tr], y[tr], X[te], y[te], (once,), seed) for tr, te in splits]))
         if slip == "per fold":
             return [good_fit_and_score(X[tr], y[tr], X[te], y[te], Cs, seed) for tr, te in splits]
+        if slip == "swapped":
+            return float(np.mean([good_fit_and_score(X[te], y[te], X[tr], y[tr], Cs, seed) for tr, te in splits]))
+        if slip == "last fold skipped":
+            splits = splits[:-1]
+        if slip == "own Cs":
+            Cs = transfer.DEFAULT_CS
+        if slip == "own folds":
+            splits = transfer.kfold_indices(y, 10, seed)
         accuracy = float(np.mean([good_fit_and_score(X[tr], y[tr], X[te], y[te], Cs, seed) for tr, te in splits]))
         return accuracy / 100 if slip == "fraction" else accuracy
     return cv_accuracy
@@ -218,6 +226,9 @@ def test_cv_accuracy_right_and_equals_the_library(capsys):
     ("fraction", "a fraction"), ("C once on all", "chosen once, on all examples"),
     ("unstratified", "not stratified"), ("per fold", "return one number"),
     ("own seed", "must follow the `seed` argument"),  # issue 29: passed before (every call used seed 0)
+    # the student trial: rejected, but with the general recipe hint
+    ("swapped", "train and test are swapped"), ("last fold skipped", "one fold is missing"),
+    ("own Cs", "chosen from the Cs you are given"), ("own folds", "the `folds` argument"),
 ])
 def test_cv_accuracy_wrong(slip, hint):
     with pytest.raises(ExerciseError, match=hint):

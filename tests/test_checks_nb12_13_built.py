@@ -223,7 +223,8 @@ def test_nb12_purity_right_answer_passes(capsys):
     (purity_unweighted, "plain mean"),
     (purity_count, "count of items"),
     (lambda labels, clusters: purity(labels, np.zeros(len(labels))), "largest type overall"),
-    (purity_contiguous_ids, "expected"),
+    (purity_contiguous_ids, "cluster ids are labels, not positions"),    # the student trial: a general hint
+    (lambda labels, clusters: 100 * purity(labels, clusters), "a percentage"),
     (lambda labels, clusters: True, "one number"),
 ])
 def test_nb12_purity_wrong_answers_are_named(wrong, hint):

@@ -226,6 +226,13 @@ def _cv_variants(X: np.ndarray, y: np.ndarray, folds: int, seed: int, Cs) -> dic
         "C fixed at the first of Cs instead of chosen": mean_over(splits, lambda tr, te: Cs[0]),
         "folds that are not stratified by class": mean_over(list(KFold(folds, shuffle=True, random_state=seed).split(X)), inner),
         "folds cut in order, not shuffled with the seed": mean_over(list(KFold(folds).split(X)), inner),
+        "train and test swapped": float(np.mean([fit_score(X[te], y[te], X[tr], y[tr],
+                                                           transfer.select_C(X[te], y[te], Cs, seed=seed))
+                                                 for tr, te in splits])),
+        "the last fold skipped": mean_over(splits[:-1], inner),
+        "the Cs argument ignored": mean_over(splits, lambda tr, te: transfer.select_C(X[tr], y[tr], transfer.DEFAULT_CS,
+                                                                                      seed=seed)),
+        "the folds argument ignored": mean_over(transfer.kfold_indices(y, 10, seed), inner),
     }
     return out
 
@@ -244,6 +251,11 @@ CV_HINTS = {
     "folds that are not stratified by class": ("your folds are not stratified: use transfer.kfold_indices(y, folds, seed), which keeps each "
                      "class's share in every fold"),
     "folds cut in order, not shuffled with the seed": "use transfer.kfold_indices(y, folds, seed): stratified, shuffled folds with that seed",
+    "train and test swapped": ("train and test are swapped: each fold's training part is the other folds; the fold "
+                               "itself is held out and scored"),
+    "the last fold skipped": "one fold is missing from the mean: every fold is held out once",
+    "the Cs argument ignored": "C must be chosen from the Cs you are given, not from a list of your own",
+    "the folds argument ignored": "the number of folds is the `folds` argument, not a number of your own",
 }
 
 

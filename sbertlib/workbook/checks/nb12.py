@@ -612,7 +612,22 @@ def _purity_slips(labels: np.ndarray, clusters: np.ndarray) -> dict[str, float]:
             float(m.max(axis=0).sum()),
         "that is the share of the largest type overall, as if everything were one cluster: take the majority "
         "within each cluster": float(m.sum(axis=1).max() / n),
+        "that is a percentage: purity is a share between 0 and 1": float(100 * m.max(axis=0).sum() / n),
+        "you counted the clusters 0, 1, …, max id: cluster ids are labels, not positions — here some are negative "
+        "or skip numbers; group by the ids that occur": _purity_by_range(labels, clusters, int(np.max(clusters)) + 1),
+        "you counted the clusters 0, 1, …, k−1: cluster ids are labels, not positions — here some are negative "
+        "or skip numbers; group by the ids that occur": _purity_by_range(labels, clusters, len(np.unique(clusters))),
     }
+
+
+def _purity_by_range(labels: np.ndarray, clusters: np.ndarray, upto: int) -> float:
+    """Purity as a slip computes it when it takes the cluster ids to be 0, 1, …, ``upto`` − 1."""
+    total = 0
+    for c in range(max(upto, 0)):
+        members = labels[clusters == c]
+        if len(members):
+            total += max(np.unique(members, return_counts=True)[1])
+    return float(total / len(labels))
 
 
 def check_purity(purity: Callable) -> None:
