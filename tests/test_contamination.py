@@ -122,3 +122,10 @@ def test_notebook_14s_ladder_puts_each_row_beside_the_paper_row_that_saw_as_much
     for unfilled in (..., "about", None):  # the stub's `...`, a typo: the prediction is asked for, by its options
         with pytest.raises(ExerciseError, match="write your prediction before the ladder is measured"):
             figures.distillation_ladder(stsb, 1379, "offline", unfilled)
+
+
+def test_a_note_measures_a_training_set_no_run_recorded():
+    sets = {"toy": [pair("A man sings.", "A woman dances.")]}
+    assert c.note(["a man sings."], sets) == c.seen_note(c.contamination(["a man sings."], sets), ["toy"])
+    assert c.note(["a man sings."], sets).startswith("some sentences (up to 50% of toy's)")
+    assert c.note(["Unrelated."], sets) == "no sentence of these sets"

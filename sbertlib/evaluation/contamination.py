@@ -110,6 +110,12 @@ def contamination(training: Iterable | TrainingTexts, eval_sets: Mapping[str, Se
     return {name: texts.overlap(pairs).as_dict() for name, pairs in eval_sets.items()}
 
 
+def note(training: Iterable | TrainingTexts, eval_sets: Mapping[str, Sequence]) -> str:
+    """:func:`seen_note` of what ``training`` holds of ``eval_sets``, measured now: one table cell for a
+    training set that no run recorded (an ablation's pairs, a lesson's data against SentEval's tasks)."""
+    return seen_note(contamination(training, eval_sets), list(eval_sets))
+
+
 def evaluation_sets(names: Sequence[str] = ("stsb-dev", "stsb-test", "sts12", "sts13", "sts14", "sts15", "sts16",
                                             "sick-r"), data_dir=None) -> dict[str, list]:
     """The evaluation sets the notebooks report, each whole (contamination is measured on every

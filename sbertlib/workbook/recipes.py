@@ -13,9 +13,8 @@ what changed and trains again::
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from ..training.arguments import DEFAULT_SEED
+from ..util import settings_digest
 
 # How each objective picks its training data, beyond the profile's sizes. Change a rule's text when the
 # code that applies it changes: every run trained under the old rule is then retrained, not reused.
@@ -68,8 +67,8 @@ def _revision(name: str | None) -> str | None:
 
 
 def fingerprint(recipe: dict) -> str:
-    """16 hex digits that change whenever anything in ``recipe`` does."""
-    return hashlib.sha256(json.dumps(recipe, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    """16 hex digits that change whenever anything in ``recipe`` does (:func:`sbertlib.util.settings_digest`)."""
+    return settings_digest(recipe, 16)
 
 
 def _flat(d: dict, prefix: str = "") -> dict:

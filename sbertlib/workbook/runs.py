@@ -18,7 +18,6 @@ random encoder: notebook 03).
 """
 from __future__ import annotations
 
-import os
 import random
 import sys
 from pathlib import Path
@@ -73,7 +72,6 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
     trained, each such run in its own folder. ``retrain=True`` replaces an earlier run's folder.
     """
     from ..model.encoder import SentenceEncoder
-    from ..training import History
     folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
     final, hist_file = folder / "final", folder / "history.json"
     recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)

@@ -294,7 +294,6 @@ def check_cv_accuracy(cv_accuracy: Callable, X=None, y=None, folds: int = 10, se
     (:func:`cv_accuracy_truth`, the library's :func:`~sbertlib.evaluation.transfer.cross_val_accuracy`) on
     hidden tasks, then on the notebook's ``(X, y)`` if given (its value is returned). A wrong answer is
     told which slip gives the student's numbers on every hidden task."""
-    from . import student_raised, unfinished
     require(callable(cv_accuracy), f"pass your function itself, not {type(cv_accuracy).__name__}",
             "check_cv_accuracy(cv_accuracy, X, y)")
     cases = _cv_cases()
@@ -412,7 +411,6 @@ def check_fit_and_score(fit_and_score: Callable) -> None:
     """Check ``fit_and_score(X_train, y_train, X_test, y_test, Cs, seed, dev) -> accuracy ×100`` against
     :func:`fit_and_score_truth` on hidden splits, with and without a dev split; a wrong answer is told which
     slip gives the student's accuracies on every split."""
-    from . import student_raised, unfinished
     require(callable(fit_and_score), f"pass your function itself, not {type(fit_and_score).__name__}",
             "check_fit_and_score(fit_and_score)")
     Cs, seed = (0.001, 0.01, 0.1, 1.0), 0
@@ -505,7 +503,6 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
     from dataclasses import replace
 
     from ...evaluation import transfer
-    from . import student_raised, unfinished
     require(callable(score_task), f"pass your function itself, not {type(score_task).__name__}",
             "check_score_task(score_task)")
     encoder = _SignalEncoder()

@@ -160,7 +160,7 @@ def check_similarity(similarity) -> None:
     """Check ``similarity(a, b, measure) -> (n, m)`` for ``cosine``, ``dot``, ``euclidean`` and ``manhattan``
     (the distances negated: larger = more similar) against :func:`sbertlib.model.similarity.similarity_matrix`,
     on hidden float32 rows of very different lengths."""
-    from . import ExerciseError, student_raised, unfinished
+    from . import ExerciseError
     require(callable(similarity), f"pass your function itself, not {type(similarity).__name__}",
             "nb10.check_similarity(similarity) — no parentheses after the name")
     a, b = _measure_case()
