@@ -98,6 +98,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("nb04-offline-xeon-2026-11-25", "notebook 04 once notebook 03 had saved its NLI model, offline; "
                 "and opened alone (it trains that model first)",
                 ALONE.format(nb="04"), XEON_IDLE, "2026-11-25", {"total": 23, "opened alone": 74}),
+    Measurement("build-03-04-offline-epyc-2026-11-27",
+                "notebook 04 with its section 5 (what each model saw: every evaluation set measured against STSb "
+                "train and the NLI lesson), right after notebook 03 in one build, offline, empty output folder "
+                "(03's time is not recorded: other work ran beside it)",
+                "python -m sbertlib build --profile offline --only 03,04 --out /tmp/m04, empty SBERTLIB_OUTPUT_DIR",
+                EPYC, "2026-11-27", {"total": 26}),
     Measurement("nb05-offline-xeon-2026-11-25", "notebook 05 after notebook 03 (its NLI model and the student's "
                 "loop loaded), offline; and opened alone (the NLI stage trained first, the reference loop)",
                 ALONE.format(nb="05"), XEON_IDLE, "2026-11-25", {"total": 106, "opened alone": 164}),
