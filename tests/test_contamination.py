@@ -29,6 +29,7 @@ def test_shares_of_sentences_pairs_and_same_pairs():
     assert figures["pairs"] == pytest.approx(2 / 4) and figures["same_pairs"] == pytest.approx(1 / 4)
     assert c.contamination(["Unrelated."], {"toy": evaluation})["toy"]["sentences"] == 0.0
     assert "| toy | 62.5% of 8 | 50.0% of 4 | 25.0% |" in c.table({"toy": figures})
+    assert c.frame({"toy": figures}).loc["toy"].tolist() == ["62.5% of 8", "50.0% of 4", "25.0%"]
 
 
 def test_a_table_says_what_each_rows_training_saw_and_refuses_a_row_it_is_not_told(shared_data):
