@@ -131,15 +131,16 @@ def evaluation_sets(names: Sequence[str] = ("stsb-dev", "stsb-test", "sts12", "s
     return found
 
 
-def frame(figures: Mapping[str, Mapping]):
-    """:func:`table` as a pandas DataFrame (one row per evaluation set): what a notebook displays — it renders
-    as a table in JupyterLab and on the course site alike (a Markdown output does not on the site)."""
+def frame(figures: Mapping[str, Mapping], title: str = "evaluation set"):
+    """:func:`table` as a pandas DataFrame (one row per evaluation set, ``title`` over them): what a notebook
+    displays — it renders as a table in JupyterLab and on the course site alike (a Markdown output does not
+    on the site)."""
     from ..util import optional_import
     pd = optional_import("pandas", "workbook")
     rows = {name: {"sentences seen": f"{100 * f['sentences']:.1f}% of {f['eval_sentences']:,}",
                    "pairs with both seen": f"{100 * f['pairs']:.1f}% of {f['eval_pairs']:,}",
                    "same pairs": f"{100 * f['same_pairs']:.1f}%"} for name, f in figures.items()}
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("evaluation set")
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis(title)
 
 
 def table(figures: Mapping[str, Mapping]) -> str:
