@@ -6,7 +6,7 @@
 Every simulated student has a fresh output folder of their own (``SBERTLIB_OUTPUT_DIR``, a temporary
 folder), as on a shared JupyterHub server where each student trains their own runs, and works through
 the notebooks in course order in that folder, each notebook in a fresh kernel (executed headlessly with
-nbclient by :func:`sbertlib.workbook.notebooks.execute`, with the kernel environment ``make workbook``
+nbclient by :func:`sbertlib.workbook.publish.notebooks.execute`, with the kernel environment ``make workbook``
 gives). So a notebook that reuses a model an earlier one trained (``runs.trained_model``: train or
 load) loads it, as it would for a student who went in order.
 
@@ -98,7 +98,7 @@ def parse_notebooks(spec: str) -> list[str]:
 
 def notebook_paths(numbers: list[str], folder: Path | None = None) -> list[Path]:
     """The workbook's notebooks numbered ``numbers``, in that order; exits naming any that is missing."""
-    from sbertlib.workbook import notebooks
+    from sbertlib.workbook.publish import notebooks
     found = {p.name[:2]: p for p in notebooks.notebook_paths(*([folder] if folder else []))}
     missing = [n for n in numbers if n not in found]
     if missing:
@@ -107,7 +107,7 @@ def notebook_paths(numbers: list[str], folder: Path | None = None) -> list[Path]
 
 
 def kernel_env(profile_name: str, output_dir: Path, ipython_dir: str, threads: int | None = None) -> dict:
-    """The kernel environment ``sbertlib.workbook.build.build`` gives, with this student's output folder;
+    """The kernel environment ``sbertlib.workbook.publish.build.build`` gives, with this student's output folder;
     ``threads``: the kernel's torch (OpenMP, MKL) threads, as a spawner's ``OMP_NUM_THREADS`` sets them
     (default: torch's own choice, one per core)."""
     from sbertlib.workbook.profiles import DRY_RUN_ENV
@@ -255,8 +255,8 @@ def run_student(profile_name: str, numbers: list[str], output_dir: Path, interva
     """One student: the notebooks ``numbers`` in order, each in a fresh kernel, in ``output_dir`` (a fresh
     subfolder per notebook if ``cold``). Returns per-notebook seconds, errors and memory; ``start_at``
     (a ``time.time()``) makes concurrent students start at the same moment."""
-    from sbertlib.workbook import notebooks
-    from sbertlib.workbook.figalt import kernel_config_dir
+    from sbertlib.workbook.publish import notebooks
+    from sbertlib.workbook.publish.figalt import kernel_config_dir
 
     paths = notebook_paths(numbers, folder)
     sampler = KernelSampler(interval)

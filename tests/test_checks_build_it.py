@@ -9,7 +9,7 @@ from torch import nn
 
 from sbertlib import losses
 from sbertlib.model.encoder import SentenceEncoder
-from sbertlib.workbook.checks import ExerciseError, nb02
+from sbertlib.workbook.lessons import ExerciseError, nb02
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ import math  # noqa: E402
 
 from sbertlib import data  # noqa: E402
 from sbertlib.training import epoch_batches, make_optimizer  # noqa: E402
-from sbertlib.workbook.checks import nb03  # noqa: E402
+from sbertlib.workbook.lessons import nb03  # noqa: E402
 
 
 def make_loop(zero_grad=True, train_mode=True, clip=True, off_by_one=False, one_epoch_plan=False,

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 from sbertlib.model.similarity import cos_sim, similarity_matrix  # noqa: E402
 from sbertlib.model.word_average import AverageWordEmbeddings, averaged_by, simple_tokenize  # noqa: E402
 from sbertlib.workbook import intro, widgets  # noqa: E402
-from sbertlib.workbook.checks import ExerciseError, nb00, nb01, nb10  # noqa: E402
+from sbertlib.workbook.lessons import ExerciseError, nb00, nb01, nb10  # noqa: E402
 
 
 def not_done(*_args, **_kwargs):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from sbertlib.workbook.checks import ExerciseError, nb00, nb01, nb02
+from sbertlib.workbook.lessons import ExerciseError, nb00, nb01, nb02
 from test_checks_build_it import good_pool  # the one right pooling of the check tests
 
 
@@ -179,7 +179,7 @@ def test_nb02_concat_wrong(wrong, hint):
                                          (None, "returned None"), (NotImplemented, "NotImplemented"),
                                          (..., "Ellipsis")])
 def test_two_items_says_what_came_back(value, says):
-    from sbertlib.workbook.checks import ExerciseError, two_items
+    from sbertlib.workbook.lessons import ExerciseError, two_items
     with pytest.raises(ExerciseError, match=says) as err:
         two_items(value, "f() returned", "return (a, b)")
     assert "Hint: return (a, b)" in str(err.value)
@@ -262,12 +262,12 @@ def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_pat
     import nbformat
     from nbclient import NotebookClient
 
-    from sbertlib.workbook import notebooks
-    from sbertlib.workbook.checks import nb03
+    from sbertlib.workbook.publish import notebooks
+    from sbertlib.workbook.lessons import nb03
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
-        "import torch\nfrom sbertlib.workbook.checks import nb02",
+        "import torch\nfrom sbertlib.workbook.lessons import nb02",
         "def concat_features(u, v, parts):\n    t = {'u': u, 'v': v, '|u-v|': (u - v).abs(), 'u*v': u * v}\n"
         "    order = ['u', '|u-v|', 'v'] if tuple(parts) == ('u', 'v', '|u-v|') else parts\n"
         "    return torch.cat([t[p] for p in order], 1)\n"
@@ -279,7 +279,7 @@ def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_pat
                        config=notebooks.quiet_kernel_config(sockets),
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     source_lines = set()
-    for module in (nb02, nb03, __import__("sbertlib.workbook.checks", fromlist=["x"])):
+    for module in (nb02, nb03, __import__("sbertlib.workbook.lessons", fromlist=["x"])):
         source_lines |= {ln.strip() for ln in inspect.getsource(module).splitlines() if len(ln.strip()) > 12}
     for cell, says in ((nb.cells[1], "your blocks are (u, |u-v|, v)"), (nb.cells[2], "attention_mask (B, T) = (4, 7)")):
         (error,) = [o for o in cell.outputs if o.output_type == "error"]
@@ -289,14 +289,14 @@ def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_pat
         assert len(shown) < 15, shown
         leaked = [line for line in shown if line.strip() in source_lines]
         assert not leaked, leaked
-        assert not any("sbertlib/workbook/checks" in line for line in shown), shown
+        assert not any("sbertlib/workbook/lessons" in line for line in shown), shown
         assert not any("nn.Linear(3 * model.dim" in line for line in shown)
     pool_shown = "\n".join(nb.cells[2].outputs[-1].traceback)
     assert "In your code:" in pool_shown and "(t * mask).sum(1)" in pool_shown   # the student's own line
 
 
 def test_only_the_stubs_bare_not_implemented_error_means_not_written_yet():
-    from sbertlib.workbook.checks import unfinished
+    from sbertlib.workbook.lessons import unfinished
     assert unfinished(NotImplementedError())
     assert not unfinished(NotImplementedError('"bitwise_and_cpu" not implemented for \'Float\''))
     assert not unfinished(ValueError())

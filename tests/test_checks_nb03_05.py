@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from scipy.stats import pearsonr, rankdata
 
-from sbertlib.workbook.checks import ExerciseError, nb04, nb05
+from sbertlib.workbook.lessons import ExerciseError, nb04, nb05
 
 
 def _unfinished(*args):
@@ -323,7 +323,7 @@ import math  # noqa: E402
 
 from sbertlib import data, losses  # noqa: E402
 from sbertlib.training import epoch_batches, make_optimizer  # noqa: E402
-from sbertlib.workbook.checks import nb03  # noqa: E402
+from sbertlib.workbook.lessons import nb03  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -474,7 +474,7 @@ def test_nb03_a_loop_or_loss_that_raises_is_told_as_the_students_error(encoder, 
     with pytest.raises(ExerciseError, match="your train_loop raised") as err:
         nb03.check_train_loop(broken_loop, encoder, *nli_data)
     shown = "\n".join(err.value._render_traceback_())
-    assert "In your code:" in shown and "broken_loop" in shown and "checks/nb03.py" not in shown
+    assert "In your code:" in shown and "broken_loop" in shown and "lessons/nb03.py" not in shown
     with pytest.raises(ExerciseError, match=r"your loss_from_embeddings \(3 columns of shape \(6, 8\)\) raised"):
         nb03.check_mnrl(_mnrl(lambda a, c: a @ c), encoder)    # (6, 8) @ (12, 8): c not transposed
 

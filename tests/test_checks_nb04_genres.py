@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from sbertlib.workbook.checks import ExerciseError, nb04
+from sbertlib.workbook.lessons import ExerciseError, nb04
 
 
 def right(all_sources, worst_sources):

@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import pearsonr, spearmanr
 
 from sbertlib import evaluation, paper
-from sbertlib.workbook.checks import ExerciseError, nb05
+from sbertlib.workbook.lessons import ExerciseError, nb05
 
 
 def right(cosines, gold):

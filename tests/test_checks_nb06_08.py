@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from sbertlib import paper
-from sbertlib.workbook.checks import ExerciseError, nb06, nb07, nb08
+from sbertlib.workbook.lessons import ExerciseError, nb06, nb07, nb08
 
 
 def _d(x, y):

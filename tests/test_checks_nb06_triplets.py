@@ -6,7 +6,7 @@ import pytest
 from sbertlib import data
 from sbertlib.data import Triplet
 from sbertlib.workbook import profiles
-from sbertlib.workbook.checks import ExerciseError, nb06
+from sbertlib.workbook.lessons import ExerciseError, nb06
 from sbertlib.workbook.profiles import PROFILES
 
 

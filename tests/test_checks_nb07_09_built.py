@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
 from sbertlib.evaluation import ablation, transfer
-from sbertlib.workbook.checks import ExerciseError, nb07, nb08, nb09
+from sbertlib.workbook.lessons import ExerciseError, nb07, nb08, nb09
 
 matplotlib.use("Agg")
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from sbertlib import search
-from sbertlib.workbook.checks import ExerciseError, nb09, nb10, nb11, nb12
+from sbertlib.workbook.lessons import ExerciseError, nb09, nb10, nb11, nb12
 
 
 # ----------------------------------------------------------------------------- nb09: separation
@@ -667,7 +667,7 @@ def test_a_function_that_raises_is_told_as_the_students_error_with_their_line(ch
         check(fn)
     shown = "\n".join(err.value._render_traceback_())
     assert "In your code:" in shown and "test_checks_nb09_12.py" in shown
-    assert "sbertlib/workbook/checks" not in shown
+    assert "sbertlib/workbook/lessons" not in shown
 
 
 def test_nb12_recall_out_of_the_distinct_ids_found_is_named():

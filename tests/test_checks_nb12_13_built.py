@@ -9,7 +9,7 @@ import torch
 
 from sbertlib import data, search
 from sbertlib.workbook import applications
-from sbertlib.workbook.checks import ExerciseError, nb12, nb13
+from sbertlib.workbook.lessons import ExerciseError, nb12, nb13
 
 
 def _stub(*_args, **_kwargs):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sbertlib import data
-from sbertlib.workbook.checks import ExerciseError, nb13
+from sbertlib.workbook.lessons import ExerciseError, nb13
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "13_your_own_data.ipynb"
 
@@ -137,4 +137,4 @@ def test_a_split_that_raises_is_told_as_the_students_error():
     with pytest.raises(ExerciseError, match=r"`split_pairs` \(test_share=0.2, seed=7\) raised AttributeError") as err:
         nb13.check_split(split)
     shown = "\n".join(err.value._render_traceback_())
-    assert "In your code:" in shown and "sentence3" in shown and "checks/nb13.py" not in shown
+    assert "In your code:" in shown and "sentence3" in shown and "lessons/nb13.py" not in shown

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from sbertlib import losses
-from sbertlib.workbook.checks import ExerciseError, nb14
+from sbertlib.workbook.lessons import ExerciseError, nb14
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "14_distillation.ipynb"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from sbertlib.workbook.checks import ExerciseError, call, nb00, nb01
+from sbertlib.workbook.lessons import ExerciseError, call, nb00, nb01
 
 IN_PLACE = "changed its first argument .* in place"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sbertlib.workbook import colab, notebooks
+from sbertlib.workbook import colab
+from sbertlib.workbook.publish import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 

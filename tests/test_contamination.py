@@ -112,7 +112,7 @@ def test_notebook_14s_distillation_set_holds_no_evaluation_sentence(shared_data)
 
 def test_notebook_14s_ladder_puts_each_row_beside_the_paper_row_that_saw_as_much_and_wants_a_prediction():
     from sbertlib.workbook import figures
-    from sbertlib.workbook.checks import ExerciseError
+    from sbertlib.workbook.lessons import ExerciseError
     stsb = dict(zip("abcdef", (44.0, 70.0, 44.5, 74.4, 77.3, 82.0)))
     table, lines = figures.distillation_ladder(stsb, 1379, "offline", "about the random start")
     assert list(table.index[-2:]) == ["paper: SBERT-NLI-base (Table 2; no STS labels)",

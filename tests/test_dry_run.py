@@ -10,9 +10,9 @@ import pytest
 
 from sbertlib.data import NLIPair, Triplet
 from sbertlib.model import architectures, backbones
-from sbertlib.workbook import build as workbook_build
+from sbertlib.workbook.publish import build as workbook_build
 from sbertlib.workbook import profiles, runs
-from sbertlib.workbook.notebooks import RunResult
+from sbertlib.workbook.publish.notebooks import RunResult
 from sbertlib.workbook.profiles import PROFILES, get_profile, load_nli_train
 
 
@@ -125,9 +125,9 @@ def test_build_passes_the_dry_run_to_the_kernels_and_labels_the_index(tmp_path, 
         import nbformat
         return nbformat.v4.new_notebook(), RunResult(path, 1.5, None, ["a headline"])
     monkeypatch.setattr(workbook_build.notebooks, "execute", execute)
-    monkeypatch.setattr("sbertlib.workbook.site.build_site", lambda *a, **k: tmp_path / "site" / "index.html")
+    monkeypatch.setattr("sbertlib.workbook.publish.site.build_site", lambda *a, **k: tmp_path / "site" / "index.html")
     from sbertlib.cli import build as cli_build
-    monkeypatch.setattr("sbertlib.workbook.build.data_ready", lambda: True)
+    monkeypatch.setattr("sbertlib.workbook.publish.build.data_ready", lambda: True)
     assert cli_build.main(["--out", str(tmp_path), "--profile", "laptop", "--dry-run", "--only", "00"]) == 0
     assert seen[0][profiles.DRY_RUN_ENV] == "1" and seen[0][profiles.PROFILE_ENV] == "laptop"
     index = json.loads((tmp_path / "index.json").read_text())

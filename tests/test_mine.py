@@ -237,7 +237,7 @@ def test_the_reference_loop_is_fit():
 # ----------------------------------------------------------------------------- two notebooks, two kernels
 def test_kept_in_one_notebooks_kernel_loaded_in_anothers(tmp_path, output_dir):
     pytest.importorskip("nbclient")
-    from sbertlib.workbook import notebooks
+    from sbertlib.workbook.publish import notebooks
     cell = nbformat.v4.new_code_cell
     first = nbformat.v4.new_notebook(cells=[
         cell("import torch\nimport torch.nn.functional as F\nfrom sbertlib import losses\nfrom sbertlib.workbook import mine"),

@@ -25,9 +25,9 @@ import torch
 
 from sbertlib import config
 from sbertlib.cli import student as student_cli
-from sbertlib.workbook import nbgrader_export as ne
-from sbertlib.workbook.checks import ExerciseError
-from sbertlib.workbook.notebooks import NOTEBOOK_DIR, notebook_paths, student_copy, tags
+from sbertlib.workbook.publish import nbgrader_export as ne
+from sbertlib.workbook.lessons import ExerciseError
+from sbertlib.workbook.publish.notebooks import NOTEBOOK_DIR, notebook_paths, student_copy, tags
 
 pytest.importorskip("nbgrader")
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions  # noqa: E402
@@ -184,7 +184,7 @@ def test_command_line_forms(tmp_path, capsys):
 
 TINY = [
     ("markdown", "# A tiny exercise\n\n## Learning goals\n\nDouble a list.", {}),
-    ("code", "from sbertlib.workbook.checks import ExerciseError\n\n"
+    ("code", "from sbertlib.workbook.lessons import ExerciseError\n\n"
              "def check_double(f):\n"
              "    if f([1, 2]) != [2, 4]:\n"
              "        raise ExerciseError('double([1, 2]) should be [2, 4]\\nHint: multiply each item')\n"
@@ -279,7 +279,7 @@ def _scores(course: Path) -> dict[str, dict[str, float]]:
 
 def _wrong_pool_message() -> str:
     """What the check says about the mask-less mean, asked directly (the wording may change)."""
-    from sbertlib.workbook.checks import nb02
+    from sbertlib.workbook.lessons import nb02
     lecturer = nbformat.read(NOTEBOOK_DIR / f"{NB02}.ipynb", as_version=4)
     source = next(c.source for c in lecturer.cells if "solution" in tags(c) and "def pool" in c.source)
     namespace = {"torch": torch}

@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from sbertlib.cli import student as student_cli
-from sbertlib.workbook import nbgrader_export as ne
+from sbertlib.workbook.publish import nbgrader_export as ne
 
 pytest.importorskip("nbgrader")
 

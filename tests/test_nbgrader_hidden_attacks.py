@@ -7,7 +7,7 @@ test that trusts the notebook: a float subclass whose ``__eq__`` is always true,
 ``isinstance``, ``type``, ``len``, ``next``, ``float``, ``AssertionError``), names rebound from inside
 the probe. Fast tests exec the generated hidden test after the attacker's code (builtins patched in a
 namespace of their own, so pytest keeps the real ones); ``-m slow`` does the same under real
-``nbgrader autograde``. The threat model: the module docstring of ``sbertlib.workbook.nbgrader_export``.
+``nbgrader autograde``. The threat model: the module docstring of ``sbertlib.workbook.publish.nbgrader_export``.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import types
 import nbformat
 import pytest
 
-from sbertlib.workbook import nbgrader_export as ne
+from sbertlib.workbook.publish import nbgrader_export as ne
 
 PROBE = "_result = [double([1.5, -2]), double([])]"
 STORED = [[3.0, -4], []]

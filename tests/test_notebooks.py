@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sbertlib.workbook import notebooks
+from sbertlib.workbook.publish import notebooks
 
 # Executed copies (with nbclient's per-cell timings in each cell's metadata) for when a run is slow or fails.
 ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "notebooks"

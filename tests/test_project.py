@@ -11,7 +11,7 @@ import nbformat
 import pytest
 import yaml
 
-from sbertlib.workbook import notebooks
+from sbertlib.workbook.publish import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 

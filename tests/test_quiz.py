@@ -9,7 +9,8 @@ import re
 import nbformat
 import pytest
 
-from sbertlib.workbook import notebooks, quiz
+from sbertlib.workbook.publish import notebooks
+from sbertlib.workbook import quiz
 from sbertlib.workbook.quiz import Choice, Number
 
 QUESTIONS = quiz.bank()

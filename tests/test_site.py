@@ -29,7 +29,7 @@ import pytest
 
 from test_browser import ARTIFACTS, chromium_page
 
-from sbertlib.workbook import site, site_pages
+from sbertlib.workbook.publish import site, site_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 HASH = "ab" * 32  # a sha256-named image, as myst-nb writes it
@@ -108,7 +108,7 @@ def test_figure_alt_names_titles_and_axes():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from sbertlib.workbook.figalt import figure_alt
+    from sbertlib.workbook.publish.figalt import figure_alt
     fig, (a, b, empty) = plt.subplots(1, 3)
     fig.suptitle("STSb test, gold vs cosine")
     a.set_title("NLI only (Spearman $46.76$)")
@@ -121,12 +121,12 @@ def test_figure_alt_names_titles_and_axes():
 
 
 def test_a_kernel_records_each_figures_titles_as_its_alt_text(tmp_path):
-    """The build's kernels load sbertlib.workbook.figalt (IPYTHONDIR): every figure output carries
+    """The build's kernels load sbertlib.workbook.publish.figalt (IPYTHONDIR): every figure output carries
     ``{"image/png": {"alt": ...}}``, also a figure shown by the cell that first imports pyplot."""
     from nbformat.v4 import new_code_cell, new_notebook
 
-    from sbertlib.workbook import notebooks
-    from sbertlib.workbook.figalt import kernel_config_dir
+    from sbertlib.workbook.publish import notebooks
+    from sbertlib.workbook.publish.figalt import kernel_config_dir
     path = tmp_path / "figs.ipynb"
     nbformat.write(new_notebook(cells=[
         new_code_cell("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.set_title('loss by step')"),
@@ -247,7 +247,7 @@ def test_licence_page_cites_the_paper():
 
 @pytest.fixture(scope="module")
 def served_site(shared_data, tmp_path_factory):
-    from sbertlib.workbook.build import build
+    from sbertlib.workbook.publish.build import build
     from sbertlib.workbook.profiles import get_profile
     out = tmp_path_factory.mktemp("build")
     old = os.environ.get("SBERTLIB_DATA_DIR")

@@ -99,7 +99,7 @@ def test_speedlab_widget(tiny):
 
 
 def test_nb11_checks():
-    from sbertlib.workbook.checks import ExerciseError, nb11
+    from sbertlib.workbook.lessons import ExerciseError, nb11
 
     def right(lengths, bs, sort):
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))

@@ -97,7 +97,7 @@ def test_model_comparer(tiny, tiny2):
 
 
 def test_nb10_checks(tiny, capsys):
-    from sbertlib.workbook.checks import ExerciseError, nb10
+    from sbertlib.workbook.lessons import ExerciseError, nb10
     from sbertlib.model.encoder import SentenceEncoder
     ref = SentenceEncoder.from_pretrained("minilm", device="cpu")
     assert nb10.check_paraphrase_without_overlap("The kid is laughing.", "A child giggles.", ref) > 0.6

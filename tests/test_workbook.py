@@ -4,7 +4,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from sbertlib.workbook import build as workbook
+from sbertlib.workbook.publish import build as workbook
 
 VIEW = workbook.WIDGET_VIEW
 
@@ -46,8 +46,8 @@ def test_site_chapter_shows_the_snapshot_and_loads_nothing_from_the_internet(tmp
     import re
     from pathlib import Path
 
-    from sbertlib.workbook import site
-    from sbertlib.workbook.notebooks import RunResult
+    from sbertlib.workbook.publish import site
+    from sbertlib.workbook.publish.notebooks import RunResult
     nb = _nb([_widget_output("m1", "<p>SNAPSHOT-HEATMAP</p>")])
     nb.cells.insert(0, nbformat.v4.new_markdown_cell("# 10 · A widget chapter\n\nThe cosine $\\cos(u, v)$."))
     executed = tmp_path / "10_widgets.ipynb"
@@ -73,7 +73,7 @@ def test_kernel_sees_a_relative_data_dir_as_the_launcher_meant_it(tmp_path, monk
     folder, so the runner must hand it the absolute path."""
     from nbformat.v4 import new_notebook
 
-    from sbertlib.workbook import notebooks
+    from sbertlib.workbook.publish import notebooks
     folder = tmp_path / "nbs"
     folder.mkdir()
     path = folder / "probe.ipynb"
@@ -93,7 +93,7 @@ def test_a_notebook_runs_in_a_local_kernel_that_prints_no_tcp_warning(tmp_path, 
     import zmq
     from nbformat.v4 import new_notebook
 
-    from sbertlib.workbook import notebooks
+    from sbertlib.workbook.publish import notebooks
     path = tmp_path / "probe.ipynb"
     nbformat.write(new_notebook(cells=[new_code_cell(
         "import json, ipykernel.connect\ninfo = json.loads(ipykernel.connect.get_connection_info())\n"
@@ -134,7 +134,7 @@ def test_index_opens_the_site_and_lists_runtime_status_headlines_and_machine(tmp
     import json
     from pathlib import Path
 
-    from sbertlib.workbook.notebooks import RunResult
+    from sbertlib.workbook.publish.notebooks import RunResult
     results = [RunResult(Path("00_tour.ipynb"), 12.4, None, ["STSb 82.03 <minilm>"]),
                RunResult(Path("01_base.ipynb"), 3.0, "DataNotFoundError: x", [])]
     page = workbook.write_index(results, "offline", tmp_path, workbook.machine_line()).read_text()
@@ -150,7 +150,7 @@ def test_the_student_writes_a_fifth_of_the_notebooks_code():
     notebook is left a read-and-run notebook (each at least 12%)."""
     import nbformat
 
-    from sbertlib.workbook import notebooks as nbs
+    from sbertlib.workbook.publish import notebooks as nbs
     counts = {p.name: nbs.code_lines(nbformat.read(p, as_version=4)) for p in nbs.notebook_paths()}
     student, total = (sum(c[i] for c in counts.values()) for i in (0, 1))
     assert student / total >= 0.20, f"{student} of {total} code lines are the student's"

@@ -22,7 +22,7 @@ from .common import command, parser
 
 @command("build")
 def main(argv: list[str] | None = None) -> int:
-    from ..workbook.build import build, data_ready
+    from ..workbook.publish.build import build, data_ready
     from ..workbook.profiles import get_profile
     ap = parser("build", __doc__)
     ap.add_argument("--out", default="build", help="where the executed notebooks and the site go (default build)")

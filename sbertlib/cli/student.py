@@ -29,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 
-from ..workbook.notebooks import NOTEBOOK_DIR, notebook_paths, student_copy
+from ..workbook.publish.notebooks import NOTEBOOK_DIR, notebook_paths, student_copy
 from .common import command, parser
 
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         src, dest = args.source or NOTEBOOK_DIR, Path(args.nbgrader)
 
     if args.nbgrader is not None and args.course_id is not None:
-        from ..workbook.nbgrader_export import check_course_id
+        from ..workbook.publish.nbgrader_export import check_course_id
         check_course_id(args.course_id)   # a bad id: one line naming it, exit 2 (before any notebook runs)
     paths = [p for p in notebook_paths(src) if not args.only or p.name[:2] in args.only]
     if not paths:

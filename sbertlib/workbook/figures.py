@@ -343,7 +343,7 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: s
     and its verdict lines. The distilled-only student saw no STS label and no evaluation sentence: its row
     is SBERT-NLI-base (Table 2, "not trained for STS"); once trained on STSb train, SBERT-NLI-STSb-base."""
     from .. import paper
-    from .checks import ExerciseError
+    from .lessons import ExerciseError
     if predicted not in PCA_PREDICTIONS:
         raise ExerciseError(f"predict_pca_start is {predicted!r}: write your prediction before the ladder is measured — "
                             f"one of {', '.join(map(repr, PCA_PREDICTIONS))} (any of them is an answer)")

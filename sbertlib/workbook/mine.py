@@ -49,12 +49,12 @@ MARKER = "# sbertlib-mine: "
 REFERENCES: dict[str, tuple[str, str]] = {
     "train_loop": ("03", "sbertlib.workbook.mine.fit_loop"),
     "MNRL": ("03", "sbertlib.losses.MultipleNegativesRankingLoss"),
-    "spearman": ("04", "sbertlib.workbook.checks.nb04.spearman_truth"),
-    "sts_evaluate": ("04", "sbertlib.workbook.checks.nb04.sts_evaluate_truth"),
-    "regression_loss": ("05", "sbertlib.workbook.checks.nb05.regression_loss_truth"),
-    "RegressionObjective": ("05", "sbertlib.workbook.checks.nb05.ReferenceRegressionObjective"),
-    "triplet_distances": ("06", "sbertlib.workbook.checks.nb06.triplet_distances_truth"),
-    "triplet_loss": ("06", "sbertlib.workbook.checks.nb06.reference_triplet_loss"),
+    "spearman": ("04", "sbertlib.workbook.lessons.nb04.spearman_truth"),
+    "sts_evaluate": ("04", "sbertlib.workbook.lessons.nb04.sts_evaluate_truth"),
+    "regression_loss": ("05", "sbertlib.workbook.lessons.nb05.regression_loss_truth"),
+    "RegressionObjective": ("05", "sbertlib.workbook.lessons.nb05.ReferenceRegressionObjective"),
+    "triplet_distances": ("06", "sbertlib.workbook.lessons.nb06.triplet_distances_truth"),
+    "triplet_loss": ("06", "sbertlib.workbook.lessons.nb06.reference_triplet_loss"),
     "TripletObjective": ("06", "sbertlib.losses.TripletLoss"),
 }
 

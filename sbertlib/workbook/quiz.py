@@ -24,7 +24,7 @@ Ids: ``"NN.q"`` is question *q* of notebook *NN*; a question with several checks
 Where the answers are: in :mod:`sbertlib.workbook.quiz_bank`, installed with ``sbertlib``. The
 student copies (``python -m sbertlib student``) hold no right answer as text — their question
 cells hold the question and a ``quiz.ask`` call — but a determined student can read the answers in
-the installed package, as they can read the checks' reference code (:mod:`sbertlib.workbook.checks`).
+the installed package, as they can read the checks' reference code (:mod:`sbertlib.workbook.lessons`).
 The self-checks are for learning, not for grading; the lecturer's copy and the course site keep the
 written answers (the cell tagged ``answers``).
 """

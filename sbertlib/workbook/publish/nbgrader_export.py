@@ -91,7 +91,7 @@ from pathlib import Path
 import nbformat
 
 from .notebooks import DEFAULT_STUB, NOTEBOOK_DIR, execute, notebook_paths, strip_outputs, tags
-from ..errors import MissingPath, SettingError
+from ...errors import MissingPath, SettingError
 
 COURSE_ID = "sbert-workbook"
 GRADING_PROFILE = "smoke"
@@ -901,7 +901,7 @@ replaced builtin, or its own helpers rebound while it runs all fail it. What it 
 nothing sharing the kernel with the student's code can: code that reaches into the interpreter or
 the kernel (`sys._getframe`, `gc`, `ctypes`, `get_ipython()`), or that reads the stored values from
 `source/` on disk while it is graded. Such code is plain to see in the answer cell; read the answer
-cells of a submission that scores full marks with imports like those (the `sbertlib.workbook.nbgrader_export`
+cells of a submission that scores full marks with imports like those (the `sbertlib.workbook.publish.nbgrader_export`
 docstring has the whole threat model).
 """ if hidden_tests else f"""
 ## Hidden tests
@@ -960,7 +960,7 @@ Everything a student installs is readable, and none of it hides an answer:
 
 * `sbertlib` implements every exercise: pooling, the classification head, the losses, the training
   loop (`sbertlib.training.fit`), Spearman, search. That is what the checks compare against.
-* the checks (`sbertlib/workbook/checks/nbNN.py`) compute the expected result with that reference
+* the checks (`sbertlib/workbook/lessons/nbNN.py`) compute the expected result with that reference
   code, and their hints name the usual mistakes;
 * the workbook's lecturer notebooks, with solutions, are public (the repository's `notebooks/` and
   the course site), and so is the code that writes this folder (the hidden tests' inputs, not

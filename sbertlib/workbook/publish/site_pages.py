@@ -6,10 +6,10 @@ is made up here:
 * the **syllabus**'s minutes per notebook are the build's measured runtimes (``index.json``), with the
   profile and machine that measured them; a notebook the build did not run says so;
 * the **instructor notes** list, per notebook, its learning goals and sections with figures (what
-  to demo), the mistakes its checks recognise (read from ``sbertlib/workbook/checks/nbNN.py``: the
+  to demo), the mistakes its checks recognise (read from ``sbertlib/workbook/lessons/nbNN.py``: the
   messages of its ``require`` calls, its ``ExerciseError``\\ s and its catalogues of named mistakes —
   :func:`check_mistakes`) and its own questions as discussion prompts;
-* the **student download** is a zip of :func:`sbertlib.workbook.notebooks.student_copy` of every
+* the **student download** is a zip of :func:`sbertlib.workbook.publish.notebooks.student_copy` of every
   notebook (solutions replaced by their stubs, answers left out, no outputs);
 * the **licence** page: code MIT (``LICENSE``), notebook text CC BY 4.0, and how to cite the paper
   and the workbook.
@@ -27,10 +27,11 @@ from typing import Iterable, Sequence
 
 import nbformat
 
-from . import colab, notebooks
+from .. import colab
+from . import notebooks
 
-ROOT = Path(__file__).resolve().parents[2]
-CHECKS_DIR = Path(__file__).resolve().parent / "checks"
+ROOT = Path(__file__).resolve().parents[3]
+CHECKS_DIR = Path(__file__).resolve().parents[1] / "lessons"
 STUDENT_ZIP = "sbert-workbook-student.zip"
 
 PAPER_TITLE = "Sentence-BERT: Sentence Embeddings using Siamese BERT-Networks"
@@ -240,7 +241,7 @@ def _tidy(message: str) -> str | None:
 
 def check_mistakes(number: str, checks_dir: Path = CHECKS_DIR) -> dict[str, list[str]]:
     """``{check function: [the mistakes it names, …]}`` for notebook ``number``, read from the source of
-    ``checks/nbNN.py`` (never run). A message in a helper is listed under each public ``check_…``
+    ``lessons/nbNN.py`` (never run). A message in a helper is listed under each public ``check_…``
     that reaches the helper; values computed at run time show as "…"."""
     path = Path(checks_dir) / f"nb{number}.py"
     if not path.is_file():
@@ -335,7 +336,7 @@ def instructor_notes_page(chapters: Sequence[Chapter]) -> str:
     lines = ["# Instructor notes", "",
              "Per notebook: what to demo, the exercises, **where students stumble** — the mistakes that "
              "notebook's checks recognise and answer with a hint, read from the checks' source "
-             "(`sbertlib/workbook/checks/nbNN.py`; \"…\" stands for a value filled in at run time) — and "
+             "(`sbertlib/workbook/lessons/nbNN.py`; \"…\" stands for a value filled in at run time) — and "
              "the notebook's own questions as discussion prompts (their answers are in the chapter). "
              "The measured minutes come from this build's `index.json`.", ""]
     for c in chapters:
@@ -376,7 +377,7 @@ def instructor_notes_page(chapters: Sequence[Chapter]) -> str:
 
 
 def student_zip(notebook_paths: Iterable[Path], dest: Path) -> list[str]:
-    """A zip of the student copies (:func:`~sbertlib.workbook.notebooks.student_copy`) of the notebooks,
+    """A zip of the student copies (:func:`~sbertlib.workbook.publish.notebooks.student_copy`) of the notebooks,
     under ``sbert-workbook-student/``, with a README; returns the notebook names in it."""
     names = []
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -418,7 +419,7 @@ def downloads_page(names: Sequence[str]) -> str:
 {{download}}`Download the student copies (zip) <downloads/{STUDENT_ZIP}>` — {len(names)} notebooks.
 
 Each is the chapter's notebook as a student starts it (made by
-`sbertlib.workbook.notebooks.student_copy`, the same as `make student`): every exercise's answer
+`sbertlib.workbook.publish.notebooks.student_copy`, the same as `make student`): every exercise's answer
 replaced by its stub, the questionnaire's answers left out, no outputs. Write your answer in the stub
 and run the check cell under it.
 

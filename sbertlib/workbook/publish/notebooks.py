@@ -17,9 +17,9 @@ from pathlib import Path
 
 import nbformat
 
-from .. import config
+from ... import config
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOK_DIR = Path(__file__).resolve().parents[3] / "notebooks"
 DEFAULT_STUB = "# YOUR CODE HERE — then run the check cell below\nraise NotImplementedError('exercise not done yet')\n"
 
 
@@ -72,7 +72,7 @@ SELF_CHECK_NOTE = ("*Each question has a self-check cell below it: run it, pick 
 def _self_check_cells(cells: list) -> list:
     """``cells`` with the questionnaire (a ``## Questions`` cell, then the ``quiz`` cell asking for the
     whole notebook) split into one markdown cell and one ``quiz.ask`` cell per question."""
-    from . import quiz
+    from .. import quiz
 
     for i, cell in enumerate(cells[:-1]):
         nxt = cells[i + 1]

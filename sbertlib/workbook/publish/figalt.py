@@ -4,7 +4,7 @@ A figure reaches a notebook as a PNG: its titles and axis labels are pixels. Loa
 that runs a notebook for the course site (``make workbook`` loads it as an IPython extension), this
 module wraps IPython's PNG formatter for matplotlib figures so that each figure's output also carries
 ``{"image/png": {"alt": "..."}}`` in its metadata — the figure's title, its panels' titles and axis
-labels — which :mod:`sbertlib.workbook.site` writes as the ``alt`` of the figure's ``<img>``.
+labels — which :mod:`sbertlib.workbook.publish.site` writes as the ``alt`` of the figure's ``<img>``.
 
     figure_alt(fig)   # 'STSb test, gold vs cosine. Panels: NLI only (x: gold similarity; y: …); …'
 
@@ -73,7 +73,7 @@ def _wrap_png_formatter(shell) -> None:
 
 
 def load_ipython_extension(shell) -> None:
-    """``%load_ext sbertlib.workbook.figalt``: from now on every figure's PNG output carries its alt text."""
+    """``%load_ext sbertlib.workbook.publish.figalt``: from now on every figure's PNG output carries its alt text."""
     def hook(*_):
         try:
             _wrap_png_formatter(shell)
@@ -90,5 +90,5 @@ def kernel_config_dir(folder) -> str:
     profile = Path(folder) / "profile_default"
     profile.mkdir(parents=True, exist_ok=True)
     (profile / "ipython_kernel_config.py").write_text(
-        "c.InteractiveShellApp.extensions = ['sbertlib.workbook.figalt']\n", encoding="utf-8")
+        "c.InteractiveShellApp.extensions = ['sbertlib.workbook.publish.figalt']\n", encoding="utf-8")
     return str(Path(folder).resolve())

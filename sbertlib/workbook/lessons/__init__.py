@@ -1,6 +1,6 @@
 """Self-checks for the notebooks' exercises.
 
-Each notebook has its own module (``sbertlib.workbook.checks.nb01`` …). A check prints ``[OK] …`` when the
+Each notebook has its own module (``sbertlib.workbook.lessons.nb01`` …). A check prints ``[OK] …`` when the
 answer is right and raises :class:`ExerciseError` with a hint when it is not — so a wrong answer
 stops the notebook at the exercise instead of letting it run on with a silent mistake.
 

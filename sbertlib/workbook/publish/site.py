@@ -9,10 +9,10 @@ Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to lea
 extensions that would reach the internet (thebe, which also declares its script twice, and comments).
 What the pages would still fetch is replaced: MathJax comes from a local copy (MathJax 2.7, packaged on
 PyPI as ``jupyter-server-mathjax``) and the ipywidgets manager is not loaded at all — widgets show their
-static snapshots (:func:`sbertlib.workbook.build.static_copy`); live widgets need a kernel anyway.
+static snapshots (:func:`sbertlib.workbook.publish.build.static_copy`); live widgets need a kernel anyway.
 
     build_site(executed, results, out)     # → out/site/index.html, the landing page
-    python -m sbertlib.workbook.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
+    python -m sbertlib.workbook.publish.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
 
 The landing page holds the course outline, what the profiles and "stand-in" mean, the machine and
 profile that produced the numbers, and the headline results of every notebook (their ``headline``
@@ -37,10 +37,11 @@ from typing import Sequence
 
 import nbformat
 
-from . import colab, notebooks, site_pages
+from .. import colab
+from . import notebooks, site_pages
 from .build import SITE_DIR, static_copy
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ASSETS = Path(__file__).resolve().parent / "site_assets"  # course.css, course.js
 FAVICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' "
            "fill='#2b6cb0'/><text x='8' y='12' font-size='10' text-anchor='middle' fill='white'>S</text></svg>")
@@ -80,7 +81,7 @@ def path_rewrites(out: Path) -> list[tuple[str, str]]:
     """``(absolute prefix, what a reader sees instead)``, longest first: the build folder and the
     checkout become relative paths (``runs/…``, ``notebooks/…``), the data folder
     ``$SBERTLIB_DATA_DIR/…``, the home folder ``~/…``."""
-    from .. import config
+    from ... import config
     pairs = {str(Path(out).resolve()): "", str(ROOT): ""}
     try:
         pairs.setdefault(str(config.data_dir().resolve()), "$SBERTLIB_DATA_DIR/")
@@ -148,7 +149,7 @@ def figure_alts(nb, title: str) -> dict[str, str]:
 # --------------------------------------------------------------------------- the landing page
 
 def _glossary() -> str:
-    from .profiles import PROFILES
+    from ..profiles import PROFILES
     rows = "\n".join(f"| **{p.name}** | {p.description} | {'yes' if p.stand_in else 'no'} |" for p in PROFILES.values())
     return f"""## What "offline", "stand-in" and the other labels mean
 
@@ -449,7 +450,7 @@ def rebuild_site(out: Path, title: str = "sbert-workbook") -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    ap = argparse.ArgumentParser(prog="python -m sbertlib.workbook.site",
+    ap = argparse.ArgumentParser(prog="python -m sbertlib.workbook.publish.site",
                                  description="Rebuild the course site of a build folder from its executed "
                                              "notebooks and index.json, without running the notebooks.")
     ap.add_argument("out", help="the build folder (python -m sbertlib build --out OUT)")

@@ -46,7 +46,7 @@ def machine_line() -> str:
     """Where the numbers were produced: device, threads, CPUs, torch, date."""
     from datetime import datetime
 
-    from ..evaluation.speed import environment
+    from ...evaluation.speed import environment
     env = environment()
     return (f"{env['device']}, {env['threads']} torch threads, {os.cpu_count()} CPUs, torch {env['torch']}; "
             f"{datetime.now():%Y-%m-%d %H:%M}")
@@ -54,7 +54,7 @@ def machine_line() -> str:
 
 def profile_label(profile) -> str:
     """The profile's name as the index and the site show it; a dry run says so."""
-    from .profiles import DRY_RUN_BANNER
+    from ..profiles import DRY_RUN_BANNER
     return f"{profile.name} [{DRY_RUN_BANNER}]" if profile.dry_run else profile.name
 
 
@@ -79,7 +79,7 @@ def write_index(results: list[notebooks.RunResult], profile: str, out: Path, mac
 def data_ready() -> bool:
     """True if the data the notebooks read is found; else say what is missing and how to provide it
     (instead of thirteen notebooks failing one after another)."""
-    from .environment import check_data, report
+    from ..environment import check_data, report
     missing = [row for row in check_data() if not row[0]]
     if missing:
         report(missing)
@@ -99,7 +99,7 @@ def build(out: Path, profile, only: set[str] | None = None, timeout: int = 1800)
     from .figalt import kernel_config_dir
     from .site import build_site
     out.mkdir(parents=True, exist_ok=True)
-    from .profiles import DRY_RUN_ENV
+    from ..profiles import DRY_RUN_ENV
     env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs"),
            DRY_RUN_ENV: "1" if profile.dry_run else "", "TQDM_DISABLE": "1",
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
