@@ -12,6 +12,7 @@ carry ``__tracebackhide__`` so pytest and IPython's own tracebacks skip them too
 """
 from __future__ import annotations
 
+import re
 import sysconfig
 import traceback
 from pathlib import Path
@@ -213,3 +214,20 @@ def named_slip(got, slips: dict, fallback: str, close=None) -> str:
             continue
     return fallback
 
+
+
+# ----------------------------------------------------------------------------- the lessons
+def numbers() -> list[str]:
+    """The notebooks that have a lesson module, in order: ``["00", "01", …]``."""
+    import pkgutil
+    return sorted(m.name[2:] for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name))
+
+
+def lesson(number: str):
+    """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``): its checks,
+    ``EXERCISES``, ``QUESTIONS``."""
+    import importlib
+    if not re.fullmatch(r"\d\d", str(number)):
+        from ...errors import UnknownName
+        raise UnknownName(f"{number!r} is no notebook number: write it as \"03\"")
+    return importlib.import_module(f"{__name__}.nb{number}")

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from ... import losses
 from . import ExerciseError, ok, require
+from .questions import choice, number
 from .nb00 import _call
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
@@ -286,3 +287,64 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
                                 f"Hint: {_scale_hint(key, value, cosines, gold)}")
     ok(f"order and scale on {len(gold)} hidden pairs: mean |cos − gold/5| {want[SCALE_KEYS[0]]:.3f}, "
        f"Pearson {want[SCALE_KEYS[1]]:.2f}, Spearman {want[SCALE_KEYS[2]]:.2f}")
+
+
+# ----------------------------------------------------------------------------- questionnaire
+# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
+# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
+# right one; their hints point at the idea without naming the right option.
+QUESTIONS = {
+
+    "05.1": choice(
+        "Why are STSb's 0–5 gold scores divided by 5 before training the cosine against them?",
+        "A cosine cannot reach targets above 1",
+        {"To make the Spearman correlation higher":
+            "Spearman ignores the scale. What does the loss compare the cosine with?",
+         "Mean-squared error only accepts targets in [0, 1]":
+            "MSE accepts any numbers. Which numbers can a cosine reach?",
+         "So the scores match the three NLI labels":
+            "The regression objective has no classifier."}),
+    "05.2": choice(
+        "Which objective looks at the cosine?",
+        "The regression objective",
+        {"The classification objective":
+            "Its classifier reads (u, v, |u−v|). Where would a cosine appear?",
+         "Both of them":
+            "One of them improves the cosine only as a side effect.",
+         "Neither of them":
+            "One of them is the cosine against gold/5."}),
+    "05.3a": number(
+        "Table 2, bert-base: by how many points does NLI then STSb beat STSb alone?",
+        0.68, 0.01,
+        "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
+        "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
+        {-0.68: "The two-stage model is the better one: subtract the other way round."}),
+    "05.3b": choice(
+        "What reason does the paper give for the two-stage model's gain?",
+        "None: Section 4.2 reports the gain without a reason",
+        {"STSb is larger than the NLI data it follows":
+            "Compare the sizes: 5,749 STSb pairs against ~1M NLI pairs.",
+         "NLI training fixes the cosines' scale to gold/5":
+            "NLI training never asks for any scale. Does the paper give a reason at all?",
+         "The gain is within the noise of the 10 seeds":
+            "The gain is about 3.5–4 seed standard deviations. Does the paper explain it?"}),
+    "05.4": choice(
+        "Spearman ignores the cosines' scale. Which quantity shows what the regression objective does to it?",
+        "The mean |cos − gold/5|",
+        {"Pearson's r of cosine and gold":
+            "Pearson ignores any linear rescaling of the cosines too.",
+         "Spearman on the training pairs":
+            "Still a rank correlation.",
+         "The number of training steps":
+            "That describes the run, not the cosines."}),
+    "05.5": choice(
+        "Table 2's BERT-base rows about tie SBERT on STSb alone (84.30 vs 84.67) and beat it after NLI + STSb "
+        "(88.33 vs 85.35). What are they?",
+        "Cross-encoders: no sentence vectors",
+        {"Larger bi-encoders (bert-large)":
+            "Would a bi-encoder that good be unusable for search?",
+         "Bi-encoders trained for more epochs":
+            "Would longer training make a bi-encoder unusable for search?",
+         "SBERT with max instead of mean pooling":
+            "Pooling gives a sentence vector; what would stop those rows from being used for search?"}),
+}

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from . import call, ok, require
+from .questions import choice
 
 STOPWORDS = frozenset("""
 a an the this that these those some any each every all both either neither no not nor
@@ -188,3 +189,52 @@ def check_similarity(similarity) -> None:
         raise ExerciseError(f"{measure}: your scores differ from the library's (largest difference "
                             f"{np.abs(got - want).max():.3g})\nHint: {hint}")
     ok("similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
+
+
+# ----------------------------------------------------------------------------- questionnaire
+# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
+# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
+# right one; their hints point at the idea without naming the right option.
+QUESTIONS = {
+
+    "10.1": choice(
+        "Without stemming, which pair would a word-overlap check wrongly count as sharing no words?",
+        "\"A kid plays.\" / \"Kids playing.\"",
+        {"\"A man plays guitar.\" / \"A man plays a guitar.\"":
+            "Those share words even as raw strings.",
+         "\"A cat sleeps.\" / \"The stock market fell.\"":
+            "Those share no words with or without stemming: no stemming needed to see it."}),
+    "10.2": choice(
+        "The raw network gives an unrelated pair a high cosine. What does that say?",
+        "Its vectors lie in a narrow cone",
+        {"The network ranks pairs badly":
+            "Ranking needs only the order of the cosines. Would a high level alone tell you it?",
+         "The two sentences are related after all":
+            "Unrelated by construction; look at where all its vectors lie (notebook 01)."}),
+    "10.3": choice(
+        "When do cosine and (negative) Euclidean distance rank pairs identically?",
+        "For unit-length vectors",
+        {"Always, for any vectors":
+            "Long vectors are far from everything by Euclidean distance but not by cosine.",
+         "When the vectors are centred":
+            "Centring moves every vector, changing both lengths and directions: lengths still differ afterwards. "
+            "When does distance depend on the angle only?",
+         "Never: they measure different things":
+            "Write |u − v|² for vectors of length 1."}),
+    "10.4": choice(
+        "Why can semantic search answer a query with one encoding and one matrix product?",
+        "The corpus vectors were computed once, in advance",
+        {"The query is compared with a sample of the corpus":
+            "The matrix product covers every corpus sentence.",
+         "A cross-encoder pre-computed every pair's score":
+            "A cross-encoder has no per-sentence vectors to pre-compute: it runs once per (query, sentence) pair."}),
+    "10.5": choice(
+        "Offline, what differs between the 'raw' and the 'trained on NLI' model?",
+        "Only training: notebook 03's MNRL run",
+        {"The architecture: the trained one is larger":
+            "Both are the same network. What happened to one of them?",
+         "The trained one is all-MiniLM-L6-v2":
+            "MiniLM is the reference, never fine-tuned here.",
+         "The pooling: CLS against mean":
+            "Both pool by the mean."}),
+}

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...data import DataFormatError, STSPair
 from . import ExerciseError, call, ok, require, student_raised, two_items, unfinished
+from .questions import choice
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
 # hidden groups but the FAQ one are three or five pairs, so groups added while they fit under the share,
@@ -282,3 +283,58 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
                 "name the column that holds the bad value")
     ok("examples_from_rows scales the scores to 0–1 with the range and refuses empty sentences, words, nan, inf and "
        "scores outside the range with the line and column named")
+
+
+# ----------------------------------------------------------------------------- questionnaire
+# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
+# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
+# right one; their hints point at the idea without naming the right option.
+QUESTIONS = {
+
+    "13.1": choice(
+        "Why does a random split of pairs overstate the test score when a sentence appears in several pairs?",
+        "The model trains on the test pairs' sentences",
+        {"Random splits are unbalanced by gold score":
+            "Balance is not the issue. Where else do the test pair's sentences appear?",
+         "Test pairs get easier gold scores by chance":
+            "The gold scores are the annotators'. What has the model already seen?"}),
+    "13.2": choice(
+        "Your file scores pairs from 1 to 10. What must score_range be?",
+        "(1, 10)",
+        {"(0, 10)":
+            "Then what would a score of 1 map to, and would anything map to 0?",
+         "(0, 1)":
+            "The file's scores run from 1 to 10.",
+         "(-1, 1)":
+            "That is a cosine's range, the default; your file's scores are not cosines."}),
+    "13.3": choice(
+        "Pairs of (question, answer) with no score and no label: which objective fits?",
+        "MNRL (in-batch negatives)",
+        {"The regression objective":
+            "There is no score to regress on.",
+         "The classification objective":
+            "There is no label to classify.",
+         "The triplet loss":
+            "It needs an explicit negative in every row."}),
+    "13.4": choice(
+        "How do you tell a real gain from noise across several splits?",
+        "Positive on every split, and larger than its SD",
+        {"A mean gain above 0 over the splits":
+            "A mean smaller than its spread could come from noise alone.",
+         "One split with a gain of several points":
+            "One split is one draw of noise."}),
+    "13.5": choice(
+        "Why start from notebook 05's trained model when your own data is small?",
+        "A few pairs can adjust meaning, not teach it",
+        {"It trains faster per step":
+            "Speed is not the point. What could a few dozen pairs teach a random encoder?",
+         "The untrained network cannot be fine-tuned":
+            "It can; notebook 03 did. What would so little data teach it?"}),
+    "13.6": choice(
+        "What does a sentence-transformers folder need beyond the weights and the tokenizer?",
+        "The modules, pooling mode and maximum length",
+        {"The optimizer state of the last step":
+            "Loading for inference needs no optimizer. How would a loader know how to make the sentence vector?",
+         "The training data, for fine-tuning later":
+            "Loading for inference needs no data. How would a loader know how to make the sentence vector?"}),
+}

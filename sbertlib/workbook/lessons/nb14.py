@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from ... import losses
 from ...training import distillation
 from . import ExerciseError, named_slip, ok, require
+from .questions import choice
 from .nb00 import _call
 from .nb05 import fingerprint
 
@@ -338,3 +339,53 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
         followed = f"; its first {len(want)} losses are the recipe's"
     ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched{followed}; "
        f"loss {values[0]:.5f} → {values[-1]:.5f}")
+
+
+# ----------------------------------------------------------------------------- questionnaire
+# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
+# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
+# right one; their hints point at the idea without naming the right option.
+QUESTIONS = {
+    "14.1": choice(
+        "What does the distillation loss compare?",
+        "The student's vector of a sentence with the teacher's vector of it",
+        {"The cosine of two sentences with their gold score":
+            "That is the regression objective of notebook 05. What is the label of a distillation example?",
+         "The student's NLI label with the teacher's":
+            "Neither model predicts a label here. What does the teacher give each sentence?"}),
+    "14.2": choice(
+        "The student's vectors have 128 numbers, the teacher's 384. What makes the MSE between them possible?",
+        "A linear projection from 128 to 384, started as the PCA's inverse",
+        {"Padding the student's vectors with zeros":
+            "Then 256 of the teacher's numbers could never be matched. What could map 128 numbers to 384?",
+         "Cutting the teacher's vectors to their first 128 numbers":
+            "The teacher's vector is the target as it is. What could the student add after its pooling?"}),
+    "14.3": choice(
+        "Why is the word-piece table centred before the SVD?",
+        "Otherwise the first direction points at the mean word piece",
+        {"The SVD fails on a table that is not centred":
+            "It runs on any matrix. What would its first direction capture without centring?",
+         "Centring makes the directions orthonormal":
+            "The SVD's directions are orthonormal either way. What does the mean do to the first one?"}),
+    "14.4": choice(
+        "Why is the offline student's STSb score not a reproduction of the paper's SBERT-NLI-base?",
+        "Its teacher is a published model trained on far more data: the knowledge is borrowed",
+        {"The student is too small to count":
+            "Size is not the point. Where did the student's knowledge come from?",
+         "STSb test is a different data set offline":
+            "It is the same test set. What did the student learn from, and what did that learn from?"}),
+    "14.5": choice(
+        "Why does the student encode faster than the teacher at the same precision?",
+        "Fewer and narrower layers: less arithmetic per token",
+        {"It has a smaller vocabulary":
+            "The two share bert-base-uncased's word pieces. What else differs between the networks?",
+         "Its vectors are normalised":
+            "Both normalise; that costs almost nothing. How much work does each layer do?"}),
+    "14.6": choice(
+        "Where would you expect a distilled student to lose most against its teacher?",
+        "On sentences unlike those it was distilled on",
+        {"On the sentences it was distilled on":
+            "There it was trained to match the teacher exactly. Where was it never shown the teacher's vectors?",
+         "Nowhere: it gives the teacher's vectors everywhere":
+            "Look at the Table 1 rows: does it match the teacher on every set?"}),
+}
