@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from sbertlib import config
-from sbertlib.model import backbones
+from sbertlib.model import architectures, backbones
 from sbertlib.cli import fetch
 from sbertlib.workbook import profiles
 from sbertlib.data import NLIPair
@@ -228,3 +228,65 @@ def test_expected_time_is_a_measured_build_or_says_how_to_estimate():
     assert "(every notebook of that day (00-13) and the site, offline)" in offline
     paper = costs.expected_time(get_profile("paper"))
     assert "no whole build measured" in paper and "python -m sbertlib estimate --profile paper" in paper
+
+
+# Every profile's training arguments for every objective, recorded just before the profile held one
+# TrainingArguments per stage (issue 28): the refactor, and any later one, must keep them exactly. A row is
+# training_arguments(objective).to_dict()'s values in TRAINING_FIELDS' order; "offline+small-bert" and
+# "offline+bert-base" are offline with that real BERT in the Hugging Face cache (_offline_backbone, on a CPU).
+TRAINING_FIELDS = ("epochs", "batch_size", "lr", "weight_decay", "warmup_ratio", "max_grad_norm", "seed", "max_steps",
+                   "shuffle", "length_grouping", "mixed_precision", "evaluation_steps", "checkpoint_steps", "save_head")
+RECORDED_TRAINING_ARGUMENTS = {
+    ('paper', 'nli'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 1000, 0, True),
+    ('paper', 'mnrl'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 1000, 0, False),
+    ('paper', 'stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 1000, 0, False),
+    ('paper', 'two-stage'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 1000, 0, False),
+    ('paper', 'distill'): (3, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 1000, 0, False),
+    ('paper', 'distill-stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 1000, 0, False),
+    ('laptop', 'nli'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, True),
+    ('laptop', 'mnrl'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('laptop', 'stsb'): (2, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('laptop', 'two-stage'): (2, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('laptop', 'distill'): (3, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 250, 0, False),
+    ('laptop', 'distill-stsb'): (2, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline', 'nli'): (4, 64, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, True),
+    ('offline', 'mnrl'): (4, 64, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, False),
+    ('offline', 'stsb'): (4, 32, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, False),
+    ('offline', 'two-stage'): (4, 32, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, False),
+    ('offline', 'distill'): (3, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, False),
+    ('offline', 'distill-stsb'): (4, 32, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 0, 0, False),
+    ('smoke', 'nli'): (1, 16, 0.001, 0.01, 0.1, 1.0, 42, None, True, False, None, 2, 0, True),
+    ('smoke', 'mnrl'): (1, 16, 0.001, 0.01, 0.1, 1.0, 42, None, True, False, None, 2, 0, False),
+    ('smoke', 'stsb'): (1, 8, 0.001, 0.01, 0.1, 1.0, 42, None, True, False, None, 2, 0, False),
+    ('smoke', 'two-stage'): (1, 8, 0.001, 0.01, 0.1, 1.0, 42, None, True, False, None, 2, 0, False),
+    ('smoke', 'distill'): (1, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 2, 0, False),
+    ('smoke', 'distill-stsb'): (1, 8, 0.001, 0.01, 0.1, 1.0, 42, None, True, False, None, 2, 0, False),
+    ('offline+small-bert', 'nli'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, True),
+    ('offline+small-bert', 'mnrl'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+small-bert', 'stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+small-bert', 'two-stage'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+small-bert', 'distill'): (3, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 250, 0, False),
+    ('offline+small-bert', 'distill-stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+bert-base', 'nli'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, True),
+    ('offline+bert-base', 'mnrl'): (1, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+bert-base', 'stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+bert-base', 'two-stage'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+    ('offline+bert-base', 'distill'): (3, 128, 0.001, 0.01, 0.1, 1.0, 42, None, True, True, None, 250, 0, False),
+    ('offline+bert-base', 'distill-stsb'): (4, 16, 2e-05, 0.01, 0.1, 1.0, 42, None, True, False, None, 250, 0, False),
+}
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+@pytest.mark.parametrize("variant", sorted({v for v, _ in RECORDED_TRAINING_ARGUMENTS}))
+def test_every_profiles_training_arguments_are_as_recorded(world, variant, dry_run):
+    """Each profile (and its dry run: the same recipe on random weights) trains every objective exactly as
+    recorded in RECORDED_TRAINING_ARGUMENTS."""
+    name, _, cached = variant.partition("+")
+    world["cached"] = {"": [], "small-bert": [profiles.SMALL_BERT], "bert-base": [profiles.PAPER_BERT]}[cached]
+    profile = get_profile(name, dry_run=dry_run)
+    real = {"small-bert": profiles.SMALL_BERT, "bert-base": profiles.PAPER_BERT}.get(cached)
+    assert real is None or architectures.hub_name(profile.backbone) == real
+    for (v, objective), row in RECORDED_TRAINING_ARGUMENTS.items():
+        if v == variant:
+            got = profile.training_arguments(objective).to_dict()
+            assert tuple(got) == TRAINING_FIELDS and got == dict(zip(TRAINING_FIELDS, row)), (variant, objective)
