@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from sbertlib import config, data
-from sbertlib.data import files, hub
+from sbertlib.data import files, hub, sources
 from sbertlib.model import backbones
 
 from hubdata import course_files, course_hub_files, no_local_data, stub  # noqa: F401 (fixtures)
@@ -160,7 +160,7 @@ def test_every_data_set_is_pinned_to_a_commit_or_falls_back_to_its_original_file
         why = "a branch" if not hub.is_pinned(ds) else ds.revision_note
         assert ds.fallback, f"{ds.name}: {ds.revision} is {why}, and no original files to fall back to"
         local = hub.LOCAL_FILES[ds.name]
-        missing = [rel for rel in local.values() if not files.original_url(rel)]
+        missing = [rel for rel in local.values() if not sources.original_url(rel)]
         assert not missing, f"{ds.name}: no published original for {missing}"
     unpinned = {n for n, ds in hub.CATALOGUE.items() if not hub.is_pinned(ds)}
     assert unpinned <= {"sick", "trec", "cr", "sst2"}, f"newly unpinned: {sorted(unpinned)}"
@@ -197,19 +197,19 @@ def originals(stub, shared_data, monkeypatch):
     for split, fname in (("train", "SICK_train.txt"), ("trial", "SICK_trial.txt"),
                          ("test_annotated", "SICK_test_annotated.txt")):
         stub.static[f"sick_{split}.zip"] = _zip({fname: (shared_data / "sick" / fname).read_bytes()})
-        monkeypatch.setitem(files.ARCHIVE_SOURCES, f"sick/{fname}", stub.static_url(f"sick_{split}.zip"))
+        monkeypatch.setitem(sources.ARCHIVE_SOURCES, f"sick/{fname}", stub.static_url(f"sick_{split}.zip"))
     for fname in ("train_5500.label", "TREC_10.label"):
         stub.static[fname] = (shared_data / "senteval" / "TREC" / fname).read_bytes()
-        monkeypatch.setitem(files.SOURCES, f"senteval/TREC/{fname}", stub.static_url(fname))
+        monkeypatch.setitem(sources.SOURCES, f"senteval/TREC/{fname}", stub.static_url(fname))
     senteval = shared_data / "senteval"
     stub.static["datasmall_NB_ACL12.zip"] = _zip({
         **{f"data/rt10662/{f}": (senteval / "MR" / f).read_bytes() for f in ("rt-polarity.pos", "rt-polarity.neg")},
         **{f"data/customerr/{f}": (senteval / "CR" / f).read_bytes() for f in ("custrev.pos", "custrev.neg")}})
     for task in ("MR", "CR"):
-        monkeypatch.setitem(files.ARCHIVE_SOURCES, f"senteval/{task}/", stub.static_url("datasmall_NB_ACL12.zip"))
+        monkeypatch.setitem(sources.ARCHIVE_SOURCES, f"senteval/{task}/", stub.static_url("datasmall_NB_ACL12.zip"))
     for split in ("train", "dev", "test"):
         stub.static[f"sentiment-{split}"] = (senteval / "SST" / "binary" / f"sentiment-{split}").read_bytes()
-        monkeypatch.setitem(files.SOURCES, f"senteval/SST/binary/sentiment-{split}",
+        monkeypatch.setitem(sources.SOURCES, f"senteval/SST/binary/sentiment-{split}",
                             stub.static_url(f"sentiment-{split}"))
     monkeypatch.setattr(files, "_SAID_ORIGINAL", set())
     return stub

@@ -35,6 +35,7 @@ from typing import Callable, TypeVar
 from .. import config
 from ..util import sha256_file
 from .records import ChecksumError, DataFormatError, DataNotFoundError
+from .sources import original_url
 from ..errors import SettingError
 
 SOURCE_ENV = "SBERTLIB_DATA_SOURCE"  # "auto" (local folder, then the Hub), "local" (never the Hub)
@@ -53,7 +54,7 @@ class HubDataset:
     differs: str = ""  # how this copy differs from the paper-era file, if it does
     columns: tuple[str, ...] = field(default=())  # the columns the loaders read
     # Where the data come from when this Hub copy is gone (its revision or repository not found): the
-    # original files, whose URLs data.files.SOURCES / ARCHIVE_SOURCES list. Every entry whose revision is
+    # original files, whose URLs data.sources.SOURCES / ARCHIVE_SOURCES list. Every entry whose revision is
     # not a commit that could be checked holds one (a test asserts it): a branch can move or vanish.
     fallback: str = ""
     revision_note: str = ""  # what kind of commit the revision is, where that matters (shown in data/README.md)
@@ -142,7 +143,7 @@ CATALOGUE: dict[str, HubDataset] = {d.name: d for d in (
                        "in another order); the test set is the same 1,725 pairs"),
 )}
 # No Hub copy could be verified offline for MPQA: it ships only inside SentEval's archive
-# (data.files.ARCHIVE_SOURCES), and notebook 08 runs without it.
+# (data.sources.ARCHIVE_SOURCES), and notebook 08 runs without it.
 TREC_HUB_LABELS = ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")  # CogComp/trec's coarse_label ids
 
 
@@ -640,8 +641,7 @@ LOCAL_FILES: dict[str, dict[str, str]] = {
 
 def original_urls(ds: HubDataset) -> list[str]:
     """Where data set ``ds``'s original files are published (a file, or an archive that holds it)."""
-    from . import files
-    urls = [files.original_url(rel) for rel in LOCAL_FILES.get(ds.name, {}).values()]
+    urls = [original_url(rel) for rel in LOCAL_FILES.get(ds.name, {}).values()]
     return list(dict.fromkeys(u for u in urls if u))
 
 
