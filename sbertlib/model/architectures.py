@@ -6,7 +6,7 @@ A forward or backward pass costs the same whatever the weights hold, so ``random
 random weights and the bert-base-uncased WordPiece vocabulary. It measures *time* without a
 download; its embeddings mean nothing (a stand-in: every score it gets is meaningless).
 
-Its tokenizer is bert-base-uncased's (:func:`~sbertlib.model.backbones.bert_uncased_tokenizer`). Where
+Its tokenizer (:func:`~sbertlib.model.backbones.random_init_tokenizer`) is bert-base-uncased's. Where
 that vocabulary is not installed, :func:`word_tokenizer` stands in: the common English words of
 ``WORDS``, each one token in bert-base-uncased too, so that sentences made of them (see
 :mod:`sbertlib.evaluation.workload`) have the same token counts under either tokenizer.
@@ -14,7 +14,6 @@ that vocabulary is not installed, :func:`word_tokenizer` stands in: the common E
 from __future__ import annotations
 
 import tempfile
-import warnings
 from pathlib import Path
 
 import torch
@@ -89,14 +88,3 @@ def word_tokenizer():
         vocab = Path(tmp) / "vocab.txt"
         vocab.write_text("\n".join((*SPECIAL_TOKENS, ".", *WORDS)) + "\n", encoding="utf-8")
         return BertTokenizerFast(str(vocab), do_lower_case=True)  # positional: vocab_file (4.x), vocab (5.x)
-
-
-def tokenizer():
-    """bert-base-uncased's tokenizer, or (with a warning) :func:`word_tokenizer` where it is not installed."""
-    from .backbones import BackboneNotAvailable, bert_uncased_tokenizer
-    try:
-        return bert_uncased_tokenizer()
-    except BackboneNotAvailable as err:
-        warnings.warn(f"{err}; random-init models use a tokenizer of {len(WORDS)} common words instead "
-                      "(right token counts for sentences made of them, [UNK] for other words)", stacklevel=2)
-        return word_tokenizer()

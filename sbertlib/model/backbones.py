@@ -25,6 +25,7 @@ import json
 import os
 import re
 import sys
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertM
 
 from .. import config
 from ..errors import UserError
+from . import architectures
 
 MINILM = "minilm"
 MINILM_NAMES = (MINILM, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")  # all: the packaged copy
@@ -85,6 +87,17 @@ def bert_uncased_tokenizer():
         return BertTokenizerFast(str(vocab), do_lower_case=True)  # positional: vocab_file (4.x), vocab (5.x)
     with quiet_transformers():
         return AutoTokenizer.from_pretrained(str(minilm_path()))
+
+
+def random_init_tokenizer():
+    """A ``random-init:`` model's tokenizer: bert-base-uncased's, or (with a warning)
+    :func:`~sbertlib.model.architectures.word_tokenizer` where that vocabulary is not installed."""
+    try:
+        return bert_uncased_tokenizer()
+    except BackboneNotAvailable as err:
+        warnings.warn(f"{err}; random-init models use a tokenizer of {len(architectures.WORDS)} common words "
+                      "instead (right token counts for sentences made of them, [UNK] for other words)", stacklevel=2)
+        return architectures.word_tokenizer()
 
 
 def tiny_random_bert(seed: int = 0, hidden: int = 64, layers: int = 2, heads: int = 2) -> BertModel:
@@ -419,9 +432,8 @@ def load_backbone(name_or_path: str | os.PathLike) -> Backbone:
     if name == RANDOM_BASE:  # same cost as bert-base-uncased; meaningless embeddings
         return Backbone(tiny_random_bert(0, hidden=768, layers=12, heads=12), bert_uncased_tokenizer(),
                         name, 128, stand_in=True)
-    from . import architectures
     if architectures.is_random_init(name):  # a hub model's architecture, random weights: timings only
-        return Backbone(architectures.random_model(name), architectures.tokenizer(), name,
+        return Backbone(architectures.random_model(name), random_init_tokenizer(), name,
                         architectures.max_seq_length(name), stand_in=True)
     shape = _RANDOM_SHAPE.fullmatch(name)
     if shape:
