@@ -93,7 +93,7 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
                          train=True, use_epochs=True):
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
-    from sbertlib.workbook.mine import fit_loop
+    from sbertlib.workbook.lessons.nb03 import fit_loop
 
     def train_and_score(config, seed, pairs, objective, batch_size, lr, epochs=1):
         encoder = copy.deepcopy(start) if fresh else start

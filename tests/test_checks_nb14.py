@@ -248,7 +248,7 @@ def recipe_world(student):
 def loop_run(start, teacher_data, **settings):
     """A run of the student's loop (notebook 03's, as the library runs it) with ``settings``."""
     from sbertlib.training import prepare_examples
-    from sbertlib.workbook.mine import fit_loop
+    from sbertlib.workbook.lessons.nb03 import fit_loop
     objective = losses.DistillationLoss(copy.deepcopy(start))
     step_losses = fit_loop(objective, prepare_examples(teacher_data, objective), **settings)
     return objective, step_losses, 1.0

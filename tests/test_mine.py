@@ -16,6 +16,7 @@ from torch import nn
 
 from sbertlib import losses
 from sbertlib.workbook import mine
+from sbertlib.workbook.lessons import nb03
 
 
 @pytest.fixture(autouse=True)
@@ -175,9 +176,9 @@ def test_nothing_saved_yet_says_so_and_uses_the_reference(capsys):
     loop = mine.load("train_loop")
     out = capsys.readouterr().out.strip().splitlines()
     assert out == ["notebook 03's train_loop is not saved yet: using the workbook's reference, "
-                   "sbertlib.workbook.mine.fit_loop (run notebook 03 to use yours)"]
-    assert loop is mine.fit_loop and not mine.is_yours(loop)
-    assert mine.where(loop) == "the workbook's reference, sbertlib.workbook.mine.fit_loop"
+                   "sbertlib.workbook.lessons.nb03.fit_loop (run notebook 03 to use yours)"]
+    assert loop is nb03.fit_loop and not mine.is_yours(loop)
+    assert mine.where(loop) == "the workbook's reference, sbertlib.workbook.lessons.nb03.fit_loop"
     assert mine.load("MNRL") is losses.MultipleNegativesRankingLoss
     assert "notebook 03's MNRL is not saved yet" in capsys.readouterr().out
 
@@ -191,7 +192,7 @@ def test_an_explicit_fallback_and_an_unknown_name(capsys):
 
 
 def test_every_reference_resolves(capsys):
-    for name in mine.REFERENCES:
+    for name in mine.references():
         assert callable(mine.load(name, quiet=True)), name
     assert capsys.readouterr().out == ""
 
@@ -230,7 +231,7 @@ def test_the_reference_loop_is_fit():
         examples = prepare_examples(triplets, loss)
         settings = dict(epochs=1, batch_size=8, lr=1e-3, seed=3)
         runs.append(fit(model, loss, examples, show_progress_bar=False, **settings).losses if trainer == "fit"
-                    else mine.fit_loop(loss, examples, **settings))
+                    else nb03.fit_loop(loss, examples, **settings))
     assert len(runs[0]) == 3 and runs[0] == pytest.approx(runs[1])
 
 

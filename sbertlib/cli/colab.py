@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..workbook import colab, notebooks
+from ..workbook import colab
+from ..workbook.publish import notebooks
 from .common import command, parser
 
 

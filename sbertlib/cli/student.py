@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"destination, e.g. `python -m sbertlib student {src} student`")
 
     if args.nbgrader is not None:
-        from ..workbook import nbgrader_export
+        from ..workbook.publish import nbgrader_export
         from ..workbook.profiles import get_profile
         get_profile(args.profile)   # an unknown profile: one line, exit 2
         if args.written_answers < 0:

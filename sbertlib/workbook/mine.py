@@ -16,7 +16,7 @@ the notebook defined (04's ``sts_evaluate`` takes its ``spearman`` along) — to
 
 :func:`load` imports that file. When there is none yet (notebook 05 opened before 03 ran), or it no
 longer loads, it prints one line saying so and returns the workbook's reference instead (for the
-names in :data:`REFERENCES`, or the ``fallback`` given) — never silently. :func:`where` says which
+names in :func:`references`, or the ``fallback`` given) — never silently. :func:`where` says which
 of the two a loaded object is (for labels and run records).
 """
 from __future__ import annotations
@@ -40,36 +40,18 @@ from typing import Any, Callable
 
 from .. import places
 from ..errors import SettingError, UnknownName, UserError
-from ..training.arguments import DEFAULT_SEED
 
 FOLDER = "your_code"
 MARKER = "# sbertlib-mine: "
 
-# name -> (the notebook the student writes it in, the workbook's reference used until they have)
-REFERENCES: dict[str, tuple[str, str]] = {
-    "train_loop": ("03", "sbertlib.workbook.mine.fit_loop"),
-    "MNRL": ("03", "sbertlib.losses.MultipleNegativesRankingLoss"),
-    "spearman": ("04", "sbertlib.workbook.lessons.nb04.spearman_truth"),
-    "sts_evaluate": ("04", "sbertlib.workbook.lessons.nb04.sts_evaluate_truth"),
-    "regression_loss": ("05", "sbertlib.workbook.lessons.nb05.regression_loss_truth"),
-    "RegressionObjective": ("05", "sbertlib.workbook.lessons.nb05.ReferenceRegressionObjective"),
-    "triplet_distances": ("06", "sbertlib.workbook.lessons.nb06.triplet_distances_truth"),
-    "triplet_loss": ("06", "sbertlib.workbook.lessons.nb06.reference_triplet_loss"),
-    "TripletObjective": ("06", "sbertlib.losses.TripletLoss"),
-}
-
 _ORIGIN: dict[int, str] = {}  # id(loaded object) -> what it is, for where()
 
 
-# ----------------------------------------------------------------------------- the reference loop
-def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float = 2e-5, warmup_ratio: float = 0.1,
-             max_grad_norm: float = 1.0, seed: int = DEFAULT_SEED, length_grouping: bool = False) -> list[float]:
-    """Notebook 03's ``train_loop`` as the library runs it: :func:`sbertlib.training.fit` with the same
-    settings (its check proves the two give the same loss at every step); the loss of every step."""
-    from ..training import fit
-    history = fit(loss.model, loss, examples, epochs=epochs, batch_size=batch_size, lr=lr, warmup_ratio=warmup_ratio,
-                  max_grad_norm=max_grad_norm, seed=seed, length_grouping=length_grouping, show_progress_bar=False)
-    return history.losses
+def references() -> dict[str, tuple[str, Any]]:
+    """``{name: (the notebook the student writes it in, the workbook's reference used until they have)}``: the
+    exercises declared ``kept`` in the lessons (:func:`sbertlib.workbook.lessons.kept_references`)."""
+    from .lessons import kept_references
+    return kept_references()
 
 
 # ----------------------------------------------------------------------------- where the code lives
@@ -180,9 +162,9 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
     """The student's ``name`` as :func:`keep` saved it (imported from ``your_code/<name>.py``).
 
     Not saved yet, or not loadable: prints one line saying so and returns ``fallback`` — an object
-    or a dotted name; default: the workbook's reference for ``name`` (:data:`REFERENCES`).
+    or a dotted name; default: the workbook's reference for ``name`` (:func:`references`).
     """
-    known_notebook, known_reference = REFERENCES.get(name, (None, None))
+    known_notebook, known_reference = references().get(name, (None, None))
     notebook = notebook or known_notebook
     reference = fallback if fallback is not None else known_reference
     info = saved(name)

@@ -15,7 +15,9 @@ from __future__ import annotations
 import re
 import sysconfig
 import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # sbertlib/: the checks' code, and the library's
 
@@ -231,3 +233,113 @@ def lesson(number: str):
         from ...errors import UnknownName
         raise UnknownName(f"{number!r} is no notebook number: write it as \"03\"")
     return importlib.import_module(f"{__name__}.nb{number}")
+
+
+# ----------------------------------------------------------------------------- an exercise, declared once
+VALUE = "value"  # an Exercise's probe: the hidden test compares the name's own value (``_result = name``)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``; everything else is derived
+    from it: the check (:meth:`check`, when ``reference`` and ``inputs`` are given), the nbgrader export's hidden
+    test (``probe``), what a later notebook loads until the student has kept their own (``reference`` with
+    ``kept=True``, read by :func:`sbertlib.workbook.mine.load`), and the instructor notes' list of the mistakes
+    the check names (``slips``).
+
+    * ``name``: what the student's cell defines (a function, a class or a value).
+    * ``probe``: code for the hidden test, run in the notebook's kernel, that sets ``_result`` from the
+      student's objects on fixed inputs (helpers: ``_np``, ``_torch``, ``_pd``, ``_Model``; see
+      :mod:`sbertlib.workbook.publish.nbgrader_export`); :data:`VALUE` compares the name's value; ``None`` for an
+      exercise with many right answers, which keeps its check as grader.
+    * ``reference``: the workbook's own answer (a function or class); ``kept``: later notebooks use the
+      student's kept one instead (notebook 03's ``train_loop`` in 04–14).
+    * ``inputs``: the hidden inputs the check calls the student's function on (a function returning a list of
+      argument tuples, built afresh for every check); ``slips``: ``{message naming the mistake: the same
+      function written with that mistake}``; ``hint``: what to say when no slip matches; ``ok``: the message of
+      a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6).
+    """
+
+    name: str
+    probe: str | None = VALUE
+    reference: Any = None
+    kept: bool = False
+    inputs: Callable[[], Sequence[tuple]] | None = None
+    slips: Mapping[str, Callable] = field(default_factory=dict)
+    hint: str = ""
+    ok: str = ""
+    compare: Callable[[Any, Any], bool] | None = None
+
+    @property
+    def probe_code(self) -> str | None:
+        """The hidden test's code (``_result = …``), or None."""
+        return f"_result = {self.name}" if self.probe == VALUE else self.probe
+
+    def check(self, fn) -> None:
+        """Grade the student's ``fn`` as a careful marker would: called on copies of each hidden input (a changed
+        input, an error or an unfinished stub is named, see :func:`call`); a wrong result is matched against the
+        named slips, so the message says which mistake gives it."""
+        __tracebackhide__ = True  # noqa: F841
+        if self.reference is None or self.inputs is None:
+            raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
+        same = self.compare or _close
+        cases = list(self.inputs())
+        for args in cases:
+            got = call(fn, *_copies(args), what=f"your {self.name}")
+            want = self.reference(*_copies(args))
+            if not same(got, want):
+                slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
+                hint = named_slip(got, slips, self.hint, same)
+                raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, expected {_brief(want)}"
+                                    + (f"\nHint: {hint}" if hint else ""))
+        ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
+
+
+def _copies(args: tuple) -> tuple:
+    import copy
+    return tuple(_snapshot(a) if _snapshot(a) is not None else copy.copy(a) for a in args)
+
+
+def _close(a, b) -> bool:
+    import numpy as np
+    try:
+        return np.shape(a) == np.shape(b) and bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                                                atol=1e-6, equal_nan=False))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _brief(value) -> str:
+    """A value as a message shows it: short ones whole, arrays by shape and first entries."""
+    import numpy as np
+    if hasattr(value, "shape") and np.size(value) > 6:
+        flat = np.asarray(value).ravel()[:4]
+        return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _shown(args: tuple) -> str:
+    """The arguments as a message shows them: small ones whole, arrays by type and shape."""
+    import numpy as np
+    return ", ".join(f"<{type(a).__name__} of shape {tuple(a.shape)}>" if hasattr(a, "shape") and np.size(a) > 6
+                     else _brief(a) for a in args)
+
+
+def exercises(number: str) -> tuple[Exercise, ...]:
+    """Notebook ``number``'s declared exercises (its lesson module's ``EXERCISES``)."""
+    return tuple(getattr(lesson(number), "EXERCISES", ()))
+
+
+def exercise(name: str) -> tuple[str, Exercise] | None:
+    """``(notebook, Exercise)`` of the first notebook that declares ``name``, or None."""
+    for number in numbers():
+        for ex in exercises(number):
+            if ex.name == name:
+                return number, ex
+    return None
+
+
+def kept_references() -> dict[str, tuple[str, Any]]:
+    """``{name: (notebook, reference)}`` for every exercise whose student code later notebooks load."""
+    return {ex.name: (number, ex.reference) for number in numbers() for ex in exercises(number) if ex.kept}

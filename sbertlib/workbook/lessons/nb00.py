@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import ExerciseError, call, ok, require, two_items
+from . import Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice
 
 __all__ = ["check_most_similar_pair", "most_similar_pair_truth", "check_cosine_matrix", "cosine_matrix_truth",
@@ -229,6 +229,21 @@ def check_nearest_neighbour_hits(nearest_neighbour_hits: Callable, sim=None, par
                 "for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair")
     ok("nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its written "
        "paraphrase")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('most_similar_pair', probe="""
+            _rng = _np.random.default_rng(2020)
+            _result = []
+            for _n in (3, 6, 10):
+                _a = _rng.uniform(-1, 0.95, size=(_n, _n)); _m = (_a + _a.T) / 2; _np.fill_diagonal(_m, 1.0)
+                _s = _torch.as_tensor(_m, dtype=sim.dtype) if isinstance(sim, _torch.Tensor) else _m.astype(_np.asarray(sim).dtype)
+                _result.append(sorted(int(i) for i in most_similar_pair(_s)))
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

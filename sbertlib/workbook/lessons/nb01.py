@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import ExerciseError, ok, require
+from . import Exercise, ExerciseError, ok, require
 from .questions import choice, number
 from .nb00 import _call
 
@@ -303,6 +303,19 @@ def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
             hint = "that compares one pass with one pass; the cross-encoder needs n·(n−1)/2 passes, the bi-encoder n"
         raise ExerciseError(f"speedup({n}, {pps}, {sps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
     ok(f"speedup is right: it grows with n — {speedup_truth(10_000, 1.0, 1.0):,.1f}× at equal speeds for 10,000 sentences")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('pair_count', probe="_result = [pair_count(n) for n in (0, 1, 2, 3, 10, 10_000, 1_000_000)]"),
+    Exercise('cross_encoder_hours', probe="_result = [cross_encoder_hours(n, p) for n, p in ((10_000, 65), (500, 12.5), (2, 1))]"),
+    Exercise('anisotropy', probe="""
+            _rng = _np.random.default_rng(2021)
+            _result = [anisotropy(_rng.normal(size=(7, 5)) + 0.8), anisotropy(_rng.normal(size=(3, 4)))]
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -8,7 +8,7 @@ import torch
 
 from ...losses import CONCAT_PARTS, pair_features
 from ...paper import TABLE6_CONCATS
-from . import ExerciseError, ok, require, two_items
+from . import Exercise, ExerciseError, ok, require, two_items
 from .questions import choice, number
 from .nb00 import _call
 
@@ -460,6 +460,53 @@ def check_gradient_step(gradient_step: Callable) -> None:
     require(returned is model, f"your function returned {type(returned).__name__}, not the model it updated",
             "return the model, so that tied = gradient_step(copy.deepcopy(encoder), …) reads well")
     ok(f"gradient_step moves each of the {len(after)} parameter tensors by −lr · its gradient, in place")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('pool', probe="""
+            _rng = _np.random.default_rng(2022)
+            _result = {}
+            for _k, _lengths in enumerate(((5, 2, 1), (4, 4))):
+                _te = _torch.tensor(_rng.normal(size=(len(_lengths), max(_lengths), 6)) - 3.0, dtype=_torch.float32)
+                _mask = _torch.tensor([[1] * n + [0] * (max(_lengths) - n) for n in _lengths])
+                for _mode in ("mean", "max", "cls"):
+                    _result[f"{_mode} {_k}"] = pool(_te.clone(), _mask.clone(), _mode)
+            """),
+    Exercise('SiameseClassifier', probe="""
+            _rng = _np.random.default_rng(2023)
+            _head = SiameseClassifier(_Model(), num_labels=3)
+            with _torch.no_grad():
+                _head.classifier.weight.copy_(_torch.tensor(_rng.normal(size=(3, 24)) * 0.3, dtype=_torch.float32))
+                _head.classifier.bias.copy_(_torch.tensor([0.1, -0.2, 0.05]))
+            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
+            _result = {"classifier": [_head.classifier.in_features, _head.classifier.out_features],
+                       "loss": _head.loss_from_embeddings([_u, _v], _torch.tensor([0, 1, 2, 1, 0]))}
+            """),
+    Exercise('pair_loss', probe="""
+            _rng = _np.random.default_rng(2036)
+            _lin = _torch.nn.Linear(4, 3)
+            with _torch.no_grad():
+                _lin.weight.copy_(_torch.tensor(_rng.normal(size=(3, 4)), dtype=_torch.float32))
+                _lin.bias.copy_(_torch.tensor([0.1, -0.3, 0.2]))
+            _fa, _fb = (_torch.tensor(_rng.normal(size=(2, 4)), dtype=_torch.float32) for _ in range(2))
+            _result = {}
+            for _branch, _detach in (("both", {}), ("A only", {"detach_b": True}), ("B only", {"detach_a": True})):
+                _lin.zero_grad()
+                _loss = pair_loss(_lin, _fa, _fb, _torch.tensor([0.2, 0.9]), **_detach)
+                _loss.backward()
+                _result[_branch] = {"loss": _loss, "weight gradient": _lin.weight.grad}
+            """),
+    Exercise('concat_features', probe="""
+            _rng = _np.random.default_rng(2024)
+            _u, _v = (_torch.tensor(_rng.normal(size=(2, 3)), dtype=_torch.float32) for _ in range(2))
+            _parts = [("u", "v"), ("|u-v|",), ("u*v",), ("|u-v|", "u*v"), ("u", "v", "u*v"), ("u", "v", "|u-v|"),
+                      ("u", "v", "|u-v|", "u*v"), ("v", "u"), ("|u-v|", "v", "u")]
+            _result = {" ".join(p): concat_features(_u.clone(), _v.clone(), p) for p in _parts}
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -19,7 +19,8 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from ... import losses
 from ...training import epoch_batches, fit, prepare_examples
-from . import ExerciseError, ok, require, student_raised, unfinished
+from ...training.arguments import DEFAULT_SEED
+from . import Exercise, ExerciseError, ok, require, student_raised, unfinished
 from .questions import choice, number
 
 __all__ = ["check_train_loop", "check_mnrl"]
@@ -292,6 +293,35 @@ def check_mnrl(cls, encoder) -> None:
                 raise ExerciseError(f"MNRL loss {float(got):.5f}, expected {float(want):.5f} "
                                     f"({len(embeddings)} columns, batch {b})\nHint: {hint}")
     ok("MNRL is right: a softmax over scale·cos to every positive and hard negative of the batch")
+
+
+# ----------------------------------------------------------------------------- the reference loop
+def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float = 2e-5, warmup_ratio: float = 0.1,
+             max_grad_norm: float = 1.0, seed: int = DEFAULT_SEED, length_grouping: bool = False) -> list[float]:
+    """Notebook 03's ``train_loop`` as the library runs it: :func:`sbertlib.training.fit` with the same
+    settings (its check proves the two give the same loss at every step); the loss of every step."""
+    history = fit(loss.model, loss, examples, epochs=epochs, batch_size=batch_size, lr=lr, warmup_ratio=warmup_ratio,
+                  max_grad_norm=max_grad_norm, seed=seed, length_grouping=length_grouping, show_progress_bar=False)
+    return history.losses
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('train_loop', probe="""
+            _torch.manual_seed(0)
+            _loss = losses.SoftmaxLoss(load_encoder(profile), num_labels=3)
+            _examples = training.prepare_examples(pairs[:10], _loss)
+            _result = train_loop(_loss, _examples, epochs=2, batch_size=4, lr=1e-4, warmup_ratio=0.25, seed=7)
+            """, reference=fit_loop, kept=True),
+    Exercise('MNRL', probe="""
+            _rng = _np.random.default_rng(2025)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
+            _result = {"pairs": MNRL(_Model()).loss_from_embeddings([_a, _p]),
+                       "triplets": MNRL(_Model()).loss_from_embeddings([_a, _p, _n]),
+                       "scale 5": MNRL(_Model(), scale=5.0).loss_from_embeddings([_a, _p, _n])}
+            """, reference=losses.MultipleNegativesRankingLoss, kept=True),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from . import ExerciseError, ok, require
+from . import Exercise, ExerciseError, ok, require
 from .questions import choice
 from .nb00 import _call
 
@@ -426,6 +426,37 @@ def check_genre_shares(genre_shares: Callable) -> None:
     top = want[GENRE_COLUMNS[2]].idxmax()
     ok(f"genre shares on {len(every)} hidden pairs and {len(worst)} worst: {top!r} is "
        f"{want.loc[top, GENRE_COLUMNS[2]]:.1f}× over-represented among the worst; a genre never among them has share 0")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('spearman', probe="""
+            _rng = _np.random.default_rng(2026)
+            _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
+                       spearman(_rng.normal(size=30), _rng.normal(size=30))]
+            """, reference=spearman_truth, kept=True),
+    Exercise('sts_evaluate', probe="""
+            from sbertlib import data as _data
+            from sbertlib.workbook.profiles import load_encoder as _load_encoder
+            _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
+            """, reference=sts_evaluate_truth, kept=True),
+    Exercise('worst_k', probe="""
+            _gold, _pred = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10.0, 1, 2, 3, 4, 9, 5, 6, 7, 8]
+            _ids, _errors = worst_k(_gold, _pred, 2)
+            _all = worst_k(_gold, _pred, 10)
+            _result = {"k=2": [_ids, _errors],            # ties among the rest: every pair compared as a set
+                       "all": sorted([int(i), float(e)] for i, e in zip(*(_np.asarray(x).tolist() for x in _all)))}
+            """),
+    Exercise('pooled_and_wmean', probe="""
+            import types as _types
+            _rng = _np.random.default_rng(2033)
+            _pairs = [_types.SimpleNamespace(sentence1=f"a{i}", sentence2=f"b{i}", score=float(s), source=src)
+                      for i, (s, src) in enumerate(zip(_rng.uniform(0, 5, 30).round(1), ["news", "forum", "images"] * 10))]
+            _result = pooled_and_wmean(_pairs, _rng.normal(size=30))
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

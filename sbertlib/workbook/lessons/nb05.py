@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import ExerciseError, ok, require
+from . import Exercise, ExerciseError, ok, require
 from .questions import choice, number
 from .nb00 import _call
 
@@ -287,6 +287,29 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
                                 f"Hint: {_scale_hint(key, value, cosines, gold)}")
     ok(f"order and scale on {len(gold)} hidden pairs: mean |cos − gold/5| {want[SCALE_KEYS[0]]:.3f}, "
        f"Pearson {want[SCALE_KEYS[1]]:.2f}, Spearman {want[SCALE_KEYS[2]]:.2f}")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('regression_loss', probe="""
+            _rng = _np.random.default_rng(2027)
+            _u, _v = (_torch.tensor(_rng.normal(size=(4, 6)), dtype=_torch.float32) for _ in range(2))
+            _result = regression_loss(_u, _v, _torch.tensor([0.0, 1.5, 3.2, 5.0]))
+            """, reference=regression_loss_truth, kept=True),
+    Exercise('RegressionObjective', probe="""
+            _rng = _np.random.default_rng(2034)
+            _objective = RegressionObjective(_Model())
+            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
+            _result = {"label_kind": _objective.label_kind, "score_range": list(_objective.score_range),
+                       "loss": _objective.loss_from_embeddings([_u, _v], _torch.tensor([0.0, 1.0, 2.5, 4.0, 5.0]))}
+            """, reference=ReferenceRegressionObjective, kept=True),
+    Exercise('train_regression', probe="""
+            _objective, _losses, _seconds = train_regression(load_encoder(profile))
+            _result = _losses
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

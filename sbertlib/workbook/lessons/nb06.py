@@ -7,7 +7,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import ExerciseError, ok, require
+from . import Exercise, ExerciseError, ok, require
 from .questions import choice, number
 from .nb00 import _call
 
@@ -353,6 +353,31 @@ def check_triplet_scores(triplet_scores: Callable) -> None:
                     "the share of triplets whose negative is at least ε further from the anchor than the positive")
             raise ExerciseError(f"meets ε = {m:g}: you returned {meets[m]:.1f}, expected {want_meets[m]:.1f}\nHint: {hint}")
     ok("triplet_scores is right: accuracy = d(a,p) < d(a,n); a margin is met at d(a,n) − d(a,p) ≥ ε")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('triplet_loss', probe="""
+            _rng = _np.random.default_rng(2028)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(6, 5)), dtype=_torch.float32) for _ in range(3))
+            _result = [triplet_loss(_a, _p, _n), triplet_loss(_a, _p, _n, margin=0.5),
+                       triplet_loss(_a, _p, _n, margin=3.0)]
+            """, reference=reference_triplet_loss, kept=True),
+    Exercise('TripletObjective', probe="""
+            _rng = _np.random.default_rng(2035)
+            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
+            _result = {"n_texts": list(TripletObjective(_Model()).n_texts),
+                       "loss": TripletObjective(_Model()).loss_from_embeddings([_a, _p, _n]),
+                       "margin 0.3": TripletObjective(_Model(), margin=0.3).loss_from_embeddings([_a, _p, _n])}
+            """, reference=TripletLoss, kept=True),
+    Exercise('triplet_distances', probe="_result = triplet_distances(encoder, heldout[:12])", reference=triplet_distances_truth, kept=True),
+    Exercise('triplet_scores', probe="""
+            _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
+                       triplet_scores(_np.array([1.0, 2.0]), _np.array([1.2, 1.0]), [0.2])]
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -12,7 +12,7 @@ from ... import paper
 from ...evaluation import ablation
 from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
-from . import ExerciseError, ok, require, two_items
+from . import Exercise, ExerciseError, ok, require, two_items
 from .questions import choice, number
 from .nb00 import _call
 from ...errors import UnknownName
@@ -358,6 +358,22 @@ def check_run_ablation(run_ablation: Callable) -> None:
                 hint = "std: the sample standard deviation (ddof=1) of one configuration's scores over its seeds"
             raise ExerciseError(f"on {where} the std column differs from the grid's\nHint: {hint}")
     ok("run_ablation runs every configuration once per seed and tabulates mean and sample std like the library's grid")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('classifier_size', probe="""
+            _result = [classifier_size(c, n, k) for c in (("u", "v"), ("u", "v", "|u-v|"), ("u", "v", "|u-v|", "u*v"))
+                       for n, k in ((64, 3), (768, 3), (384, 2))]
+            """),
+    Exercise('diff_and_se', probe="""
+            _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
+                                   index=["a", "b", "c"])
+            _result = [diff_and_se(_table, "a", "b"), diff_and_se(_table, "c", "a")]
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...data import SentEvalTask
-from . import ExerciseError, call, ok, require
+from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice
 from .nb00 import _call
 
@@ -546,6 +546,18 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
                                                               "`seed` argument" if same else
                                                               "pass `seed` on to the folds and the classifier"))
     ok("score_task picks SentEval's protocol for each kind of task (k-fold CV; train → test; C on dev)")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('majority_baseline', probe="_result = {name: majority_baseline(task) for name, task in tasks.items()}"),
+    Exercise('standardise', probe="""
+            _rng = _np.random.default_rng(2029)
+            _result = standardise(_rng.normal(2.0, 3.0, size=(12, 4)), _rng.normal(size=(5, 4)))
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

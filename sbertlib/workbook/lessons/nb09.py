@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import ExerciseError, call, named_slip, ok, require
+from . import Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
 
 TOLERANCE = 1e-4
@@ -381,6 +381,21 @@ def check_cosine_by_label(cosine_by_label: Callable, labels: Sequence[str] = ("e
                     "cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label")
         raise ExerciseError(f"for {bad!r} you gave {got[bad]:.4f}, expected {want[bad]:.4f}\nHint: {hint}")
     ok("cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('separation', probe="""
+            _rng = _np.random.default_rng(2030)
+            _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
+            """),
+    Exercise('nn_agreement', probe="""
+            _rng = _np.random.default_rng(2031)
+            _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import call, ok, require
+from . import Exercise, call, ok, require
 from .questions import choice
 
 STOPWORDS = frozenset("""
@@ -189,6 +189,16 @@ def check_similarity(similarity) -> None:
         raise ExerciseError(f"{measure}: your scores differ from the library's (largest difference "
                             f"{np.abs(got - want).max():.3g})\nHint: {hint}")
     ok("similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('a', probe=None),
+    Exercise('b', probe=None),  # any paraphrase pair without shared words is right
+    Exercise('answer', probe=None),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

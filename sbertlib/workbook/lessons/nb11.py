@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import ExerciseError, call, ok, require, student_raised, unfinished
+from . import Exercise, ExerciseError, call, ok, require, student_raised, unfinished
 from .questions import choice, number
 
 
@@ -311,6 +311,30 @@ def check_pick_precision(fn: Callable[[dict, float], str]) -> None:
                 "keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest")
     raise ExerciseError(f"for {table} and tolerance {tol}: you chose {got[wrong[0]]!r}, expected {answer!r}\n"
                         f"Hint: {hint}")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('padding_share_by_hand', probe="""
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
+            _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
+            """),
+    Exercise('token_budget_batches', probe="""
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
+            _result = [token_budget_batches(_lengths, m) for m in (30, 48, 100)]
+            """),
+    Exercise('bf16_round', probe="""
+            _x = _torch.tensor([1.0, 1.00390625, 1.01171875, -3.14159265, 1e-40, 65504.0, 3.3e38, -0.0,
+                                float("inf"), float("-inf"), 123.456, -0.0001234], dtype=_torch.float32)
+            _result = bf16_round(_x.clone())
+            """),
+    Exercise('pick_precision', probe="""
+            _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
+            _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

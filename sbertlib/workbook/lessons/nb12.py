@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import ExerciseError, call, ok, require, student_raised, two_items, unfinished
+from . import Exercise, ExerciseError, call, ok, require, student_raised, two_items, unfinished
 from .questions import choice, number
 from ...search import faiss_search, recall_at_k, semantic_search
 
@@ -655,6 +655,23 @@ def check_purity(purity: Callable) -> None:
                                 f"\nHint: {hint}")
     ok(f"purity agrees with the library's on {len(_purity_cases())} hidden clusterings (labels as strings, "
        "cluster ids that are not 0…k−1)")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('top_k', probe="""
+            _rng = _np.random.default_rng(2032)
+            _scores, _ids = top_k(_rng.normal(size=(3, 5)).astype("float32"), _rng.normal(size=(10, 5)).astype("float32"), 4)
+            _result = {"scores": _scores, "ids": _ids}
+            """),
+    Exercise('my_recall', probe="""
+            _approx = _np.array([[1, 2, 3, 4, 5], [9, 8, 7, 6, 5], [0, 1, 2, 3, 4]])
+            _exact = _np.array([[1, 2, 3, 4, 6], [5, 6, 7, 8, 9], [10, 11, 12, 13, 0]])
+            _result = [my_recall(_approx, _exact, 5), my_recall(_approx, _exact, 3)]
+            """),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ...data import DataFormatError, STSPair
-from . import ExerciseError, call, ok, require, student_raised, two_items, unfinished
+from . import Exercise, ExerciseError, call, ok, require, student_raised, two_items, unfinished
 from .questions import choice
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
@@ -283,6 +283,14 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
                 "name the column that holds the bad value")
     ok("examples_from_rows scales the scores to 0–1 with the range and refuses empty sentences, words, nan, inf and "
        "scores outside the range with the line and column named")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('split_pairs', probe=None),
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import ExerciseError, named_slip, ok, require
+from . import Exercise, ExerciseError, named_slip, ok, require
 from .questions import choice
 from .nb00 import _call
 from .nb05 import fingerprint
@@ -285,8 +285,8 @@ def reference_losses(start, teacher_data, args, steps: int = RECIPE_STEPS) -> li
 def _recipe_hint(got: list[float], want: list[float]) -> str:
     if not math.isclose(got[0], want[0], rel_tol=1e-4, abs_tol=1e-7):
         return ("the first batch already differs, before any update: your batches are not the recipe's — every teacher "
-                "example, batches of profile.distill_batch_size, length_grouping=True, the loop's seed")
-    return ("the first batch matches, later steps do not: the updates differ — the learning rate (profile.distill_lr, "
+                "example, batches of profile.distill.batch_size, length_grouping=True, the loop's seed")
+    return ("the first batch matches, later steps do not: the updates differ — the learning rate (profile.distill.lr, "
             "not the loop's default) or the warm-up and decay")
 
 
@@ -321,10 +321,10 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
     n = len(step_losses) if hasattr(step_losses, "__len__") else None
     require(n == epochs * per_epoch, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch(s) of "
             f"{per_epoch} batches = {epochs * per_epoch}",
-            "train on every teacher example with profile.distill_epochs, distill_batch_size and distill_lr")
+            "train on every teacher example with profile.distill's epochs, batch_size and lr")
     values = [float(x) for x in step_losses]
     require(all(math.isfinite(x) for x in values), "a step's loss is not a finite number",
-            "a learning rate too high? the profile's distill_lr")
+            "a learning rate too high? the profile's distill.lr")
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the run with time.perf_counter()")
     followed = ""
@@ -339,6 +339,32 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
         followed = f"; its first {len(want)} losses are the recipe's"
     ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched{followed}; "
        f"loss {values[0]:.5f} → {values[-1]:.5f}")
+
+
+# ----------------------------------------------------------------------------- the exercises, declared once
+# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
+# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
+EXERCISES = (
+    Exercise('DistillationObjective', probe="""
+            _g = _torch.Generator().manual_seed(2034)
+            _s, _t = _torch.randn(4, 6, generator=_g), _torch.randn(4, 6, generator=_g)
+            _result = DistillationObjective(_Model()).loss_from_embeddings([_s], _t)
+            """),
+    Exercise('pca_word_pieces', probe="""
+            _g = _torch.Generator().manual_seed(2035)
+            _table = _torch.randn(20, 6, generator=_g) * _torch.linspace(3, 0.5, 6) + 1.5
+            _r, _c, _m = pca_word_pieces(_table, 3)
+            _result = {"back": _torch.as_tensor(_r) @ _torch.as_tensor(_c) + _torch.as_tensor(_m), "mean": _m}
+            """),
+    Exercise('inverse_projection', probe="""
+            _g = _torch.Generator().manual_seed(2036)
+            _c = _torch.linalg.qr(_torch.randn(6, 6, generator=_g))[0][:3]
+            _lin = inverse_projection(_c, _torch.randn(6, generator=_g))
+            _result = {"weight": _lin.weight, "bias": _lin.bias}
+            """),
+    Exercise('train_distillation', probe=None),  # a training run: its check grades it
+    Exercise('predict_pca_start', probe=None),  # a prediction: any of the three is an answer
+)
 
 
 # ----------------------------------------------------------------------------- questionnaire

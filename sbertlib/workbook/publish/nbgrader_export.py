@@ -31,7 +31,8 @@ and written with ``repr()``. What each lecturer-notebook cell becomes:
 With ``hidden_tests=True`` an exercise is graded by **hidden tests** instead of its check: the check
 cell stays (read-only, ungraded: students still get its hints while they work), and after it one
 test cell per name the exercise asks for (``pool``, ``SiameseClassifier``, ``nprobe`` …) compares
-what the student's code gives on fixed inputs (:data:`PROBES`) with what the lecturer's solution gave,
+what the student's code gives on fixed inputs (each exercise's ``probe``, declared in its
+lesson module: :class:`sbertlib.workbook.lessons.Exercise`) with what the lecturer's solution gave,
 computed at export time by running the lecturer notebooks (on ``profile``, smoke by default) and
 stored in the test between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``: nbgrader strips
 it from the release and puts it back to autograde. The stored values hold only for that profile, so
@@ -92,6 +93,7 @@ import nbformat
 
 from .notebooks import DEFAULT_STUB, NOTEBOOK_DIR, execute, notebook_paths, strip_outputs, tags
 from ...errors import MissingPath, SettingError
+from ..lessons import exercises as lesson_exercises, numbers as lesson_numbers
 
 COURSE_ID = "sbert-workbook"
 GRADING_PROFILE = "smoke"
@@ -107,239 +109,7 @@ _SIGNATURE = re.compile(r"\n(?:# |<!-- )written by `python -m sbertlib student -
                         r"[^\n]*\n?\Z")
 
 # ----------------------------------------------------------------------------------------- probes
-# What a hidden test computes from the student's objects, per notebook number and name: code that sets
-# ``_result`` (tensors, arrays, numbers, strings, lists and dicts of them). It runs in the notebook's
-# kernel right after the check cell, so it may use the notebook's variables; helpers are the
-# underscored modules ``_np``, ``_torch``, ``_pd`` and ``_Model`` (a stand-in encoder of dim 8).
-# ``None``: the exercise has many right answers and no stored value can grade it. A name not listed
-# is compared as a value (``_result = name``): right for a number or a string, and where that is not
-# plain data (a function) the exercise keeps its check as grader. A solution cell's
-# ``metadata.probes`` ({name: code or null}) adds to or overrides these.
-PROBES: dict[str, dict[str, str | None]] = {
-    "00": {
-        "most_similar_pair": """
-            _rng = _np.random.default_rng(2020)
-            _result = []
-            for _n in (3, 6, 10):
-                _a = _rng.uniform(-1, 0.95, size=(_n, _n)); _m = (_a + _a.T) / 2; _np.fill_diagonal(_m, 1.0)
-                _s = _torch.as_tensor(_m, dtype=sim.dtype) if isinstance(sim, _torch.Tensor) else _m.astype(_np.asarray(sim).dtype)
-                _result.append(sorted(int(i) for i in most_similar_pair(_s)))
-            """,
-    },
-    "01": {
-        "pair_count": "_result = [pair_count(n) for n in (0, 1, 2, 3, 10, 10_000, 1_000_000)]",
-        "cross_encoder_hours": "_result = [cross_encoder_hours(n, p) for n, p in ((10_000, 65), (500, 12.5), (2, 1))]",
-        "anisotropy": """
-            _rng = _np.random.default_rng(2021)
-            _result = [anisotropy(_rng.normal(size=(7, 5)) + 0.8), anisotropy(_rng.normal(size=(3, 4)))]
-            """,
-    },
-    "02": {
-        "pool": """
-            _rng = _np.random.default_rng(2022)
-            _result = {}
-            for _k, _lengths in enumerate(((5, 2, 1), (4, 4))):
-                _te = _torch.tensor(_rng.normal(size=(len(_lengths), max(_lengths), 6)) - 3.0, dtype=_torch.float32)
-                _mask = _torch.tensor([[1] * n + [0] * (max(_lengths) - n) for n in _lengths])
-                for _mode in ("mean", "max", "cls"):
-                    _result[f"{_mode} {_k}"] = pool(_te.clone(), _mask.clone(), _mode)
-            """,
-        "SiameseClassifier": """
-            _rng = _np.random.default_rng(2023)
-            _head = SiameseClassifier(_Model(), num_labels=3)
-            with _torch.no_grad():
-                _head.classifier.weight.copy_(_torch.tensor(_rng.normal(size=(3, 24)) * 0.3, dtype=_torch.float32))
-                _head.classifier.bias.copy_(_torch.tensor([0.1, -0.2, 0.05]))
-            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
-            _result = {"classifier": [_head.classifier.in_features, _head.classifier.out_features],
-                       "loss": _head.loss_from_embeddings([_u, _v], _torch.tensor([0, 1, 2, 1, 0]))}
-            """,
-        "pair_loss": """
-            _rng = _np.random.default_rng(2036)
-            _lin = _torch.nn.Linear(4, 3)
-            with _torch.no_grad():
-                _lin.weight.copy_(_torch.tensor(_rng.normal(size=(3, 4)), dtype=_torch.float32))
-                _lin.bias.copy_(_torch.tensor([0.1, -0.3, 0.2]))
-            _fa, _fb = (_torch.tensor(_rng.normal(size=(2, 4)), dtype=_torch.float32) for _ in range(2))
-            _result = {}
-            for _branch, _detach in (("both", {}), ("A only", {"detach_b": True}), ("B only", {"detach_a": True})):
-                _lin.zero_grad()
-                _loss = pair_loss(_lin, _fa, _fb, _torch.tensor([0.2, 0.9]), **_detach)
-                _loss.backward()
-                _result[_branch] = {"loss": _loss, "weight gradient": _lin.weight.grad}
-            """,
-        "concat_features": """
-            _rng = _np.random.default_rng(2024)
-            _u, _v = (_torch.tensor(_rng.normal(size=(2, 3)), dtype=_torch.float32) for _ in range(2))
-            _parts = [("u", "v"), ("|u-v|",), ("u*v",), ("|u-v|", "u*v"), ("u", "v", "u*v"), ("u", "v", "|u-v|"),
-                      ("u", "v", "|u-v|", "u*v"), ("v", "u"), ("|u-v|", "v", "u")]
-            _result = {" ".join(p): concat_features(_u.clone(), _v.clone(), p) for p in _parts}
-            """,
-    },
-    "03": {
-        "train_loop": """
-            _torch.manual_seed(0)
-            _loss = losses.SoftmaxLoss(load_encoder(profile), num_labels=3)
-            _examples = training.prepare_examples(pairs[:10], _loss)
-            _result = train_loop(_loss, _examples, epochs=2, batch_size=4, lr=1e-4, warmup_ratio=0.25, seed=7)
-            """,
-        "MNRL": """
-            _rng = _np.random.default_rng(2025)
-            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
-            _result = {"pairs": MNRL(_Model()).loss_from_embeddings([_a, _p]),
-                       "triplets": MNRL(_Model()).loss_from_embeddings([_a, _p, _n]),
-                       "scale 5": MNRL(_Model(), scale=5.0).loss_from_embeddings([_a, _p, _n])}
-            """,
-    },
-    "04": {
-        "spearman": """
-            _rng = _np.random.default_rng(2026)
-            _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
-                       spearman(_rng.normal(size=30), _rng.normal(size=30))]
-            """,
-        "sts_evaluate": """
-            from sbertlib import data as _data
-            from sbertlib.workbook.profiles import load_encoder as _load_encoder
-            _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
-            """,
-        "worst_k": """
-            _gold, _pred = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10.0, 1, 2, 3, 4, 9, 5, 6, 7, 8]
-            _ids, _errors = worst_k(_gold, _pred, 2)
-            _all = worst_k(_gold, _pred, 10)
-            _result = {"k=2": [_ids, _errors],            # ties among the rest: every pair compared as a set
-                       "all": sorted([int(i), float(e)] for i, e in zip(*(_np.asarray(x).tolist() for x in _all)))}
-            """,
-        "pooled_and_wmean": """
-            import types as _types
-            _rng = _np.random.default_rng(2033)
-            _pairs = [_types.SimpleNamespace(sentence1=f"a{i}", sentence2=f"b{i}", score=float(s), source=src)
-                      for i, (s, src) in enumerate(zip(_rng.uniform(0, 5, 30).round(1), ["news", "forum", "images"] * 10))]
-            _result = pooled_and_wmean(_pairs, _rng.normal(size=30))
-            """,
-    },
-    "05": {
-        "regression_loss": """
-            _rng = _np.random.default_rng(2027)
-            _u, _v = (_torch.tensor(_rng.normal(size=(4, 6)), dtype=_torch.float32) for _ in range(2))
-            _result = regression_loss(_u, _v, _torch.tensor([0.0, 1.5, 3.2, 5.0]))
-            """,
-        "RegressionObjective": """
-            _rng = _np.random.default_rng(2034)
-            _objective = RegressionObjective(_Model())
-            _u, _v = (_torch.tensor(_rng.normal(size=(5, 8)), dtype=_torch.float32) for _ in range(2))
-            _result = {"label_kind": _objective.label_kind, "score_range": list(_objective.score_range),
-                       "loss": _objective.loss_from_embeddings([_u, _v], _torch.tensor([0.0, 1.0, 2.5, 4.0, 5.0]))}
-            """,
-        "train_regression": """
-            _objective, _losses, _seconds = train_regression(load_encoder(profile))
-            _result = _losses
-            """,
-    },
-    "06": {
-        "triplet_loss": """
-            _rng = _np.random.default_rng(2028)
-            _a, _p, _n = (_torch.tensor(_rng.normal(size=(6, 5)), dtype=_torch.float32) for _ in range(3))
-            _result = [triplet_loss(_a, _p, _n), triplet_loss(_a, _p, _n, margin=0.5),
-                       triplet_loss(_a, _p, _n, margin=3.0)]
-            """,
-        "TripletObjective": """
-            _rng = _np.random.default_rng(2035)
-            _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
-            _result = {"n_texts": list(TripletObjective(_Model()).n_texts),
-                       "loss": TripletObjective(_Model()).loss_from_embeddings([_a, _p, _n]),
-                       "margin 0.3": TripletObjective(_Model(), margin=0.3).loss_from_embeddings([_a, _p, _n])}
-            """,
-        "triplet_distances": "_result = triplet_distances(encoder, heldout[:12])",
-        "triplet_scores": """
-            _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
-                       triplet_scores(_np.array([1.0, 2.0]), _np.array([1.2, 1.0]), [0.2])]
-            """,
-    },
-    "07": {
-        "classifier_size": """
-            _result = [classifier_size(c, n, k) for c in (("u", "v"), ("u", "v", "|u-v|"), ("u", "v", "|u-v|", "u*v"))
-                       for n, k in ((64, 3), (768, 3), (384, 2))]
-            """,
-        "diff_and_se": """
-            _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
-                                   index=["a", "b", "c"])
-            _result = [diff_and_se(_table, "a", "b"), diff_and_se(_table, "c", "a")]
-            """,
-    },
-    "08": {
-        "majority_baseline": "_result = {name: majority_baseline(task) for name, task in tasks.items()}",
-        "standardise": """
-            _rng = _np.random.default_rng(2029)
-            _result = standardise(_rng.normal(2.0, 3.0, size=(12, 4)), _rng.normal(size=(5, 4)))
-            """,
-    },
-    "09": {
-        "separation": """
-            _rng = _np.random.default_rng(2030)
-            _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
-            """,
-        "nn_agreement": """
-            _rng = _np.random.default_rng(2031)
-            _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
-            """,
-    },
-    "10": {"a": None, "b": None,           # any paraphrase pair without shared words is right
-           "answer": None},                # a prediction: any of the models is an answer
-    "11": {
-        "padding_share_by_hand": """
-            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
-            _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
-            """,
-        "token_budget_batches": """
-            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
-            _result = [token_budget_batches(_lengths, m) for m in (30, 48, 100)]
-            """,
-        "bf16_round": """
-            _x = _torch.tensor([1.0, 1.00390625, 1.01171875, -3.14159265, 1e-40, 65504.0, 3.3e38, -0.0,
-                                float("inf"), float("-inf"), 123.456, -0.0001234], dtype=_torch.float32)
-            _result = bf16_round(_x.clone())
-            """,
-        "pick_precision": """
-            _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
-            _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
-            """,
-    },
-    "12": {
-        "top_k": """
-            _rng = _np.random.default_rng(2032)
-            _scores, _ids = top_k(_rng.normal(size=(3, 5)).astype("float32"), _rng.normal(size=(10, 5)).astype("float32"), 4)
-            _result = {"scores": _scores, "ids": _ids}
-            """,
-        "my_recall": """
-            _approx = _np.array([[1, 2, 3, 4, 5], [9, 8, 7, 6, 5], [0, 1, 2, 3, 4]])
-            _exact = _np.array([[1, 2, 3, 4, 6], [5, 6, 7, 8, 9], [10, 11, 12, 13, 0]])
-            _result = [my_recall(_approx, _exact, 5), my_recall(_approx, _exact, 3)]
-            """,
-    },
-    "13": {"split_pairs": None},           # any split that keeps shared sentences on one side is right
-    "14": {
-        "DistillationObjective": """
-            _g = _torch.Generator().manual_seed(2034)
-            _s, _t = _torch.randn(4, 6, generator=_g), _torch.randn(4, 6, generator=_g)
-            _result = DistillationObjective(_Model()).loss_from_embeddings([_s], _t)
-            """,
-        "pca_word_pieces": """
-            _g = _torch.Generator().manual_seed(2035)
-            _table = _torch.randn(20, 6, generator=_g) * _torch.linspace(3, 0.5, 6) + 1.5
-            _r, _c, _m = pca_word_pieces(_table, 3)
-            _result = {"back": _torch.as_tensor(_r) @ _torch.as_tensor(_c) + _torch.as_tensor(_m), "mean": _m}
-            """,
-        "inverse_projection": """
-            _g = _torch.Generator().manual_seed(2036)
-            _c = _torch.linalg.qr(_torch.randn(6, 6, generator=_g))[0][:3]
-            _lin = inverse_projection(_c, _torch.randn(6, generator=_g))
-            _result = {"weight": _lin.weight, "bias": _lin.bias}
-            """,
-        "train_distillation": None,        # a training run: its check grades it
-        "predict_pca_start": None,         # a prediction: any of the three is an answer
-    },
-}
-
+# Each exercise's probe is declared with the exercise, in its lesson module (``EXERCISES`` in lessons/nbNN.py).
 # The probes' helpers: no sbertlib in them, so changing the library or the checks cannot change a grade.
 # In a hidden test they only build the inputs and turn the result into plain data (``_plain``); what
 # decides the grade is :data:`_COMPARE`, which trusts none of them.
@@ -566,7 +336,8 @@ def exercises(nb, number: str = "") -> list[Exercise]:
         base = _safe_id(names[0]) if names else f"exercise_{k + 1}"
         grade_id = base if base not in used else f"{base}_{k + 1}"
         used.add(grade_id)
-        probes = {n: PROBES.get(number, {}).get(n, f"_result = {n}") for n in names}
+        declared = {ex.name: ex.probe_code for ex in lesson_exercises(number)} if number in lesson_numbers() else {}
+        probes = {n: declared.get(n, f"_result = {n}") for n in names}
         probes.update(cell.metadata.get("probes", {}))
         found.append(Exercise(i, check, names, grade_id, {n: probes[n] for n in names if n in probes}))
     return found
