@@ -27,13 +27,14 @@ DATA_RULES = {
                "STS12-16 and SICK (case- and space-normalised), each with its teacher's vector",
 }
 STSB_STAGES = ("stsb", "two-stage", "distill-stsb")
+# An STSb stage that starts from another run -> that run's objective (None: the profile's NLI objective).
+STARTS_FROM = {"two-stage": None, "distill-stsb": "distill"}
 
 
 def run_recipe(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
                mixed_precision: str | None = None, overrides: dict | None = None) -> dict:
     """Everything that decides the weights ``runs.trained_model(profile, objective, ...)`` trains: a
     plain JSON-able dict (see the module docstring)."""
-    from .runs import STARTS_FROM
     args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
     args = {k: v for k, v in args.to_dict().items() if k not in ("evaluation_steps", "checkpoint_steps")}
     rule = "stsb" if objective in STSB_STAGES else objective

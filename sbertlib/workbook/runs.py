@@ -31,7 +31,6 @@ from ..training.arguments import DEFAULT_SEED
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
 OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
 _EVAL_SETS: dict[str, dict] = {}  # data folder -> the evaluation sets (evaluation_sets)
-STARTS_FROM = {"two-stage": None, "distill-stsb": "distill"}  # an STSb stage -> what it starts from (None: the NLI lesson)
 
 
 def output_dir(*parts: str) -> Path:
@@ -83,9 +82,9 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
         if recorded is not None:
             print(f"sbertlib: {folder} was trained with another recipe ({recipes.differences(recorded.recipe, recipe)}): "
                   f"training it again.", file=sys.stderr)
-    if objective in STARTS_FROM:
-        start, _ = trained_model(profile, STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False, data_dir,
-                                 show_progress_bar, mixed_precision, overrides)
+    if objective in recipes.STARTS_FROM:
+        start, _ = trained_model(profile, recipes.STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False,
+                                 data_dir, show_progress_bar, mixed_precision, overrides)
     elif objective == "distill":
         from ..training.distillation import make_student
         start = make_student(profile.distill_student, teacher(profile, seed, data_dir))
@@ -153,8 +152,8 @@ def training_texts(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=N
     """Every training example ``objective``'s model saw, its earlier stages' and its teacher's training
     included (the texts: no teacher vectors are computed) — what :func:`contamination` compares."""
     from .profiles import load_nli_train
-    if objective in STARTS_FROM:
-        start = STARTS_FROM[objective] or profile.nli_objective
+    if objective in recipes.STARTS_FROM:
+        start = recipes.STARTS_FROM[objective] or profile.nli_objective
         return training_texts(profile, start, seed, data_dir) + stsb_train_pairs(profile, seed, data_dir)
     if objective == "nli":
         return load_nli_train(profile, data_dir)
