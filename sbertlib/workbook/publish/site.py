@@ -2,7 +2,6 @@
 
 Built with **Jupyter Book 1**'s stack — Sphinx, myst-nb, the book theme and its table of contents, all
 from PyPI. Why this one: Jupyter Book 2 (MyST) asks a web API for its theme at build time and fails
-from ..errors import MissingPath
 offline, and ``quarto-cli`` downloads its binary when it installs; Jupyter Book 1 builds offline in
 seconds and gives chapter order in a sidebar, full-text search and a contents box on every page. We run
 Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to leave out the two
@@ -38,6 +37,7 @@ from typing import Sequence
 import nbformat
 
 from .. import colab
+from ...errors import MissingPath
 from . import notebooks, site_pages
 from .build import SITE_DIR, static_copy
 
