@@ -9,7 +9,6 @@ headline results. Exits non-zero if any notebook failed.
 """
 from __future__ import annotations
 
-import copy
 import html
 import json
 import os
@@ -19,27 +18,8 @@ from pathlib import Path
 import nbformat
 
 from . import notebooks
-
-
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-SITE_DIR = "site"  # the course site, under the build folder
-
-
-def static_copy(nb):
-    """A copy for a page with no kernel: widgets that recorded a static snapshot (``text/html``) show
-    it instead of a live view, which would need the widget manager from a CDN (and then a kernel).
-    The widget state is dropped too when no live view is left."""
-    nb = copy.deepcopy(nb)
-    live = 0
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            if WIDGET_VIEW in data and "text/html" in data:
-                del data[WIDGET_VIEW]
-            live += WIDGET_VIEW in data
-    if not live:
-        nb.metadata.pop("widgets", None)
-    return nb
+from .site import SITE_DIR
+from .site import WIDGET_VIEW, static_copy  # noqa: F401  at home in .site; tests/test_workbook.py reads them here
 
 
 def machine_line() -> str:

@@ -8,7 +8,7 @@ Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to lea
 extensions that would reach the internet (thebe, which also declares its script twice, and comments).
 What the pages would still fetch is replaced: MathJax comes from a local copy (MathJax 2.7, packaged on
 PyPI as ``jupyter-server-mathjax``) and the ipywidgets manager is not loaded at all — widgets show their
-static snapshots (:func:`sbertlib.workbook.publish.build.static_copy`); live widgets need a kernel anyway.
+static snapshots (:func:`static_copy`); live widgets need a kernel anyway.
 
     build_site(executed, results, out)     # → out/site/index.html, the landing page
     python -m sbertlib.workbook.publish.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
@@ -24,6 +24,7 @@ relative ones, solution cells are labelled, and no ``.doctrees`` or source maps 
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -39,13 +40,14 @@ import nbformat
 from .. import colab
 from ...errors import MissingPath
 from . import notebooks, site_pages
-from .build import SITE_DIR, static_copy
 
 ROOT = Path(__file__).resolve().parents[3]
 ASSETS = Path(__file__).resolve().parent / "site_assets"  # course.css, course.js
 FAVICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' "
            "fill='#2b6cb0'/><text x='8' y='12' font-size='10' text-anchor='middle' fill='white'>S</text></svg>")
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full"  # the one configuration that package ships
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SITE_DIR = "site"  # the course site, under the build folder
 COURSE_PAGES = ("syllabus", "instructor-notes", "downloads", "licence")
 _OBJECTIVES = r"""
 The paper's three objectives, for sentence vectors $u$, $v$ (anchor $a$, positive $p$, negative $n$) —
@@ -57,6 +59,23 @@ $$L_{\text{reg}} = \left(\cos(u, v) - y\right)^2$$
 
 $$L_{\text{triplet}} = \max\left(\lVert a - p\rVert - \lVert a - n\rVert + \epsilon,\ 0\right)$$
 """
+
+
+def static_copy(nb):
+    """A copy for a page with no kernel: widgets that recorded a static snapshot (``text/html``) show
+    it instead of a live view, which would need the widget manager from a CDN (and then a kernel).
+    The widget state is dropped too when no live view is left."""
+    nb = copy.deepcopy(nb)
+    live = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if WIDGET_VIEW in data and "text/html" in data:
+                del data[WIDGET_VIEW]
+            live += WIDGET_VIEW in data
+    if not live:
+        nb.metadata.pop("widgets", None)
+    return nb
 
 
 def mathjax_dir() -> Path:
