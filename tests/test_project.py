@@ -47,6 +47,56 @@ def test_package_never_imports_sentence_transformers():
             assert not any(n.split(".")[0] == "sentence_transformers" for n in names), path
 
 
+def _import_graph() -> dict[str, set[str]]:
+    """Each module of sbertlib -> the sbertlib modules it imports anywhere (inside functions too), relative
+    imports resolved and ``from pkg import name`` counted as the submodule ``pkg.name`` where there is one."""
+    modules = {}
+    for path in (ROOT / "sbertlib").rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package
+                for _ in range(node.level - 1):
+                    base = base.rsplit(".", 1)[0]
+                full = (base + (f".{node.module}" if node.module else "")) if node.level else node.module
+                targets.update(f"{full}.{a.name}" if f"{full}.{a.name}" in modules else full for a in node.names)
+        graph[module] = set()
+        for target in targets:
+            while target not in modules and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if target in modules and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (each holds an import cycle)."""
+    reach = {}
+    for start in graph:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        reach[start] = seen
+    components = {frozenset(m for m in reach[a] if a in reach[m]) | {a} for a in graph if a in reach[a]}
+    return [set(c) for c in components if len(c) > 1]
+
+
+def test_no_import_cycles():
+    graph = _import_graph()
+    cycles = sorted(_cycles(graph), key=sorted)
+    assert not cycles, "import cycles in sbertlib:\n" + "\n".join(
+        "  " + "; ".join(f"{m} -> {', '.join(sorted(graph[m] & c))}" for m in sorted(c)) for c in cycles)
+
+
 @pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
 def test_notebook_committed_clean_with_goals_and_recap(path):
     nb = nbformat.read(path, as_version=4)
