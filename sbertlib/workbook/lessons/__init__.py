@@ -312,7 +312,7 @@ def _close(a, b) -> bool:
 def _brief(value) -> str:
     """A value as a message shows it: short ones whole, arrays by shape and first entries."""
     import numpy as np
-    if hasattr(value, "shape") and np.size(value) > 6:
+    if hasattr(value, "shape") and int(np.prod(value.shape)) > 6:
         flat = np.asarray(value).ravel()[:4]
         return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
     text = repr(value)
@@ -322,7 +322,7 @@ def _brief(value) -> str:
 def _shown(args: tuple) -> str:
     """The arguments as a message shows them: small ones whole, arrays by type and shape."""
     import numpy as np
-    return ", ".join(f"<{type(a).__name__} of shape {tuple(a.shape)}>" if hasattr(a, "shape") and np.size(a) > 6
+    return ", ".join(f"<{type(a).__name__} of shape {tuple(a.shape)}>" if hasattr(a, "shape") and int(np.prod(a.shape)) > 6
                      else _brief(a) for a in args)
 
 

@@ -266,7 +266,28 @@ def check_mistakes(number: str, checks_dir: Path = CHECKS_DIR) -> dict[str, list
                     messages.append(tidy)
         if messages:
             result[name] = messages
+    for name, messages in _declared_slips(tree).items():  # exercises checked by the one exercise machinery
+        known = result.setdefault(f"check_{name}", [])
+        known += [m for m in messages if m not in known]
     return result
+
+
+def _declared_slips(tree: ast.Module) -> dict[str, list[str]]:
+    """``{exercise name: [its named slips' messages, then its hint]}`` of every ``Exercise(...)`` declared in
+    a lesson module's source (see :class:`sbertlib.workbook.lessons.Exercise`)."""
+    found: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Exercise"
+                and node.args and _text_of(node.args[0])):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords}
+        slips = keywords.get("slips")
+        texts = [_text_of(k) for k in slips.keys if k is not None] if isinstance(slips, ast.Dict) else []
+        texts.append(_text_of(keywords["hint"]) if "hint" in keywords else None)
+        messages = [t for t in (_tidy(x) for x in texts if x) if t]
+        if messages:
+            found[_text_of(node.args[0])] = messages
+    return found
 
 
 # --------------------------------------------------------------------------- the pages
