@@ -503,7 +503,7 @@ def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder
     stale.mkdir(parents=True)
     (stale / "state.pt").write_text("an interrupted fit run")
     objective, step_losses, seconds = _run(tiny_encoder)
-    recipe = {"lr": smoke.stsb_lr, "epochs": smoke.stsb_epochs, "batch_size": smoke.stsb_batch_size}  # as 05 passes them
+    recipe = {"lr": smoke.stsb.lr, "epochs": smoke.stsb.epochs, "batch_size": smoke.stsb.batch_size}  # as 05 passes them
     runs.save_run(smoke, "stsb", objective, step_losses, seconds, trained_by="notebook 05: your train_loop", **recipe)
     assert runs.is_trained(smoke, "stsb") and not stale.exists()
     model, history = runs.trained_model(smoke, "stsb")

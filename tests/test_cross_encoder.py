@@ -133,7 +133,7 @@ def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
     monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
     profile = get_profile("smoke")
     model, history = cross_runs.trained_cross_encoder(profile)
-    steps = math.ceil(profile.stsb_train_pairs / profile.stsb_batch_size) * profile.stsb_epochs   # 64 / 8, 1 epoch
+    steps = math.ceil(profile.stsb_train_pairs / profile.stsb.batch_size) * profile.stsb.epochs   # 64 / 8, 1 epoch
     assert history.loss == "CrossEncoderLoss" and len(history.records) == steps == 8
     assert model.max_seq_length == 2 * profile.max_seq_length
     assert cross_runs.cross_encoder_dir(profile).is_relative_to(tmp_path)

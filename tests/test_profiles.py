@@ -63,7 +63,7 @@ def test_offline_prefers_a_cached_plain_bert(world):
     p = get_profile("offline")
     assert (p.backbone, p.stand_in) == (profiles.SMALL_BERT, False)
     # a real BERT runs the paper's own sequence: classification objective, its recipe, no reference
-    assert (p.nli_objective, p.lr, p.batch_size, p.reference_backbone) == ("nli", 2e-5, 16, None)
+    assert (p.nli_objective, p.nli.lr, p.nli.batch_size, p.reference_backbone) == ("nli", 2e-5, 16, None)
     assert "stand-in" not in describe(p) and "smaller plain BERT" in describe(p)
     world.update(cached=[profiles.SMALL_BERT, profiles.PAPER_BERT], cuda=True)
     assert get_profile("offline").backbone == profiles.PAPER_BERT  # on a GPU the paper's BERT first
@@ -89,12 +89,12 @@ def test_unknown_profile_is_a_clear_error(world, monkeypatch, name):
 
 
 def test_profile_settings():
-    assert PROFILES["paper"].batch_size == 16 and PROFILES["paper"].max_train_pairs is None
+    assert PROFILES["paper"].nli.batch_size == 16 and PROFILES["paper"].max_train_pairs is None
     assert PROFILES["smoke"].backbone == "tiny-random-bert" and PROFILES["smoke"].max_train_pairs == 64
     assert PROFILES["offline"].max_seq_length == 64 and PROFILES["offline"].nli_source == "offline-nli"
     assert PROFILES["laptop"].backbone == "google/bert_uncased_L-4_H-256_A-4"
-    assert all(isinstance(p.stsb_epochs, int) and p.stsb_epochs >= 1 for p in PROFILES.values())
-    assert PROFILES["paper"].stsb_epochs == 4 and PROFILES["paper"].stsb_train_pairs is None  # Table 2's recipe
+    assert all(isinstance(p.stsb.epochs, int) and p.stsb.epochs >= 1 for p in PROFILES.values())
+    assert PROFILES["paper"].stsb.epochs == 4 and PROFILES["paper"].stsb_train_pairs is None  # Table 2's recipe
     assert PROFILES["smoke"].eval_pairs == 200 and PROFILES["paper"].eval_pairs is None
     assert profiles.hub_models(PROFILES["laptop"]) == [profiles.SMALL_BERT]
     assert profiles.hub_models(PROFILES["offline"]) == [] and profiles.hub_models(PROFILES["smoke"]) == []
@@ -183,11 +183,11 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     model = profiles.load_encoder(smoke)
     loss, train, _ = runs.training_setup(smoke, "mnrl", model)
     assert isinstance(loss, losses.MultipleNegativesRankingLoss) and len(train) == 64
-    assert all(len(t.__dict__) == 3 for t in train) and smoke.training_arguments("mnrl").lr == smoke.lr
+    assert all(len(t.__dict__) == 3 for t in train) and smoke.training_arguments("mnrl").lr == smoke.nli.lr
     loss, train, _ = runs.training_setup(smoke, "two-stage", model)
     assert isinstance(loss, losses.CosineSimilarityLoss)
     args = smoke.training_arguments("two-stage", seed=3, epochs=2)
-    assert (args.batch_size, args.lr, args.seed, args.epochs) == (smoke.stsb_batch_size, smoke.stsb_lr, 3, 2)
+    assert (args.batch_size, args.lr, args.seed, args.epochs) == (smoke.stsb.batch_size, smoke.stsb.lr, 3, 2)
     assert smoke.training_arguments("nli").save_head and not smoke.training_arguments("mnrl").save_head
     assert runs.model_dir(smoke, "stsb", overrides={"lr": 0.01, "epochs": 2}).name.endswith("seed42-epochs2-lr0.01")
     with pytest.raises(ValueError, match="unknown objective 'nli\\+stsb'"):
@@ -198,8 +198,8 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     assert history.lrs == [0.0, 5e-4, 1e-3]  # fit's schedule: warm-up 2 of 3
     assert not runs.is_trained(smoke, "mnrl")  # a warm-up of 0.5 is not the profile's recipe (0.1)
     history = runs.save_run(smoke, "mnrl", losses.MultipleNegativesRankingLoss(model), [1.0, 0.5, 0.25], 3.0,
-                            lr=smoke.lr)
-    assert history.lrs == [0.0, smoke.lr, smoke.lr / 2] and runs.is_trained(smoke, "mnrl")
+                            lr=smoke.nli.lr)
+    assert history.lrs == [0.0, smoke.nli.lr, smoke.nli.lr / 2] and runs.is_trained(smoke, "mnrl")
     loaded, loaded_history = runs.nli_model(smoke)
     assert loaded_history.losses == [1.0, 0.5, 0.25]
     probe = ["A dog runs."]

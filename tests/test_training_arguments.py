@@ -121,7 +121,7 @@ def test_retraining_a_lesson_replaces_its_folder(tmp_path, monkeypatch):
     _, first = runs.trained_model(smoke, "stsb", show_progress_bar=False, overrides={"max_steps": 2})
     _, again = runs.trained_model(smoke, "stsb", show_progress_bar=False, overrides={"max_steps": 2}, retrain=True)
     assert len(first.records) == len(again.records) == 2 and first.losses == again.losses
-    assert again.settings["max_steps"] == 2 and again.settings["lr"] == smoke.stsb_lr
+    assert again.settings["max_steps"] == 2 and again.settings["lr"] == smoke.stsb.lr
 
 
 def test_command_line_flags_come_from_the_fields():

@@ -32,13 +32,13 @@ def measure(profile, device, sentences: str, repeats: int, warmup: int, mixed_pr
     dry = profiles.as_dry_run(profile)
     encoder = profiles.with_precision(SentenceEncoder.from_pretrained(
         dry.backbone, max_seq_length=profile.max_seq_length, device=device), profile)
-    pairs, texts = _inputs(dry, sentences, profile.batch_size * (repeats + warmup), data_dir)
-    step = workload.train_step_timing(losses.SoftmaxLoss(encoder, num_labels=3), pairs, profile.batch_size,
-                                      repeats, warmup, mixed_precision)
+    args = profile.training_arguments("nli", mixed_precision=mixed_precision)  # the classification objective's
+    pairs, texts = _inputs(dry, sentences, args.batch_size * (repeats + warmup), data_dir)
+    step = workload.train_step_timing(losses.SoftmaxLoss(encoder, num_labels=3), pairs, args, repeats, warmup)
     batch = workload.encode_batch_timing(encoder, texts, 64, repeats, warmup)
     lengths = speed.token_lengths(encoder, [s for p in pairs for s in (p.premise, p.hypothesis)])
     return {"profile": profile.name, "architecture": dry.backbone, "weights": "random (timings only)",
-            **speed.environment(), "sentences": sentences, "batch_size": profile.batch_size,
+            **speed.environment(), "sentences": sentences, "batch_size": args.batch_size,
             "max_seq_length": profile.max_seq_length, "mixed_precision": mixed_precision,
             "encode_precision": encoder.resolved_precision(), "mean_tokens_trained": float(np.mean(lengths)),
             "step_seconds": float(np.mean(step.seconds)), "step_seconds_all": step.seconds,

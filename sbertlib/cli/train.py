@@ -28,7 +28,7 @@ import sys
 import time
 
 from ..errors import SettingError
-from ..training.arguments import add_arguments, from_namespace
+from ..training.arguments import DEFAULT_SEED, add_arguments, from_namespace
 from .common import command, parser
 
 OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage", "distill": "distill-stsb"}
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(ap)
     args = ap.parse_args(argv)
     given = from_namespace(args)
-    seed, mixed_precision = given.pop("seed", 42), given.pop("mixed_precision", None)
+    seed, mixed_precision = given.pop("seed", DEFAULT_SEED), given.pop("mixed_precision", None)
     if args.output_dir:
         os.environ["SBERTLIB_OUTPUT_DIR"] = args.output_dir
     from .. import data, evaluation

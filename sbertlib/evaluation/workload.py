@@ -64,20 +64,27 @@ def synthetic_sts_pairs(n: int, seed: int = 0) -> list[STSPair]:
     return [STSPair(x, y, float(s)) for x, y, s in zip(a, b, scores)]
 
 
-def train_step_timing(loss, train_data: Sequence, batch_size: int = 16, repeats: int = 3, warmup: int = 1,
-                      mixed_precision: str | None = None) -> Timing:
+def train_step_timing(loss, train_data: Sequence, args=None, repeats: int = 3, warmup: int = 1,
+                      **overrides) -> Timing:
     """One of ``fit``'s steps with ``loss`` on consecutive batches of ``train_data`` (a new batch every
     step), timed ``repeats`` times after ``warmup`` steps: ``median_s`` is seconds per step, ``sent_per_s``
-    examples per second. The weights change (it trains): use a throw-away model."""
-    from ..training import linear_warmup, make_optimizer, prepare_examples
+    examples per second. The weights change (it trains): use a throw-away model.
+
+    How it steps is ``args`` (a :class:`~sbertlib.training.TrainingArguments`, default its defaults) with
+    ``overrides`` (``batch_size=8``, ``mixed_precision="bf16"``, ...): its batch size, learning rate, weight
+    decay, gradient clipping and mixed precision, as ``fit`` reads them; no warm-up (every timed step
+    updates at the full learning rate)."""
+    from ..training import TrainingArguments, linear_warmup, make_optimizer, prepare_examples
     from ..training.examples import collate
-    from ..training.loop import _amp_dtype, train_step
+    from ..training.loop import autocast_dtype, train_step
+    args = (args or TrainingArguments()).replace(**overrides)
+    batch_size = args.batch_size
     model, examples = loss.model, prepare_examples(train_data, loss)
     if len(examples) < batch_size:
         raise SettingError(f"{len(examples)} examples do not fill one batch of {batch_size}")
     device = next(loss.parameters()).device
-    amp = _amp_dtype(mixed_precision, device)
-    optimizer = make_optimizer(loss)
+    amp = autocast_dtype(args.mixed_precision, device)
+    optimizer = make_optimizer(loss, args.lr, args.weight_decay)
     scheduler = linear_warmup(optimizer, 0, warmup + repeats + 1)
     scaler = torch.amp.GradScaler("cuda") if amp == torch.float16 else None
     starts = itertools.cycle(range(0, len(examples) - batch_size + 1, batch_size))
@@ -86,7 +93,7 @@ def train_step_timing(loss, train_data: Sequence, batch_size: int = 16, repeats:
     def run() -> None:
         first = next(starts)
         batch = collate(examples[first:first + batch_size], model)
-        train_step(loss, batch, optimizer, scheduler, scaler, amp, 1.0, next(step))
+        train_step(loss, batch, optimizer, scheduler, scaler, amp, args.max_grad_norm, next(step))
     return measure("training step", run, batch_size, repeats, warmup)
 
 

@@ -80,8 +80,9 @@ def save_model(loss: TrainingLoss, path: Path, save_head: bool, history: History
 
 
 # ----------------------------------------------------------------------------- one step
-def _amp_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype | None:
-    """The autocast dtype: bf16 on a GPU or a CPU, fp16 on a GPU only; the weights stay float32."""
+def autocast_dtype(mixed_precision: str | None, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype ``fit`` trains under for ``mixed_precision`` (a :class:`TrainingArguments`
+    field) on ``device``: bf16 on a GPU or a CPU, fp16 on a GPU only; the weights stay float32."""
     if mixed_precision is None or device.type == "cuda":
         return {None: None, "bf16": torch.bfloat16, "fp16": torch.float16}[mixed_precision]
     if mixed_precision == "fp16":
@@ -181,7 +182,7 @@ def fit(model, loss: TrainingLoss, train_data: Sequence, args: TrainingArguments
     _check_setting(len(examples), args, output_dir, resume)
     total = args.total_steps(len(examples))
     device = next(model.parameters()).device
-    amp_dtype = _amp_dtype(args.mixed_precision, device)
+    amp_dtype = autocast_dtype(args.mixed_precision, device)
     rank, world = distributed.setup(device)
     if world > 1:
         _check_world(len(examples), args.batch_size, world)

@@ -4,10 +4,12 @@ The lesson is what ``python -m sbertlib train --profile P --objective two-stage`
 03-05 reuse): STSb test before, the NLI classification objective with STSb dev evaluations, the
 STSb regression with its own, STSb test after. Counted as ``fit`` counts them::
 
-    NLI steps          = epochs × ceil(NLI pairs / batch_size)
+    NLI steps          = nli.epochs × ceil(NLI pairs / nli.batch_size)
     evaluations        = ceil(steps / evaluation_steps)        (every evaluation_steps steps and at the end)
     encode batches     = evaluations × ceil(STSb dev sentences / 64)
-    STSb steps         = stsb_epochs × ceil(STSb train pairs / stsb_batch_size)
+    STSb steps         = stsb.epochs × ceil(STSb train pairs / stsb.batch_size)
+
+(``nli`` and ``stsb``: the profile's two stages, :meth:`~sbertlib.workbook.profiles.Profile.training_arguments`.)
 
 Seconds = count × the measured seconds of one step or one encode batch (``python -m sbertlib
 estimate``). A regression step is costed as an NLI step: both run the encoder on two sentences per
@@ -57,22 +59,23 @@ def nli_pairs(profile: Profile) -> int:
 
 def lesson_terms(profile: Profile, step_s: float, batch_s: float) -> list[Term]:
     """The lesson's parts for ``profile``, given seconds per training step and per encode batch."""
-    pairs, bs, es = nli_pairs(profile), profile.batch_size, profile.evaluation_steps
-    steps = profile.epochs * math.ceil(pairs / bs)
+    nli, reg = profile.training_arguments("nli"), profile.training_arguments("stsb")
+    pairs, bs, es = nli_pairs(profile), nli.batch_size, nli.evaluation_steps
+    steps = nli.epochs * math.ceil(pairs / bs)
     dev = STSB_DEV_SENTENCES if profile.dev_pairs_during_training is None else round(
         STSB_DEV_SENTENCES * min(1.0, profile.dev_pairs_during_training / STSB_DEV_PAIRS))
     per_eval = math.ceil(dev / EVAL_BATCH)
     stsb = profile.stsb_train_pairs or STSB_TRAIN_PAIRS
-    stsb_steps = profile.stsb_epochs * math.ceil(stsb / profile.stsb_batch_size)
+    stsb_steps = reg.epochs * math.ceil(stsb / reg.batch_size)
     test = 2 * math.ceil(STSB_TEST_SENTENCES / EVAL_BATCH)
     return [
-        Term("NLI training", f"{profile.epochs} epoch x ceil({pairs:,} pairs / {bs})", steps, "steps", step_s),
+        Term("NLI training", f"{nli.epochs} epoch x ceil({pairs:,} pairs / {bs})", steps, "steps", step_s),
         Term("STSb dev during NLI", f"ceil({steps:,} / {es}) evaluations x ceil({dev:,} sentences / {EVAL_BATCH})",
              evaluations(steps, es) * per_eval, "batches", batch_s),
-        Term("STSb regression", f"{profile.stsb_epochs} epochs x ceil({stsb:,} pairs / {profile.stsb_batch_size})",
+        Term("STSb regression", f"{reg.epochs} epochs x ceil({stsb:,} pairs / {reg.batch_size})",
              stsb_steps, "steps", step_s),
-        Term("STSb dev during regression", f"ceil({stsb_steps:,} / {es}) evaluations x {per_eval} batches",
-             evaluations(stsb_steps, es) * per_eval, "batches", batch_s),
+        Term("STSb dev during regression", f"ceil({stsb_steps:,} / {reg.evaluation_steps}) evaluations x {per_eval} "
+             "batches", evaluations(stsb_steps, reg.evaluation_steps) * per_eval, "batches", batch_s),
         Term("STSb test before and after", f"2 x ceil({STSB_TEST_SENTENCES:,} sentences / {EVAL_BATCH})",
              test, "batches", batch_s),
     ]

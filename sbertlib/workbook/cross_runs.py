@@ -25,11 +25,10 @@ def cross_encoder_dir(profile, seed: int = DEFAULT_SEED) -> Path:
     return runs.output_dir(profile.name, f"cross-encoder-stsb-{safe_name(profile.backbone)}-seed{seed}")
 
 
-def fit_settings(profile, seed: int = DEFAULT_SEED) -> dict:
-    """``fit`` keyword arguments of the profile's STSb regression (epochs, batch size, lr, seed)."""
-    return {"epochs": profile.stsb_epochs, "batch_size": profile.stsb_batch_size, "lr": profile.stsb_lr,
-            "length_grouping": profile.length_grouping, "seed": seed,
-            "profile": profile.name}
+def fit_settings(profile, seed: int = DEFAULT_SEED):
+    """The :class:`~sbertlib.training.TrainingArguments` of the profile's STSb regression with ``seed``: its
+    whole ``stsb`` stage (``profile.training_arguments("stsb", seed)``), as the bi-encoder's regression trains."""
+    return profile.training_arguments("stsb", seed)
 
 
 def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = False, data_dir=None,
@@ -50,8 +49,8 @@ def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = Fal
     length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
     model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
     train = runs.stsb_train_pairs(profile, seed, data_dir)
-    history = fit(model, CrossEncoderLoss(model), train, output_dir=runs.fresh_folder(folder),
-                  show_progress_bar=show_progress_bar, **fit_settings(profile, seed))
+    history = fit(model, CrossEncoderLoss(model), train, fit_settings(profile, seed), output_dir=runs.fresh_folder(folder),
+                  show_progress_bar=show_progress_bar, profile=profile.name)
     if history.interrupted:
         raise KeyboardInterrupt("cross-encoder training interrupted; nothing was saved as final")
     history.save(hist_file)

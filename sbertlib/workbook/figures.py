@@ -264,16 +264,16 @@ def grid_cost_report(plan: Mapping, full: Mapping, n_configs: int, n_all_configs
 
     def cost(p, configs, nli, stsb):
         a = ablation.grid_cost(configs, p["nli_seeds"], nli, nli_batch, 1)
-        b = ablation.grid_cost(3, p["stsb_seeds"], stsb, profile.stsb_batch_size, p["stsb_epochs"])
+        b = ablation.grid_cost(3, p["stsb_seeds"], stsb, profile.stsb.batch_size, p["stsb_epochs"])
         return a, b, a["steps"] + b["steps"]
     from .profiles import backbone_label
     nli_cost, stsb_cost, steps = cost(plan, n_configs, n_nli, n_stsb)
     lines = [f"{'FULL grid (opted in)' if full_grid else 'default grid'} on {profile.name}, {backbone_label(profile.backbone)}:",
              f"  NLI column:  {n_configs} configurations × {len(plan['nli_seeds'])} seeds = {nli_cost['runs']} runs × "
-             f"{nli_cost['steps_per_run']:,} steps ({n_nli:,} NLI pairs, batch {nli_batch}, lr {profile.lr:g})",
+             f"{nli_cost['steps_per_run']:,} steps ({n_nli:,} NLI pairs, batch {nli_batch}, lr {profile.nli.lr:g})",
              f"  STSb column: 3 poolings × {len(plan['stsb_seeds'])} seeds = {stsb_cost['runs']} runs × "
              f"{stsb_cost['steps_per_run']:,} steps ({n_stsb:,} STSb train pairs × {plan['stsb_epochs']} epoch(s), "
-             f"batch {profile.stsb_batch_size}, lr {profile.stsb_lr:g})",
+             f"batch {profile.stsb.batch_size}, lr {profile.stsb.lr:g})",
              f"  in all {nli_cost['runs'] + stsb_cost['runs']} runs, {steps:,} optimizer steps"]
     if not full_grid:
         *_, full_steps = cost(full, n_all_configs, n_all_nli, n_all_stsb)

@@ -33,14 +33,14 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import torch
 
 from .. import config
 from ..model import architectures, backbones
 from ..errors import SettingError
-from ..training.arguments import DEFAULT_SEED
+from ..training.arguments import DEFAULT_SEED, TrainingArguments
 
 PROFILE_ENV = "SBERTLIB_PROFILE"
 DRY_RUN_ENV = "SBERTLIB_DRY_RUN"
@@ -52,99 +52,100 @@ SMALL_BERT = "google/bert_uncased_L-4_H-256_A-4"
 NLI_SOURCES = ("allnli", "offline-nli")
 
 
-if TYPE_CHECKING:
-    from ..training import TrainingArguments
-
-
 @dataclass(frozen=True)
 class Profile:
     """Every setting of one way of running the workbook (see the module docstring): nothing
-    per-profile lives anywhere else."""
+    per-profile lives anywhere else.
+
+    How it trains is one :class:`~sbertlib.training.TrainingArguments` per stage — ``nli`` (the NLI
+    lesson, either objective), ``stsb`` (the STSb regression, alone or as a second stage) and ``distill``
+    (distillation onto the student) — and :meth:`training_arguments` picks the one an objective trains
+    with; everything that trains, caches or prints a recipe reads them there."""
 
     name: str
     backbone: str  # what training starts from: hub name, local folder, "random-bert-2x128", "tiny-random-bert"
     nli_source: str  # "allnli" (SNLI+MultiNLI file) or "offline-nli" (SNLI dev+test + SICK train)
     max_train_pairs: int | None  # NLI training pairs; None = all
-    batch_size: int
-    epochs: int
     max_seq_length: int
-    evaluation_steps: int
     stand_in: bool  # True when the backbone is not a plain pre-trained BERT
     description: str
+    nli: TrainingArguments  # the NLI lesson ("nli", "mnrl"); the paper: batch 16, lr 2e-5, 1 epoch
+    stsb: TrainingArguments  # the STSb regression ("stsb", and the second stage of "two-stage", "distill-stsb")
+    distill: TrainingArguments  # distillation over the teacher's vectors ("distill")
     baseline_backbone: str | None = None  # an untuned encoder for "before fine-tuning" comparisons
     stsb_train_pairs: int | None = None  # STSb regression training pairs (None = all 5,749)
-    stsb_epochs: int = 4  # Table 2's caption: "BERT systems were trained with 10 random seeds and 4 epochs" —
-                          # on STSb; we read it as every BERT-based system of Table 2's trained blocks, SBERT
-                          # included, not only the BERT cross-encoders (§4.2: all systems, 10 random seeds)
     eval_pairs: int | None = None  # pairs used from each evaluation set (None = all)
     dev_pairs_during_training: int | None = None  # STSb dev pairs scored during training (None = all)
     nli_objective: str = "nli"  # the NLI lesson: "nli" (the paper's classification objective) or "mnrl"
-    lr: float = 2e-5  # learning rate of the NLI lesson (the paper: 2e-5)
-    stsb_lr: float = 2e-5  # learning rate of the STSb regression
-    stsb_batch_size: int = 16
-    length_grouping: bool = False  # training batches of similar length (less padding: faster on a CPU;
-                                   # the order of the batches stays random)
     reference_backbone: str | None = None  # a fully trained sentence encoder shown for reference only
     precision: str = "fp32"  # how the workbook's encoders encode: "fp32", or "auto" = bf16 where the hardware
                              # multiplies bf16 natively (AMX/AVX512-BF16 CPU, recent GPU), else fp32
     distill_student: str | None = None  # the small student distillation trains (notebook 14): a backbone name
     distill_teacher: str = "reference"  # its teacher: "reference" (the packaged MiniLM) or an objective of runs
-    distill_epochs: int = 3  # epochs of distillation over the teacher's vectors
-    distill_lr: float = 1e-3
-    distill_batch_size: int = 128
     reason: str = ""  # why get_profile() chose this profile
     dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
 
-    def training_arguments(self, objective: str, seed: int = DEFAULT_SEED, **overrides) -> "TrainingArguments":
-        """How this profile trains ``objective`` ("nli", "mnrl", "stsb", "two-stage", "distill",
-        "distill-stsb"; "two-stage" and "distill-stsb" are STSb stages): the
-        :class:`~sbertlib.training.TrainingArguments` ``fit`` reads, ``overrides`` applied."""
-        from ..training import TrainingArguments
-        common = dict(seed=seed, evaluation_steps=self.evaluation_steps, length_grouping=self.length_grouping)
+    def training_arguments(self, objective: str, seed: int = DEFAULT_SEED, **overrides) -> TrainingArguments:
+        """How this profile trains ``objective``: its stage's :class:`~sbertlib.training.TrainingArguments`
+        (``nli`` for "nli" and "mnrl" — saving the classifier head for "nli" —, ``distill`` for "distill",
+        ``stsb`` for "stsb" and the STSb stages "two-stage" and "distill-stsb") with ``seed`` and
+        ``overrides`` applied: what ``fit`` reads."""
         if objective in ("nli", "mnrl"):
-            args = TrainingArguments(epochs=self.epochs, lr=self.lr, batch_size=self.batch_size,
-                                     save_head=objective == "nli", **common)
-        elif objective == "distill":  # batches of similar length: the teacher's sentences vary a lot
-            args = TrainingArguments(epochs=self.distill_epochs, lr=self.distill_lr, batch_size=self.distill_batch_size,
-                                     **{**common, "length_grouping": True})
+            stage = self.nli.replace(save_head=objective == "nli")
         else:
-            args = TrainingArguments(epochs=self.stsb_epochs, lr=self.stsb_lr, batch_size=self.stsb_batch_size,
-                                     **common)
-        return args.replace(**overrides)
+            stage = self.distill if objective == "distill" else self.stsb
+        return stage.replace(seed=seed, **overrides)
 
 
+def _distill(evaluation_steps: int, epochs: int = 3) -> TrainingArguments:
+    """The distillation stage: batches of 128 of similar length (the teacher's sentences vary a lot), lr 1e-3."""
+    return TrainingArguments(epochs=epochs, batch_size=128, lr=1e-3, length_grouping=True,
+                             evaluation_steps=evaluation_steps)
+
+
+# STSb epochs: Table 2's caption, "BERT systems were trained with 10 random seeds and 4 epochs" — on STSb; we read
+# it as every BERT-based system of Table 2's trained blocks, SBERT included, not only the BERT cross-encoders
+# (§4.2: all systems, 10 random seeds). length_grouping: training batches of similar length (less padding:
+# faster on a CPU; the order of the batches stays random).
 PROFILES: dict[str, Profile] = {
     "paper": Profile(
-        "paper", PAPER_BERT, "allnli", None, batch_size=16, epochs=1, max_seq_length=128,
-        evaluation_steps=1000, stand_in=False, baseline_backbone=PAPER_BERT,
-        stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=None,
+        "paper", PAPER_BERT, "allnli", None, max_seq_length=128, stand_in=False, baseline_backbone=PAPER_BERT,
+        nli=TrainingArguments(epochs=1, batch_size=16, lr=2e-5, evaluation_steps=1000),
+        stsb=TrainingArguments(epochs=4, batch_size=16, lr=2e-5, evaluation_steps=1000),
+        distill=_distill(evaluation_steps=1000),
+        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=None,
         precision="auto", distill_student=SMALL_BERT, distill_teacher="two-stage",
         description="the paper's setup: BERT-base (bert-base-uncased, our choice of casing) fine-tuned for one "
                     "epoch on SNLI+MultiNLI — AllNLI's ~942k train pairs, 59k steps of batch 16 (the paper counts "
                     "570k + 430k); needs a GPU"),
     "laptop": Profile(
-        "laptop", SMALL_BERT, "allnli", 20_000, batch_size=16, epochs=1, max_seq_length=128,
-        evaluation_steps=250, stand_in=False, baseline_backbone=SMALL_BERT,
-        stsb_train_pairs=None, stsb_epochs=2, eval_pairs=None, dev_pairs_during_training=None,
+        "laptop", SMALL_BERT, "allnli", 20_000, max_seq_length=128, stand_in=False, baseline_backbone=SMALL_BERT,
+        nli=TrainingArguments(epochs=1, batch_size=16, lr=2e-5, evaluation_steps=250),
+        stsb=TrainingArguments(epochs=2, batch_size=16, lr=2e-5, evaluation_steps=250),
+        distill=_distill(evaluation_steps=250),
+        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=None,
         precision="auto", distill_student=backbones.RANDOM_SMALL, distill_teacher="two-stage",
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
-        "offline", backbones.RANDOM_SMALL, "offline-nli", None, batch_size=64, epochs=4, max_seq_length=64,
-        evaluation_steps=0, stand_in=True, baseline_backbone=backbones.RANDOM_SMALL,
-        stsb_train_pairs=None, stsb_epochs=4, eval_pairs=None, dev_pairs_during_training=500,
-        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, stsb_batch_size=32, length_grouping=True,
+        "offline", backbones.RANDOM_SMALL, "offline-nli", None, max_seq_length=64, stand_in=True,
+        baseline_backbone=backbones.RANDOM_SMALL,
+        nli=TrainingArguments(epochs=4, batch_size=64, lr=1e-3, length_grouping=True),
+        stsb=TrainingArguments(epochs=4, batch_size=32, lr=1e-3, length_grouping=True),
+        distill=_distill(evaluation_steps=0),
+        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=500, nli_objective="mnrl",
         reference_backbone=backbones.MINILM, distill_student=backbones.RANDOM_SMALL,
         precision="auto",
         description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
                     "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
                     "2-core CPU"),
     "smoke": Profile(
-        "smoke", backbones.TINY, "offline-nli", 64, batch_size=16, epochs=1, max_seq_length=32,
-        evaluation_steps=2, stand_in=True, baseline_backbone=backbones.TINY,
-        stsb_train_pairs=64, stsb_epochs=1, eval_pairs=200, dev_pairs_during_training=200,
-        nli_objective="mnrl", lr=1e-3, stsb_lr=1e-3, reference_backbone=backbones.MINILM,
-        stsb_batch_size=8,  # not train_loop's default of 16: a loop run with its defaults is caught (notebook 05)
-        distill_student=backbones.TINY, distill_epochs=1,
+        "smoke", backbones.TINY, "offline-nli", 64, max_seq_length=32, stand_in=True, baseline_backbone=backbones.TINY,
+        nli=TrainingArguments(epochs=1, batch_size=16, lr=1e-3, evaluation_steps=2),
+        # batch 8, not train_loop's default of 16: a loop run with its defaults is caught (notebook 05)
+        stsb=TrainingArguments(epochs=1, batch_size=8, lr=1e-3, evaluation_steps=2),
+        distill=_distill(evaluation_steps=2, epochs=1),
+        stsb_train_pairs=64, eval_pairs=200, dev_pairs_during_training=200,
+        nli_objective="mnrl", reference_backbone=backbones.MINILM, distill_student=backbones.TINY,
         description="a few seconds end to end, for tests: a tiny random BERT on 64 offline NLI triplets"),
 }
 
@@ -210,13 +211,12 @@ def _offline_backbone(profile: Profile) -> Profile:
     cached = set(backbones.cached_hub_models())
     order = (PAPER_BERT, SMALL_BERT) if torch.cuda.is_available() else (SMALL_BERT, PAPER_BERT)
     for name in order:
-        if name in cached:  # a real BERT: the paper's own sequence, as on `laptop`
+        if name in cached:  # a real BERT: the paper's own sequence, laptop's stages (STSb over offline's epochs)
             laptop = PROFILES["laptop"]
             return replace(profile, backbone=name, baseline_backbone=name, stand_in=False,
-                           max_train_pairs=laptop.max_train_pairs, batch_size=16, epochs=1,
-                           nli_objective="nli", lr=laptop.lr, stsb_lr=laptop.stsb_lr, stsb_batch_size=16,
-                           length_grouping=False,
-                           reference_backbone=None, evaluation_steps=laptop.evaluation_steps)
+                           max_train_pairs=laptop.max_train_pairs, nli_objective="nli", reference_backbone=None,
+                           nli=laptop.nli, stsb=laptop.stsb.replace(epochs=profile.stsb.epochs),
+                           distill=laptop.distill)
     return profile
 
 
@@ -250,8 +250,8 @@ def describe(profile: Profile) -> str:
     source = "SNLI+MultiNLI (AllNLI)" if profile.nli_source == "allnli" else "SNLI dev+test and SICK train"
     what = ("triplets (MNRL, in-batch negatives)" if profile.nli_objective == "mnrl"
             else "pairs (the paper's classification objective)")
-    body = (f" NLI lesson: {pairs} {what} of {source}, batch {profile.batch_size}, {profile.epochs} "
-            f"epoch(s), lr {profile.lr:g}, max_seq_length {profile.max_seq_length}. "
+    body = (f" NLI lesson: {pairs} {what} of {source}, batch {profile.nli.batch_size}, {profile.nli.epochs} "
+            f"epoch(s), lr {profile.nli.lr:g}, max_seq_length {profile.max_seq_length}. "
             f"{profile.description[0].upper()}{profile.description[1:]}.")
     if profile.baseline_backbone and profile.baseline_backbone != profile.backbone:
         body += f" Untrained baseline: {backbone_label(profile.baseline_backbone)}."
