@@ -35,7 +35,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer, BertConfig, BertM
 
 from .. import config
 from ..errors import UserError
-from . import architectures
+from . import architectures, st_format
 
 MINILM = "minilm"
 MINILM_NAMES = (MINILM, "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")  # all: the packaged copy
@@ -136,7 +136,7 @@ def available_offline() -> list[str]:
 
 
 def _seq_length_from(path: Path, model, tokenizer) -> int:
-    st_cfg = path / "sentence_bert_config.json"
+    st_cfg = path / st_format.SBERT_CONFIG_FILE
     if st_cfg.is_file():
         value = json.loads(st_cfg.read_text()).get("max_seq_length")
         if value:
@@ -148,8 +148,7 @@ def _seq_length_from(path: Path, model, tokenizer) -> int:
     return int(min(limits))
 
 
-_ST_POOLING = {"pooling_mode_mean_tokens": "mean", "pooling_mode_max_tokens": "max",
-               "pooling_mode_cls_token": "cls"}
+_ST_POOLING = {flag: mode for mode, flag in st_format.POOLING_FLAGS.items()}  # the older flags -> our modes
 
 
 def _st_pooling_mode(cfg: dict, where: Path) -> str:
@@ -166,11 +165,6 @@ def _st_pooling_mode(cfg: dict, where: Path) -> str:
     return modes[0]
 
 
-_ST_MODULES = ("Transformer", "Pooling", "Dense", "Normalize")  # what sbertlib implements, in this order
-IDENTITY = "torch.nn.modules.linear.Identity"  # the one Dense activation sbertlib applies (a linear map); their
-                                                # Dense's default is Tanh, which sbertlib refuses to load
-
-
 def _st_label(module: dict) -> str:
     """How a ``modules.json`` entry is named in messages: its folder (``2_Dense``) and type."""
     return f"{module.get('path') or module.get('name', '?')} ({module.get('type', 'no type')})"
@@ -181,7 +175,7 @@ def _check_st_modules(modules: list, modules_file: Path) -> None:
     sbertlib reads Transformer (at the folder's root), then Pooling, then optionally Normalize."""
     kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
     for m, kind in zip(modules, kinds):
-        if kind not in _ST_MODULES:
+        if kind not in st_format.MODULE_TYPES:
             raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(m)}, which sbertlib does "
                                        "not implement (it reads Transformer, Pooling, a linear Dense and a last "
                                        "Normalize); load this model with sentence-transformers instead")
@@ -193,8 +187,8 @@ def _check_st_modules(modules: list, modules_file: Path) -> None:
         raise BackboneNotAvailable(f"{modules_file}: modules.json lists {_st_label(modules[at])} before "
                                    f"{_st_label(modules[at + 1])}; sbertlib applies Normalize only as the last "
                                    "module, to the sentence vector")
-    if kinds[:2] != ["Transformer", "Pooling"] or len(kinds) != len(set(kinds)) or modules[0].get("path") \
-            or kinds != [k for k in _ST_MODULES if k in kinds]:
+    if kinds[:2] != list(st_format.MODULE_TYPES[:2]) or len(kinds) != len(set(kinds)) or modules[0].get("path") \
+            or kinds != [k for k in st_format.MODULE_TYPES if k in kinds]:
         raise BackboneNotAvailable(f"{modules_file}: modules.json lists {[_st_label(m) for m in modules]}; "
                                    "sbertlib reads only Transformer (at the folder's root), Pooling, then "
                                    "optionally Dense and Normalize, in that order")
@@ -209,14 +203,14 @@ def load_dense(folder: Path) -> torch.nn.Linear:
     if not cfg_file.is_file():
         raise BackboneNotAvailable(f"{folder}: its Dense module has no config.json")
     cfg = json.loads(cfg_file.read_text())
-    act = cfg.get("activation_function")
+    act, identity = cfg.get("activation_function"), st_format.IDENTITY
     if act is None:  # sentence-transformers' Dense applies its default then: Tanh
         raise BackboneNotAvailable(f"{cfg_file}: the Dense module names no activation_function, so sentence-transformers "
-                                   f"applies its default, Tanh; sbertlib implements a linear Dense only ({IDENTITY}): "
+                                   f"applies its default, Tanh; sbertlib implements a linear Dense only ({identity}): "
                                    "load this model with sentence-transformers instead")
-    if act != IDENTITY:
+    if act != identity:
         raise BackboneNotAvailable(f"{cfg_file}: the Dense module's activation is {act}; sbertlib implements a linear "
-                                   f"Dense only ({IDENTITY}); load this model with sentence-transformers instead")
+                                   f"Dense only ({identity}); load this model with sentence-transformers instead")
     check_weights(folder)
     if (folder / "model.safetensors").is_file():
         from safetensors.torch import load_file
@@ -227,7 +221,7 @@ def load_dense(folder: Path) -> torch.nn.Linear:
         raise BackboneNotAvailable(f"{folder}: its Dense module has no model.safetensors or pytorch_model.bin")
     layer = torch.nn.Linear(int(cfg["in_features"]), int(cfg["out_features"]), bias=bool(cfg.get("bias", True)))
     try:
-        layer.load_state_dict({k.removeprefix("linear."): v for k, v in state.items()})
+        layer.load_state_dict({k.removeprefix(st_format.DENSE_KEY_PREFIX): v for k, v in state.items()})
     except RuntimeError as err:
         raise BackboneNotAvailable(f"{folder}: the Dense weights do not fit its config.json: {err}") from None
     return layer
@@ -238,7 +232,7 @@ def sentence_transformers_settings(path: Path) -> tuple[str | None, bool, torch.
     naming a ``Pooling`` and maybe a linear ``Dense`` and a ``Normalize`` module); ``(None, False, None)``
     for a plain transformer folder. Any other module, or another order, is refused by name
     (:func:`_check_st_modules`)."""
-    modules_file = path / "modules.json"
+    modules_file = path / st_format.MODULES_FILE
     if not modules_file.is_file():
         return None, False, None
     modules = json.loads(modules_file.read_text())
