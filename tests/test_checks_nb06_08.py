@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 import numpy as np
@@ -180,59 +181,126 @@ def test_nb07_classifier_size_wrong(wrong, hint):
         nb07.check_classifier_size(wrong)
 
 
-# ----------------------------------------------------------------------------- nb07: gains
+# ----------------------------------------------------------------------------- nb07: what a part is worth
 def _results(scores: dict[tuple[str, ...], float]) -> pd.DataFrame:
-    rows = {}
+    rows = {"max pooling, (u, v, |u-v|)": {"pooling": "max", "concat": "(u, v, |u-v|)", "n_seeds": 2,
+                                           "mean": 99.0, "std": 0.1}}  # first, as a table may order it
     for concat, score in scores.items():
         label = "(" + ", ".join(concat) + ")"
         rows[f"mean pooling, {label}"] = {"pooling": "mean", "concat": label, "n_seeds": 2,
                                           "mean": score, "std": 0.5 + score / 1000}
-    rows["max pooling, (u, v, |u-v|)"] = {"pooling": "max", "concat": "(u, v, |u-v|)", "n_seeds": 2,
-                                          "mean": 99.0, "std": 0.1}
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
 RESULTS = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 53.5, ("u", "v", "u*v"): 48.0, ("|u-v|",): 51.0})
 
 
-def test_nb07_gains_right(capsys):
-    nb07.check_gains(3.5, -2.0, RESULTS)
-    nb07.check_gains(np.float64(3.5), torch.tensor(-2.0), RESULTS)
+def good_gain(results, part, base=("u", "v")):
+    return nb07.grid_mean(results, base + (part,)) - nb07.grid_mean(results, base)
+
+
+def _rows(results, concat):
+    return results[results["concat"] == "(" + ", ".join(concat) + ")"]
+
+
+def test_nb07_gain_right(capsys):
+    nb07.check_gain(good_gain, "|u-v|", RESULTS)
+    nb07.check_gain(lambda r, p, b=("u", "v"): torch.tensor(good_gain(r, p, b)), "|u−v|", RESULTS)  # a tensor, a − sign
     out = capsys.readouterr().out
-    assert out.count("[OK]") == 2 and "|u-v| is worth more" in out
+    assert out.count("[OK]") == 4 and "|u-v| is worth more" in out and "+3.50" in out and "-2.00" in out
 
 
-@pytest.mark.parametrize("a, b, hint", [
-    (paper.TABLE6_CONCAT[("u", "v", "|u-v|")] - paper.TABLE6_CONCAT[("u", "v")], -2.0, "paper"),
-    (-3.5, -2.0, "sign"),
-    (53.5, -2.0, "score itself"),
-    (3.5, 2.0, "sign"),
-    (None, -2.0, None),
-    (..., -2.0, None),
-    ("big", -2.0, None),
+# Each wrong gain: the student's function written with that mistake, and the words its message must hold.
+def _mean_row(r, concat, column="mean"):
+    rows = _rows(r, concat)
+    return float(rows[rows["pooling"] == "mean"][column].iloc[0])
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda r, p, b=("u", "v"): good_gain(r, p, b) * -1, "sign is flipped"),
+    (lambda r, p, b=("u", "v"): good_gain(r, p, b) / nb07.grid_mean(r, b), "relative change"),
+    (lambda r, p, b=("u", "v"): 100 * good_gain(r, p, b) / nb07.grid_mean(r, b), "in per cent"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) / nb07.grid_mean(r, b), "ratio of the two scores"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) - nb07.grid_mean(r, ("u", "v", "|u-v|")),
+     "compared with the default"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, (p,)) - nb07.grid_mean(r, b), "the part alone"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) - nb07.grid_mean(r, ("u", "v")), "always compared with (u, v)"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, ("u", "v", p)) - nb07.grid_mean(r, ("u", "v")), "left `base` out"),
+    (lambda r, p, b=("u", "v"): _rows(r, b + (p,))["mean"].mean() - _rows(r, b)["mean"].mean(), "averaged every pooling"),
+    (lambda r, p, b=("u", "v"): _rows(r, b + (p,))["mean"].iloc[0] - _rows(r, b)["mean"].iloc[0], "another pooling's"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)), "the score with the part itself"),
+    (lambda r, p, b=("u", "v"): _mean_row(r, b + (p,), "std") - _mean_row(r, b, "std"), "'std' column"),
+    (lambda r, p, b=("u", "v"): paper.TABLE6_CONCAT[b + (p,)] - paper.TABLE6_CONCAT[b], "the paper's gain"),
 ])
-def test_nb07_gains_wrong(a, b, hint):
-    with pytest.raises(ExerciseError, match=hint):
-        nb07.check_gains(a, b, RESULTS)
+def test_nb07_gain_wrong_answers_are_named(wrong, says):
+    with pytest.raises(ExerciseError, match=r"gain\(<DataFrame of shape") as err:
+        nb07.check_gain(wrong, "|u-v|", RESULTS)
+    assert says in str(err.value)
 
 
-def test_nb07_gains_compare_the_two_with_their_standard_error(capsys):
+@pytest.mark.parametrize("wrong", [lambda r, p, b=("u", "v"): None, lambda r, p, b=("u", "v"): "big",
+                                   lambda r, p, b=("u", "v"): good_gain(RESULTS, p, b)])   # not the table passed in
+def test_nb07_gain_other_wrong_answers_fail_with_the_generic_hint(wrong):
+    with pytest.raises(ExerciseError, match="from the table passed in"):
+        nb07.check_gain(wrong, "|u-v|", RESULTS)
+
+
+def test_nb07_gain_stub_and_its_error_are_reported_as_everywhere():
+    def stub(results, part, base=("u", "v")):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb07.check_gain(stub, "|u-v|", RESULTS)
+    with pytest.raises(ExerciseError, match="raised KeyError"):
+        nb07.check_gain(lambda r, p, b=("u", "v"): r.loc[p, "mean"], "|u-v|", RESULTS)
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        nb07.check_gain(3.5, "|u-v|", RESULTS)
+
+
+@pytest.mark.parametrize("pick, says", [
+    ("u*v", "gains +3.50, adding u*v -2.00"),
+    (("u", "v", "|u-v|"), "the part alone, as a string"),
+    ("diff", '"|u-v|" or "u*v"'),
+    (..., '"|u-v|" or "u*v"'),
+])
+def test_nb07_most_important_wrong(pick, says):
+    with pytest.raises(ExerciseError, match=re.escape(says)):
+        nb07.check_gain(good_gain, pick, RESULTS)
+
+
+def test_nb07_most_important_names_the_paper_and_the_size_slips(capsys):
+    product_wins = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 51.0, ("u", "v", "u*v"): 56.0})
+    with pytest.raises(ExerciseError, match="that is the paper's finding"):
+        nb07.check_gain(good_gain, "|u-v|", product_wins)
+    nb07.check_gain(good_gain, "u*v", product_wins)
+    out = capsys.readouterr().out
+    assert "u*v first, unlike the paper" in out and "beyond 2 standard errors: u*v is worth more" in out
+    costs_more = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 46.0, ("u", "v", "u*v"): 51.0})
+    with pytest.raises(ExerciseError, match="ranked the gains by their size"):
+        nb07.check_gain(good_gain, "|u-v|", costs_more)
+
+
+def test_nb07_gain_compares_the_two_with_their_standard_error(capsys):
     close = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 50.05, ("u", "v", "u*v"): 49.1})
-    nb07.check_gains(0.05, -0.9, close)  # |u-v| − u*v = 0.95, se ≈ 0.55: within the seed noise
+    nb07.check_gain(good_gain, "|u-v|", close)  # |u-v| − u*v = 0.95, se ≈ 0.55: within the seed noise
     out = capsys.readouterr().out
     assert "changes nothing measurable" in out and "worth more" not in out
-    one_seed = close.assign(n_seeds=1, std=np.nan)
-    nb07.check_gains(0.05, -0.9, one_seed)
+    nb07.check_gain(good_gain, "|u-v|", close.assign(n_seeds=1, std=np.nan))
     assert "no standard error" in capsys.readouterr().out
-    product_wins = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 51.0, ("u", "v", "u*v"): 56.0})
-    nb07.check_gains(1.0, 6.0, product_wins)
-    assert "beyond 2 standard errors: u*v is worth more" in capsys.readouterr().out
 
 
-def test_nb07_gains_need_the_grid_rows():
-    with pytest.raises(ExerciseError):
-        nb07.check_gains(1.0, 1.0, RESULTS.drop(index="mean pooling, (u, v, u*v)"))
+def test_nb07_gain_needs_the_grid_rows():
+    with pytest.raises(ExerciseError, match=r"no single row for mean pooling with \(u, v, u\*v\)"):
+        nb07.check_gain(good_gain, "|u-v|", RESULTS.drop(index="mean pooling, (u, v, u*v)"))
     assert nb07.grid_mean(RESULTS, ("u", "v")) == 50.0
+
+
+def test_nb07_gain_reference_and_probe_agree():
+    import textwrap
+    ex = next(e for e in nb07.EXERCISES if e.name == "gain")
+    scope = {"_pd": pd, "_np": np, "gain": nb07.gain_truth}
+    exec(textwrap.dedent(ex.probe_code).strip(), scope)
+    assert scope["_result"] == pytest.approx([9.25, -2.25, -0.75, 3.5])
+    assert next(e for e in nb07.EXERCISES if e.name == "most_important").probe is None
 
 
 # ----------------------------------------------------------------------------- nb07: difference ± se

@@ -44,8 +44,11 @@ def test_the_top_level_help_is_plain_text_and_lists_every_command():
 
 
 @pytest.mark.parametrize("name, argv, message", [
-    ("train", ["--profile", "nosuch"], "unknown profile 'nosuch'; choose one of paper, laptop, offline, smoke"),
-    ("build", ["--profile", "nosuch", "--skip-data-check"], "unknown profile 'nosuch'"),
+    # --profile is one flag everywhere (cli.common.add_profile): argparse names the choices
+    ("train", ["--profile", "nosuch"], "invalid choice: 'nosuch' (choose from 'paper', 'laptop', 'offline', 'smoke')"),
+    ("build", ["--profile", "nosuch", "--skip-data-check"], "invalid choice: 'nosuch'"),
+    ("fetch", ["--profile", "nosuch"], "invalid choice: 'nosuch'"),
+    ("estimate", ["--profile", "offline"], "invalid choice: 'offline' (choose from 'paper', 'laptop')"),
     ("evaluate", ["--model", "tiny-random-bert", "--device", "cuda:7"], "device 'cuda:7' is not on this machine"),
     ("evaluate", ["--model", "tiny-random-bert", "--device", "gpu"], "unknown device 'gpu': use cpu, cuda"),
     ("evaluate", ["--model", "tiny-random-bert", "--datasets", "stsb-tset"], "unknown split 'tset'; expected one of"),
@@ -91,8 +94,8 @@ def test_sbertlibs_own_errors_are_also_the_builtin_type_a_caller_expects():
 
 def test_debug_shows_the_traceback(monkeypatch):
     monkeypatch.setenv("SBERTLIB_DEBUG", "1")
-    with pytest.raises(ValueError, match="unknown profile"):
-        importlib.import_module("sbertlib.cli.train").main(["--profile", "nosuch"])
+    with pytest.raises(ValueError, match="unknown device 'gpu'"):
+        importlib.import_module("sbertlib.cli.evaluate").main(["--model", "tiny-random-bert", "--device", "gpu"])
 
 
 def test_the_same_flag_means_the_same_thing_everywhere():

@@ -30,7 +30,7 @@ from ..errors import SettingError
 from ..evaluation import speed
 from ..model import precision as precisions
 from ..model.encoder import SentenceEncoder
-from .common import command, parser
+from .common import add_device, command, parser
 
 REFERENCE_SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "st_reference.py"
 REFERENCE_MODELS = ("minilm", "all-MiniLM-L6-v2")  # the reference loads the packaged MiniLM only
@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     enc.add_argument("--batch-size", type=int, default=32)
     enc.add_argument("--repeats", type=int, default=3)
     enc.add_argument("--warmup-runs", type=int, default=1, help="untimed passes over the corpus first")
-    enc.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
+    add_device(enc)
     enc.add_argument("--data-dir", default=None)
     enc.add_argument("--no-reference", dest="reference", action="store_false")
     enc.add_argument("--precision", default=None,
@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--batch-size", type=int, default=32)
     lab.add_argument("--gpu-batch-size", type=int, default=256)
     lab.add_argument("--repeats", type=int, default=3)
-    lab.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
+    add_device(lab)
     lab.add_argument("--data-dir", default=None)
     lab.add_argument("--json", action="store_true", help="print one JSON object")
     lab.add_argument("--save", metavar="FILE", default=None, help="also write every figure, as JSON, to FILE")
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     tr.add_argument("--batch-size", type=int, default=16)
     tr.add_argument("--warmup-steps", type=int, default=3, help="training steps run before the clock starts")
     tr.add_argument("--max-seq-length", type=int, default=128)
-    tr.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
+    add_device(tr)
     tr.add_argument("--data-dir", default=None)
     tr.add_argument("--no-reference", dest="reference", action="store_false")
     tr.add_argument("--precision", default="fp32",

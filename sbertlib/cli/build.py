@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import command, parser
+from .common import add_profile, command, parser
 
 
 @command("build")
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..workbook.profiles import get_profile
     ap = parser("build", __doc__)
     ap.add_argument("--out", default="build", help="where the executed notebooks and the site go (default build)")
-    ap.add_argument("--profile", default=None, help="smoke | offline | laptop | paper (default: auto)")
+    add_profile(ap, help="the profile the notebooks run on")
     ap.add_argument("--only", default=None, help="comma-separated notebook numbers, e.g. 00,03")
     ap.add_argument("--timeout", type=int, default=1800, help="per-cell timeout in seconds")
     ap.add_argument("--skip-data-check", action="store_true", help="run even if data sets are missing")

@@ -67,3 +67,24 @@ def command(name: str) -> Callable:
                 return 2
         return run
     return decorate
+
+
+# ----------------------------------------------------------------------------- the shared flags
+DEVICE_HELP = "cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)"
+
+
+def add_device(ap: argparse.ArgumentParser) -> None:
+    """``--device``, the same in every command."""
+    ap.add_argument("--device", default=None, help=DEVICE_HELP)
+
+
+def add_profile(ap: argparse.ArgumentParser, default: str | None = None, only: tuple[str, ...] | None = None,
+                help: str = "") -> None:
+    """``--profile``, the same in every command: one of the workbook's profiles (``only``: the ones this command
+    can use), an unknown name refused by argparse with the choices listed; ``default`` None: ``$SBERTLIB_PROFILE``,
+    else the one ``get_profile`` picks for this machine."""
+    from ..workbook.profiles import PROFILES
+    choices = tuple(only or PROFILES)
+    said = f"default: {default}" if default else "default: $SBERTLIB_PROFILE, else picked for this machine"
+    ap.add_argument("--profile", default=default, choices=choices,
+                    help=f"{help + '; ' if help else ''}{', '.join(choices)} ({said})")

@@ -17,7 +17,7 @@ import json
 import random
 import sys
 
-from .common import command, parser
+from .common import add_device, add_profile, command, parser
 
 
 def measure(profile, device, sentences: str, repeats: int, warmup: int, mixed_precision: str | None,
@@ -102,8 +102,8 @@ def _spread(seconds: list[float]) -> str:
 @command("estimate")
 def main(argv: list[str] | None = None) -> int:
     ap = parser("estimate", __doc__)
-    ap.add_argument("--profile", default="paper", choices=("paper", "laptop"))
-    ap.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
+    add_profile(ap, default="paper", only=("paper", "laptop"), help="the profile whose architecture is timed")
+    add_device(ap)
     ap.add_argument("--sentences", default="data", choices=("data", "synthetic"))
     ap.add_argument("--repeats", type=int, default=10, help="timed steps (each on its own batch) and encode batches")
     ap.add_argument("--warmup-steps", type=int, default=2, help="untimed training steps and encode batches first")

@@ -12,7 +12,7 @@ import json
 import sys
 
 from .. import data, evaluation
-from .common import command, parser
+from .common import add_device, command, parser
 
 
 def build_encoder(name: str, pooling: str | None, max_seq_length: int | None, device: str | None):
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data-dir", default=None, help="data folder (default: $SBERTLIB_DATA_DIR, else the checkout's data/)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--max-seq-length", type=int, default=None)
-    ap.add_argument("--device", default=None, help="cpu, cuda, cuda:N or mps (default: cuda > mps > cpu)")
+    add_device(ap)
     ap.add_argument("--json", action="store_true", help="print one JSON object: one score per dataset")
     args = ap.parse_args(argv)
 

@@ -15,7 +15,7 @@ import sys
 from typing import Callable
 
 from .. import config
-from .common import command, parser
+from .common import add_profile, command, parser
 from ..errors import SettingError
 
 # What the notebooks read, by catalogue name (AllNLI only for the profiles that train on it).
@@ -99,7 +99,7 @@ def fetch_model(name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     from ..workbook import profiles
     ap = parser("fetch", __doc__)
-    ap.add_argument("--profile", choices=sorted(profiles.PROFILES), help="fetch this profile's models and data")
+    add_profile(ap, help="fetch this profile's models and data")
     ap.add_argument("--datasets", default="", help="comma-separated data sets to fetch (e.g. stsb,sts12)")
     ap.add_argument("--model", action="append", default=[], help="a Hub model to fetch (repeatable)")
     ap.add_argument("--data-dir", default=None, help="a data folder to read (then the Hub is not asked)")

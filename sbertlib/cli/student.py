@@ -30,7 +30,7 @@ from pathlib import Path
 import nbformat
 
 from ..workbook.publish.notebooks import NOTEBOOK_DIR, notebook_paths, student_copy
-from .common import command, parser
+from .common import add_profile, command, parser
 
 
 def _numbers(text: str) -> list[str]:
@@ -56,9 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hidden-tests", action="store_true",
                     help="with --nbgrader: grade by hidden tests against values stored from running the solutions "
                          "(runs each notebook once, on --profile)")
-    ap.add_argument("--profile", default="smoke",
-                    help="with --nbgrader: the profile nbgrader runs the notebooks on, and the hidden tests' values "
-                         "are computed on (default: smoke)")
+    add_profile(ap, default="smoke", help="with --nbgrader: the profile nbgrader runs the notebooks on, and the hidden "
+                                          "tests' values are computed on")
     ap.add_argument("--written-answers", type=float, default=0, metavar="POINTS",
                     help="with --nbgrader: make each questionnaire a manually graded answer worth POINTS "
                          "(default 0: left out, as in the student copies)")

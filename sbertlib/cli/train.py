@@ -29,7 +29,7 @@ import time
 
 from ..errors import SettingError
 from ..training.arguments import DEFAULT_SEED, add_arguments, from_namespace
-from .common import command, parser
+from .common import add_profile, command, parser
 
 OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-stage", "distill": "distill-stsb"}
 
@@ -37,7 +37,7 @@ OBJECTIVES = {"nli": "nli", "mnrl": "mnrl", "sts": "stsb", "two-stage": "two-sta
 @command("train")
 def main(argv: list[str] | None = None) -> int:
     ap = parser("train", __doc__)
-    ap.add_argument("--profile", default=None, help="paper, laptop, offline, smoke (default: $SBERTLIB_PROFILE or auto)")
+    add_profile(ap, help="the profile whose lesson is trained")
     ap.add_argument("--objective", choices=tuple(OBJECTIVES), default=None,
                     help="default: the profile's NLI lesson")
     ap.add_argument("--output-dir", default=None, help="where models are saved (default: $SBERTLIB_OUTPUT_DIR, else your data folder: python -m sbertlib where)")

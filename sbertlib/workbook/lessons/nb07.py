@@ -12,12 +12,11 @@ from ... import paper
 from ...evaluation import ablation
 from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, ok, require, two_items
+from . import Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice, number
-from .nb00 import _call
 from ...errors import UnknownName
 
-__all__ = ["check_classifier_size", "check_gains", "check_difference", "grid_mean", "check_train_and_score",
+__all__ = ["check_classifier_size", "check_gain", "gain_truth", "check_difference", "grid_mean", "check_train_and_score",
            "train_and_score_truth", "check_run_ablation", "run_ablation_truth"]
 
 
@@ -45,7 +44,7 @@ def check_classifier_size(classifier_size: Callable) -> None:
             "check_classifier_size(classifier_size)")
     for n, k in ((768, 3), (384, 3), (64, 3), (100, 2), (10, 6)):
         for concat in TABLE6_CONCATS:
-            got = _call(classifier_size, concat, n, k)
+            got = call(classifier_size, concat, n, k, what=f"classifier_size({concat}, {n}, {k})")
             require(got is not None and got is not Ellipsis, f"classifier_size returned {got!r}",
                     "return the number of parameters, an int")
             if isinstance(got, torch.Tensor) and got.numel() == 1:
@@ -96,37 +95,6 @@ def _number(x, name: str) -> float:
     return value
 
 
-def check_gains(gain_abs_diff, gain_product, results: pd.DataFrame) -> None:
-    """Check the two gains read from *our* grid (mean over seeds, mean pooling):
-
-    * ``gain_abs_diff`` = score of ``(u, v, |u-v|)`` − score of ``(u, v)``;
-    * ``gain_product``  = score of ``(u, v, u*v)``  − score of ``(u, v)``.
-    """
-    a, b = _number(gain_abs_diff, "gain_abs_diff"), _number(gain_product, "gain_product")
-    base = _row(results, "(u, v)")
-    with_abs, with_prod = _row(results, "(u, v, |u-v|)"), _row(results, "(u, v, u*v)")
-    want_a, want_b = with_abs["mean"] - base["mean"], with_prod["mean"] - base["mean"]
-    paper_a = paper.TABLE6_CONCAT[("u", "v", "|u-v|")] - paper.TABLE6_CONCAT[("u", "v")]
-    paper_b = paper.TABLE6_CONCAT[("u", "v", "u*v")] - paper.TABLE6_CONCAT[("u", "v")]
-    for got, want, name, from_paper, row in ((a, want_a, "gain_abs_diff", paper_a, with_abs),
-                                             (b, want_b, "gain_product", paper_b, with_prod)):
-        if abs(got - want) <= 0.01:
-            continue
-        if abs(got - from_paper) <= 0.01:
-            hint = "that is the paper's gain (Table 6); read ours from `results`"
-        elif abs(got + want) <= 0.01:
-            hint = "the sign is flipped: (with the part) − (without it)"
-        elif "std" in results and abs(got - (row["std"] - base["std"])) <= 0.01:
-            hint = "you used the 'std' column; the score is the 'mean' column"
-        elif abs(got - row["mean"]) <= 0.01:
-            hint = "that is the score itself; subtract the (u, v) score"
-        else:
-            hint = "take the 'mean' of the row with the part added minus the 'mean' of the (u, v) row"
-        raise ExerciseError(f"{name} = {got:.2f}, but our table gives {want:+.2f}\nHint: {hint}")
-    ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {want_a:+.2f}, adding u*v by {want_b:+.2f} "
-       f"(paper: {paper_a:+.2f} and {paper_b:+.2f}); {_which_is_worth_more(with_abs, with_prod)}")
-
-
 def _which_is_worth_more(with_abs: pd.Series, with_prod: pd.Series) -> str:
     """|u−v| against u*v in our grid: their difference beside its standard error (2 SE: seed noise)."""
     diff = float(with_abs["mean"] - with_prod["mean"])
@@ -141,6 +109,159 @@ def _which_is_worth_more(with_abs: pd.Series, with_prod: pd.Series) -> str:
                 "added changes nothing measurable")
     bigger = "|u-v|" if diff > 0 else "u*v"
     return f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, beyond 2 standard errors: {bigger} is worth more in ours"
+
+
+# ----------------------------------------------------------------------------- what a part is worth
+PARTS = ("|u-v|", "u*v")  # the two parts Section 6 weighs against each other, each added to (u, v)
+
+
+def _mean_of(results: pd.DataFrame, concat: tuple[str, ...], column: str = "mean") -> float:
+    """One column of the mean-pooling row of ``concat`` (a KeyError-like UnknownName when there is none)."""
+    label = "(" + ", ".join(concat) + ")"
+    rows = results[(results["pooling"] == "mean") & (results["concat"] == label)]
+    if len(rows) != 1:
+        raise UnknownName(f"no single row for mean pooling with {label}")
+    return float(rows.iloc[0][column])
+
+
+def gain_truth(results: pd.DataFrame, part: str, base: tuple[str, ...] = ("u", "v")) -> float:
+    """What adding ``part`` to the concatenation ``base`` is worth in a grid: the mean STSb dev score (mean pooling)
+    of ``base + (part,)`` minus that of ``base``, in points — one thing varied, everything else held."""
+    return _mean_of(results, tuple(base) + (part,)) - _mean_of(results, tuple(base))
+
+
+def _all_poolings(results: pd.DataFrame, concat: tuple[str, ...]) -> float:
+    """The slip of selecting the rows by concatenation only: the mean over every pooling that has it."""
+    return float(results.loc[results["concat"] == "(" + ", ".join(concat) + ")", "mean"].astype(float).mean())
+
+
+def _first_row(results: pd.DataFrame, concat: tuple[str, ...]) -> float:
+    """The slip of taking the first row with a concatenation, whatever its pooling."""
+    return float(results.loc[results["concat"] == "(" + ", ".join(concat) + ")", "mean"].iloc[0])
+
+
+def _paper_gain(part: str, base: tuple[str, ...]) -> float:
+    return paper.TABLE6_CONCAT[tuple(base) + (part,)] - paper.TABLE6_CONCAT[tuple(base)]
+
+
+# {message naming the mistake: the function written with that mistake} — the first that matches is named
+GAIN_SLIPS = {
+    "the sign is flipped: a part's worth is the score WITH it minus the score WITHOUT it (a part that helps "
+    "has a positive gain)":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, tuple(base) + (part,)),
+    "that is a relative change (a ratio, or a share of the score without the part); Table 6 and the paper's "
+    "conclusion are read in points of Spearman: the difference of the two scores":
+        lambda r, part, base=("u", "v"): gain_truth(r, part, base) / _mean_of(r, tuple(base)),
+    "that is a relative change in per cent of the score without the part; Table 6 and the paper's conclusion "
+    "are read in points of Spearman: the difference of the two scores":
+        lambda r, part, base=("u", "v"): 100 * gain_truth(r, part, base) / _mean_of(r, tuple(base)),
+    "that is the ratio of the two scores; a part's worth in Table 6 is their difference, in points":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) / _mean_of(r, tuple(base)),
+    "the wrong rows: you compared with the default (u, v, |u-v|); the row without the part is `base` itself, so "
+    "that only the part differs between the two":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v", "|u-v|")),
+    "the wrong rows: you scored the part alone against `base`; the row with the part is `base` with the part "
+    "added (its other parts kept), so that only the part differs between the two":
+        lambda r, part, base=("u", "v"): _mean_of(r, (part,)) - _mean_of(r, tuple(base)),
+    "the wrong rows: you always compared with (u, v); compare with the `base` passed in":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v")),
+    "the wrong rows: you left `base` out and compared (u, v) with and without the part; both rows must hold "
+    "the `base` passed in":
+        lambda r, part, base=("u", "v"): _mean_of(r, ("u", "v", part)) - _mean_of(r, ("u", "v")),
+    "the wrong rows: you averaged every pooling that has the concatenation; Table 6's concatenations are all "
+    "trained with mean pooling — take the mean-pooling rows only":
+        lambda r, part, base=("u", "v"): _all_poolings(r, tuple(base) + (part,)) - _all_poolings(r, tuple(base)),
+    "the wrong rows: the first row with a concatenation can be another pooling's (max and cls pooling are "
+    "trained with the default concatenation too); Table 6's concatenations are the mean-pooling rows":
+        lambda r, part, base=("u", "v"): _first_row(r, tuple(base) + (part,)) - _first_row(r, tuple(base)),
+    "that is the score with the part itself: subtract the score without it":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)),
+    "you subtracted the 'std' column; the score is the 'mean' column":
+        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,), "std") - _mean_of(r, tuple(base), "std"),
+    "that is the paper's gain (Table 6); read ours from the table passed in":
+        lambda r, part, base=("u", "v"): _paper_gain(part, base),
+}
+
+
+def _grid(means: dict[tuple[str, ...], float], first: tuple[str, ...] = ("max", "cls"), seed: int = 0) -> pd.DataFrame:
+    """A run_grid-like Table 6 table: the poolings ``first`` with the default concatenation (placed before the mean
+    rows, as a table may order them), then every concatenation with mean pooling."""
+    rng = np.random.default_rng(seed)
+    configs = [ablation.AblationConfig(p) for p in first]
+    configs += [ablation.AblationConfig("mean", c) for c in means]
+    rows = {}
+    for k, c in enumerate(configs):
+        score = means[c.concat] if c.pooling == "mean" else 30.0 + 7.0 * k
+        rows[c.label] = {"pooling": c.pooling, "concat": c.concat_label, "n_seeds": 3, "mean": score,
+                         "std": float(np.round(rng.uniform(0.2, 1.5), 3))}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _gain_inputs() -> list[tuple]:
+    """(results, part, base) cases on which the usual slips give different numbers: unequal scores, a part that
+    costs points, the max/cls rows of the default concatenation placed first."""
+    a = _grid({("u", "v"): 52.5, ("|u-v|",): 55.25, ("u*v",): 49.0, ("|u-v|", "u*v"): 58.75, ("u", "v", "u*v"): 50.0,
+               ("u", "v", "|u-v|"): 61.5, ("u", "v", "|u-v|", "u*v"): 60.25}, seed=1)
+    b = _grid({("u", "v"): 44.0, ("|u-v|",): 41.5, ("u*v",): 46.75, ("|u-v|", "u*v"): 47.0, ("u", "v", "u*v"): 49.5,
+               ("u", "v", "|u-v|"): 43.25, ("u", "v", "|u-v|", "u*v"): 45.0}, first=("cls", "max"), seed=2)
+    return [(a, "|u-v|", ("u", "v")), (a, "u*v", ("u", "v")), (b, "|u-v|", ("u", "v")),
+            (a, "u*v", ("u", "v", "|u-v|")), (b, "u*v", ("|u-v|",)), (b, "u*v", ("u", "v", "|u-v|"))]
+
+
+def _as_part(value) -> str | None:
+    """``most_important`` as one of :data:`PARTS` (spaces and a typographic minus forgiven), else None."""
+    if not isinstance(value, str):
+        return None
+    text = value.replace("−", "-").replace(" ", "").strip("\"'")
+    return text if text in PARTS else None
+
+
+def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
+    """Check ``gain(results, part, base=("u", "v")) -> points`` on hidden Table 6 grids (see :data:`GAIN_SLIPS`
+    for the mistakes it names), then ``most_important``: the part of :data:`PARTS` worth more added to (u, v) in
+    ``results``, the student's own grid — with its gains beside the paper's and the difference of the two
+    parts against its standard error."""
+    require(callable(gain), f"pass your function itself, not {type(gain).__name__}",
+            "check_gain(gain, most_important, nli_results)")
+    _exercise("gain").check(gain)
+    base = ("u", "v")
+    rows = {part: _row(results, "(" + ", ".join(base + (part,)) + ")") for part in PARTS}
+    _row(results, "(u, v)")
+    ours = {part: gain_truth(results, part, base) for part in PARTS}
+    theirs = {part: _number(call(gain, results.copy(), part, what="your gain"), f"gain(results, {part!r})")
+              for part in PARTS}
+    for part in PARTS:
+        require(abs(theirs[part] - ours[part]) <= 1e-6,
+                f"on your grid gain(results, {part!r}) = {theirs[part]:.2f}, but its rows give {ours[part]:+.2f}",
+                "read the rows of the `results` passed in, not a table of the notebook's")
+    bigger = max(PARTS, key=ours.get)
+    pick = _as_part(most_important)
+    require(most_important is not None and most_important is not Ellipsis,
+            f"most_important is {most_important!r}", 'set it to "|u-v|" or "u*v", the part your gains rank first')
+    if pick is None:
+        hint = ('the part alone, as a string: "|u-v|" or "u*v"' if isinstance(most_important, (tuple, list)) else
+                'one of the two parts, as a string: "|u-v|" or "u*v"')
+        raise ExerciseError(f"most_important is {most_important!r}\nHint: {hint}")
+    paper_gains = {part: _paper_gain(part, base) for part in PARTS}
+    if pick != bigger:
+        other = next(p for p in PARTS if p != pick)
+        if ours[pick] < 0 and abs(ours[pick]) > abs(ours[other]):
+            hint = "you ranked the gains by their size: a negative gain costs points, so the larger gain is the one above"
+        elif pick == max(PARTS, key=paper_gains.get):
+            hint = (f"that is the paper's finding ({pick}: {paper_gains[pick]:+.2f} against {paper_gains[other]:+.2f}); "
+                    f"the question is what *our* grid says")
+        else:
+            hint = "the part worth more is the one whose gain over (u, v) is the larger"
+        raise ExerciseError(f"in your grid adding |u-v| to (u, v) gains {ours['|u-v|']:+.2f}, adding u*v "
+                            f"{ours['u*v']:+.2f}; most_important = {pick!r}\nHint: {hint}")
+    ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {ours['|u-v|']:+.2f}, adding u*v by "
+       f"{ours['u*v']:+.2f} (paper: {paper_gains['|u-v|']:+.2f} and {paper_gains['u*v']:+.2f}): {pick} first, "
+       + ("as in the paper" if pick == max(PARTS, key=paper_gains.get) else "unlike the paper")
+       + f"; {_which_is_worth_more(rows['|u-v|'], rows['u*v'])}")
+
+
+def _exercise(name: str) -> Exercise:
+    return next(ex for ex in EXERCISES if ex.name == name)
 
 
 # ----------------------------------------------------------------------------- difference ± standard error
@@ -172,7 +293,7 @@ def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None)
             and results["n_seeds"].min() > 1:
         cases.append((results, "mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)"))
     for table, a, b in cases:
-        got = two_items(_call(diff_and_se, table.copy(), a, b), f"diff_and_se(results, {a!r}, {b!r}) returned",
+        got = two_items(call(diff_and_se, table.copy(), a, b, what="diff_and_se"), f"diff_and_se(results, {a!r}, {b!r}) returned",
                         "return a pair: (difference of the means, its standard error)")
         d, se = (_number(x, name) for x, name in zip(got, ("the difference", "the standard error")))
         want_d, want_se = ablation.difference(table, a, b)
@@ -308,7 +429,6 @@ def check_run_ablation(run_ablation: Callable) -> None:
     """Check ``run_ablation(configs, seeds, train_and_score) -> table`` on hidden grids with a stand-in
     ``train_and_score`` (no training): every (configuration, seed) run exactly once, and the table of
     :func:`run_ablation_truth` (index = labels, the five columns; more columns, e.g. one per seed, are fine)."""
-    from . import student_raised, unfinished
     require(callable(run_ablation), f"pass your function itself, not {type(run_ablation).__name__}",
             "check_run_ablation(run_ablation)")
     grids = [(ablation.table6_configs(), (1, 2, 3)), (ablation.pooling_configs(), (5, 2)),
@@ -320,12 +440,7 @@ def check_run_ablation(run_ablation: Callable) -> None:
             calls.append((config, seed))
             return _fake_scores(config, seed)
         where = f"a grid of {len(configs)} configurations × seeds {list(seeds)}"
-        try:
-            table = run_ablation(list(configs), list(seeds), stand_in)
-        except Exception as exc:  # noqa: BLE001
-            require(not unfinished(exc), "run_ablation is not written yet (it raised NotImplementedError)",
-                    "replace the `raise NotImplementedError` line with your code")
-            raise student_raised(f"run_ablation on {where}", exc) from exc
+        table = call(run_ablation, list(configs), list(seeds), stand_in, what=f"run_ablation on {where}")
         require(isinstance(table, pd.DataFrame), f"on {where} run_ablation returned a {type(table).__name__}",
                 "return a pandas DataFrame, one row per configuration")
         wanted_calls = [(c, s) for c in configs for s in seeds]
@@ -368,6 +483,19 @@ EXERCISES = (
             _result = [classifier_size(c, n, k) for c in (("u", "v"), ("u", "v", "|u-v|"), ("u", "v", "|u-v|", "u*v"))
                        for n, k in ((64, 3), (768, 3), (384, 2))]
             """),
+    Exercise('gain', probe="""
+            _t = _pd.DataFrame({"pooling": ["max", "mean", "mean", "mean", "mean", "mean", "mean"],
+                                "concat": ["(u, v, |u-v|)", "(u, v)", "(u, v, |u-v|)", "(u, v, u*v)", "(u, v, |u-v|, u*v)",
+                                           "(|u-v|)", "(|u-v|, u*v)"],
+                                "n_seeds": [2] * 7, "mean": [70.5, 52.25, 61.5, 50.0, 60.75, 55.0, 58.5],
+                                "std": [0.5, 0.25, 1.0, 0.75, 0.5, 0.3, 0.2]})
+            _t.index = [p + " pooling, " + c for p, c in zip(_t["pooling"], _t["concat"])]
+            _result = [gain(_t, "|u-v|"), gain(_t, "u*v"), gain(_t, "u*v", ("u", "v", "|u-v|")), gain(_t, "u*v", ("|u-v|",))]
+            """, reference=gain_truth, inputs=_gain_inputs, slips=GAIN_SLIPS,
+             hint="the mean-pooling score of `base` with the part added, minus that of `base` alone, in points, read "
+                  "from the table passed in",
+             ok="gain compares the right two rows, in points, on 6 hidden Table 6 grids"),
+    Exercise('most_important', probe=None),  # depends on the student's own grid: its check grades it
     Exercise('diff_and_se', probe="""
             _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
                                    index=["a", "b", "c"])
