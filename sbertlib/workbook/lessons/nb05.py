@@ -188,7 +188,7 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
     n = len(step_losses) if hasattr(step_losses, "__len__") else None
     require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
             f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
-            "train on every STSb example with the profile's stsb_epochs, stsb_batch_size and stsb_lr")
+            "train on every STSb example with the profile's STSb stage (profile.stsb: its epochs, batch size and learning rate)")
     require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number")
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the run with time.perf_counter()")
