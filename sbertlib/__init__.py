@@ -1,7 +1,9 @@
 """sbertlib — the helper package behind the sbert-workbook (Sentence-BERT, rebuilt to be understood).
 
-``from sbertlib import SentenceEncoder`` works; the heavy import (transformers) happens on first use,
-so ``import sbertlib.data`` or ``sbertlib.search`` stays quick.
+``from sbertlib import SentenceEncoder`` works; the heavy import (transformers) happens on first use.
+``import sbertlib.data`` stays quick: it imports neither torch nor transformers (a test holds it).
+``sbertlib.search`` computes on torch tensors, so it imports torch, and transformers through
+:mod:`sbertlib.model`.
 """
 __all__ = ["SentenceEncoder"]
 __version__ = "0.1.0"

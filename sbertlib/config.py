@@ -7,9 +7,12 @@ import sys
 import time
 import urllib.parse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
 from .errors import SettingError
+
+if TYPE_CHECKING:  # torch is imported where a device is picked: `import sbertlib.data` stays quick
+    import torch
 
 DATA_DIR_ENV = "SBERTLIB_DATA_DIR"
 HUB_HOST = "huggingface.co"
@@ -67,6 +70,7 @@ def absolute_data_dir_env(env: dict[str, str] | None = None) -> dict[str, str]:
 def pick_device(preferred: str | torch.device | None = None) -> torch.device:
     """The device to run on: ``preferred`` if given, else cuda > mps > cpu. A process started by
     ``torchrun`` on a GPU machine gets its own GPU, ``cuda:LOCAL_RANK``."""
+    import torch
     if preferred is not None:
         return check_device(preferred)
     if torch.cuda.is_available():
@@ -79,6 +83,7 @@ def pick_device(preferred: str | torch.device | None = None) -> torch.device:
 
 def check_device(name: str | torch.device) -> torch.device:
     """``name`` as a device this machine has; ValueError naming it and what there is otherwise."""
+    import torch
     try:
         device = torch.device(name)
     except (RuntimeError, TypeError) as err:

@@ -5,6 +5,8 @@ import ast
 import re
 import tomllib
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -95,6 +97,13 @@ def test_no_import_cycles():
     cycles = sorted(_cycles(graph), key=sorted)
     assert not cycles, "import cycles in sbertlib:\n" + "\n".join(
         "  " + "; ".join(f"{m} -> {', '.join(sorted(graph[m] & c))}" for m in sorted(c)) for c in cycles)
+
+
+def test_importing_the_data_package_leaves_torch_and_transformers_unimported():
+    code = "import sys, sbertlib.data; print(sorted({'torch', 'transformers'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", f"import sbertlib.data imported {out.stdout.strip()} (sbertlib/__init__.py " \
+                                       "promises it stays quick)"
 
 
 @pytest.mark.parametrize("path", notebooks.notebook_paths(), ids=lambda p: p.name)
