@@ -393,7 +393,8 @@ def test_table6_figures():
 
 
 # ============================================================================= 08: score_task
-def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=False, own_seed=False):
+def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=False, own_seed=False,
+                    own_folds=None, on_dev=None):
     from dataclasses import replace
 
     def score_task(encoder, task, folds=10, seed=0):
@@ -401,8 +402,13 @@ def make_score_task(use_dev=True, split_as_cv=False, swapped=False, dev_merged=F
             seed = 0
         if not task.splits or split_as_cv:
             flat = replace(task, splits={})
-            return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, folds, seed)
+            if own_folds == "default":   # folds not passed on: cv_accuracy's default, 10
+                return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, seed=seed)
+            return good_cv_accuracy(transfer.embed_task(encoder, flat), flat.labels, own_folds or folds, seed)
         parts = transfer.split_features(encoder, task)
+        if on_dev and "dev" in parts:    # scored on dev (C chosen there too, or by inner CV)
+            return good_fit_and_score(*parts["train"], *parts["dev"], seed=seed,
+                                      dev=parts["dev"] if on_dev == "C on dev" else None)
         if dev_merged and "dev" in parts:
             merged = (np.vstack([parts["train"][0], parts["dev"][0]]), np.concatenate([parts["train"][1], parts["dev"][1]]))
             return good_fit_and_score(*merged, *parts["test"], seed=seed)
@@ -425,6 +431,24 @@ def test_score_task_right(capsys):
 def test_score_task_wrong(mistake, hint):
     with pytest.raises(ExerciseError, match=hint):
         nb08.check_score_task(make_score_task(**mistake))
+
+
+@pytest.mark.parametrize("mistake, says", [
+    (dict(own_folds="default"), "that is 10-fold CV, asked for with folds=5: the `folds` argument was not passed on "
+                                "to cv_accuracy (10 is its default)"),
+    (dict(own_folds=5), "score_task on CV-TASK with folds=3 gives"),           # the check's 5, written in
+    (dict(on_dev="C on dev"), "that is the accuracy on the dev split (60 examples): dev only chooses C"),
+    (dict(on_dev="C by inner CV"), "that is the accuracy on the dev split (60 examples): dev only chooses C"),
+])
+def test_score_task_folds_ignored_and_scored_on_dev_are_named(mistake, says):
+    """Issue 29: these two got the generic hint (the whole recipe) before."""
+    with pytest.raises(ExerciseError) as err:
+        nb08.check_score_task(make_score_task(**mistake))
+    message = str(err.value)
+    assert says in message
+    assert "no split: stratified k-fold CV" not in message   # not the generic recipe
+    if mistake.get("own_folds") == 5:
+        assert "that is 5-fold CV, asked for with folds=3: the `folds` argument was not passed on" in message
 
 
 def test_score_task_stub_and_non_function():

@@ -497,6 +497,20 @@ def _task_with_dev(seed: int, first_id: int) -> SentEvalTask:
     return SentEvalTask("DEV-MOVES-C", texts, labels, ("c0", "c1"), splits)
 
 
+OTHER_FOLDS = 3  # check_score_task also asks for 3 folds: a number of folds written into the function shows
+
+
+def _folds_slip(got: float, encoder, task: SentEvalTask, folds: int, seed: int) -> str | None:
+    """The hint for a CV score made with another number of folds than ``folds`` (the `folds` argument not passed
+    on: cv_accuracy's default, 10, or a number written in), else None."""
+    from ...evaluation import transfer
+    for other in sorted({10, 5, OTHER_FOLDS} - {folds}):
+        if abs(got - transfer.evaluate_task(encoder, task, other, seed)) <= 1e-6:
+            return (f"that is {other}-fold CV, asked for with folds={folds}: the `folds` argument was not passed on "
+                    "to cv_accuracy" + (" (10 is its default)" if other == 10 else ""))
+    return None
+
+
 def check_score_task(score_task: Callable, folds: int = 5) -> None:
     """Check ``score_task(encoder, task, folds, seed) -> accuracy ×100`` against
     :func:`sbertlib.evaluation.transfer.evaluate_task` on hidden tasks (no split; train/test; train/dev/test)
@@ -531,11 +545,25 @@ def check_score_task(score_task: Callable, folds: int = 5) -> None:
                         "only for choosing C — pass it to fit_and_score as dev and train on the train split alone")
             elif abs(got - transfer.fit_score(*parts["test"], *parts["train"], dev=parts.get("dev"))) <= 1e-6:
                 hint = "train and test are swapped: train on the train split, score on the test split"
-        elif abs(got / 100 - want / 100) > 0 and abs(got - want / 100) <= 1e-6:
+            elif "dev" in parts and any(abs(got - transfer.fit_score(*parts["train"], *parts["dev"], dev=d)) <= 1e-6
+                                        for d in (parts["dev"], None)):
+                hint = (f"that is the accuracy on the dev split ({len(parts['dev'][1])} examples): dev only chooses C; "
+                        f"the score is the one on the test split ({len(parts['test'][1])} examples), which nothing "
+                        "was chosen on")
+        elif abs(got - want / 100) <= 1e-6:
             hint = "give the accuracy ×100"
+        else:
+            hint = _folds_slip(got, encoder, task, folds, 0) or hint
         raise ExerciseError(f"score_task on {task.name} ({'splits ' + ', '.join(task.splits) if task.splits else 'no split'}) "
                             f"gives {got:.2f}, SentEval's protocol {want:.2f}\nHint: {hint}")
-    cv_task = _protocol_tasks()[0]  # and with another seed: the folds must follow it
+    cv_task = _protocol_tasks()[0]  # and with another number of folds, another seed: the folds must follow them
+    got = _as_accuracy(call(score_task, encoder, cv_task, OTHER_FOLDS, 0,
+                            what=f"score_task on {cv_task.name}, folds={OTHER_FOLDS}"), cv_task.name, "score_task")
+    want = transfer.evaluate_task(encoder, cv_task, OTHER_FOLDS, 0)
+    if abs(got - want) > 1e-6:
+        raise ExerciseError(f"score_task on {cv_task.name} with folds={OTHER_FOLDS} gives {got:.2f}, SentEval's protocol "
+                            f"{want:.2f}\nHint: " + (_folds_slip(got, encoder, cv_task, OTHER_FOLDS, 0) or
+                                                     "a task without a split is scored by k-fold CV with k = `folds`"))
     got = _as_accuracy(call(score_task, encoder, cv_task, folds, SEED_MOVES_FOLDS,
                             what=f"score_task on {cv_task.name}, seed={SEED_MOVES_FOLDS}"), cv_task.name, "score_task")
     want = transfer.evaluate_task(encoder, cv_task, folds, SEED_MOVES_FOLDS)
