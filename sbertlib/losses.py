@@ -311,8 +311,9 @@ class CrossEncoderLoss(TrainingLoss):
     OBJECTIVES = ("bce", "mse")
 
     def __init__(self, model: nn.Module, objective: str = "bce"):
-        if not callable(getattr(model, "tokenize_pairs", None)):
-            raise TypeError(f"CrossEncoderLoss needs a cross-encoder (a model with tokenize_pairs), "
+        from .model.cross_encoder import is_cross_encoder
+        if not is_cross_encoder(model):
+            raise TypeError(f"CrossEncoderLoss needs a cross-encoder, "
                             f"not a {type(model).__name__}: for a SentenceEncoder use CosineSimilarityLoss")
         super().__init__(model)
         if objective not in self.OBJECTIVES:

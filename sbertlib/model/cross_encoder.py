@@ -211,3 +211,8 @@ class CrossEncoder(torch.nn.Module):
         return cls(model, tokenizer, max_seq_length=length, name=info.pop("backbone", str(path)),
                    stand_in=info.pop("stand_in", False), device=device, info=info)
 
+
+def is_cross_encoder(model) -> bool:
+    """True for a model that reads a pair's two texts together (a :class:`CrossEncoder`): training tokenises its
+    pairs jointly, its loss is :class:`~sbertlib.losses.CrossEncoderLoss`, and it saves in its own format."""
+    return isinstance(model, CrossEncoder)

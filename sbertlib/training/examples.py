@@ -10,6 +10,7 @@ import torch
 
 from ..data import NLI_LABELS, NLIPair, STSPair, Triplet
 from ..losses import Batch, TrainingLoss
+from ..model.cross_encoder import is_cross_encoder
 from ..errors import SettingError
 
 MEGA_BATCHES = 50  # length grouping sorts within groups of this many batches
@@ -111,9 +112,9 @@ def prepare_examples(train_data: Sequence, loss: TrainingLoss) -> list[Example]:
 
 def collate(examples: Sequence[Example], model) -> Batch:
     """Tokenize each text column with ``model.tokenize``; labels become a tensor (long or float).
-    A model with ``tokenize_pairs`` (a cross-encoder) gets each example's texts tokenised together,
+    A cross-encoder (:func:`~sbertlib.model.cross_encoder.is_cross_encoder`) gets each example's texts tokenised together,
     as one column."""
-    if callable(getattr(model, "tokenize_pairs", None)):
+    if is_cross_encoder(model):
         features = [model.tokenize_pairs([ex.texts for ex in examples])]
     else:
         features = [model.tokenize(list(col)) for col in zip(*(ex.texts for ex in examples))]

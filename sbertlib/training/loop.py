@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 from ..losses import Batch, TrainingLoss
 from ..model import precision as precisions
+from ..model.cross_encoder import is_cross_encoder
 from . import distributed
 from .arguments import TrainingArguments
 from .examples import batch_stream, collate, prepare_examples
@@ -72,7 +73,7 @@ def save_model(loss: TrainingLoss, path: Path, save_head: bool, history: History
     """Save the encoder in sentence-transformers' format as well (``SentenceTransformer(path)`` loads it),
     and, if asked, the loss's classifier head inside the same folder."""
     extra = {"training": {"loss": history.loss, "profile": history.profile, "steps": len(history.records)}}
-    bi_encoder = hasattr(loss.model, "pooling")  # a cross-encoder's own save writes its format already
+    bi_encoder = not is_cross_encoder(loss.model)  # a cross-encoder's own save writes its format already
     loss.model.save(path, extra=extra, **({"format": "sentence-transformers"} if bi_encoder else {}))
     if save_head and hasattr(loss, "save_head"):
         loss.save_head(path)
