@@ -5,8 +5,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from sbertlib.workbook.publish import build as workbook
+from sbertlib.workbook.publish import site
 
-VIEW = workbook.WIDGET_VIEW
+VIEW = site.WIDGET_VIEW
 
 
 def _nb(*outputs_per_cell):
@@ -29,7 +30,7 @@ def _widget_output(model_id, snapshot=None):
 
 def test_static_copy_prefers_snapshots_and_leaves_the_original_alone():
     nb = _nb([_widget_output("m1", "<p>SNAPSHOT-1</p>")], [new_output("stream", text="hello\n")])
-    static = workbook.static_copy(nb)
+    static = site.static_copy(nb)
     assert VIEW not in static.cells[0].outputs[0].data
     assert "widgets" not in static.metadata              # nothing live left: no CDN widget manager
     assert VIEW in nb.cells[0].outputs[0].data and "widgets" in nb.metadata  # the .ipynb keeps both
@@ -37,7 +38,7 @@ def test_static_copy_prefers_snapshots_and_leaves_the_original_alone():
 
 def test_static_copy_keeps_widgets_without_a_snapshot():
     nb = _nb([_widget_output("m1", "<p>SNAPSHOT</p>")], [_widget_output("m2")])
-    static = workbook.static_copy(nb)
+    static = site.static_copy(nb)
     assert VIEW not in static.cells[0].outputs[0].data
     assert VIEW in static.cells[1].outputs[0].data and "widgets" in static.metadata
 

@@ -225,8 +225,8 @@ class SentenceEncoder(torch.nn.Module):
             meta = {"pooling": self.pooling, "normalize": self.normalize,
                     "max_seq_length": self.max_seq_length, "info": self.info, **(extra or {})}
             if self.projection is not None:
-                meta["projection"] = "2_Dense"
-                st_format.write_dense(tmp / "2_Dense", self.projection)
+                meta["projection"] = st_format.DENSE_FOLDER
+                st_format.write_dense(tmp / st_format.DENSE_FOLDER, self.projection)
             (tmp / META_FILE).write_text(json.dumps(meta, indent=2))
             if format == "sentence-transformers":
                 st_format.write_modules(tmp, self.pooling, self.normalize, int(self.backbone.config.hidden_size),

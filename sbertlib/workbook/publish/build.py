@@ -19,7 +19,6 @@ import nbformat
 
 from . import notebooks
 from .site import SITE_DIR
-from .site import WIDGET_VIEW, static_copy  # noqa: F401  at home in .site; tests/test_workbook.py reads them here
 
 
 def machine_line() -> str:
