@@ -677,3 +677,65 @@ def test_nb12_recall_out_of_the_distinct_ids_found_is_named():
                               for x, y in zip(a, e)]))
     with pytest.raises(ExerciseError, match="divided by the number of distinct ids"):
         nb12.check_recall_at_k(per_distinct)
+
+
+# ----------------------------------------------------------------------------- nb12: the usual slips named (issue 29)
+def _skips_the_best(q, c, k):
+    best = torch.topk(_cosines(q, c), k + 1, dim=1)   # "the first hit is the query itself"
+    return best.values[:, 1:], best.indices[:, 1:]
+
+
+def _ranks_along_axis_0_torch(q, c, k):
+    best = torch.topk(_cosines(q, c), k, dim=0)       # each corpus row's best queries
+    return best.values, best.indices
+
+
+def _ranks_along_axis_0_numpy(q, c, k):
+    sim = _cosines(q, c).numpy()
+    return -np.sort(-sim, axis=0)[:, :k], np.argsort(-sim, axis=0)[:, :k]   # the right shape, the wrong axis
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda q, c, k: good_top_k(q, c, k + 1), "off by one: 2 columns where k = 1 were asked for"),
+    (lambda q, c, k: good_top_k(q, c, k - 1), "off by one: 0 columns where k = 1 were asked for"),
+    (_skips_the_best, "off by one: you skipped the best hit (column 0)"),
+    (_ranks_along_axis_0_torch, "you ranked along axis 0, over the queries"),
+    (_ranks_along_axis_0_numpy, "you ranked along axis 0, over the queries"),
+])
+def test_nb12_top_k_off_by_one_and_axis_0_are_named(wrong, says):
+    with pytest.raises(ExerciseError) as err:
+        nb12.check_top_k(wrong)
+    message = str(err.value)
+    assert says in message
+    assert "one row per query, k columns" not in message and "cosine of every query" not in message  # not generic
+
+
+def _pooled_isin(a, e, k):
+    return float(np.isin(np.asarray(a)[:, :k], np.asarray(e)[:, :k]).mean())   # any query's neighbour counts
+
+
+def _pooled_sets(a, e, k):
+    found = set(np.asarray(a)[:, :k].ravel().tolist()) & set(np.asarray(e)[:, :k].ravel().tolist())
+    return len(found) / (len(a) * k)
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda a, e, k: float(np.mean([len(set(x[:k - 1].tolist()) & set(y[:k - 1].tolist())) for x, y in zip(a, e)]) / k),
+     "off by one: you counted the first k − 1 = 9 ids of each list, out of k;"),
+    (lambda a, e, k: float(np.mean([len(set(x[:k - 1].tolist()) & set(y[:k - 1].tolist())) for x, y in zip(a, e)])
+                           / (k - 1)), "off by one: you counted the first k − 1 = 9 ids of each list, out of k − 1;"),
+    (_pooled_isin, "you pooled the queries: an id counts only when it is in the exact top-k of the *same* query"),
+    (_pooled_sets, "you pooled the queries: an id counts only when it is in the exact top-k of the *same* query"),
+])
+def test_nb12_recall_k_minus_1_and_pooled_are_named(wrong, says):
+    with pytest.raises(ExerciseError) as err:
+        nb12.check_recall_at_k(wrong)
+    message = str(err.value)
+    assert says in message
+    assert "per query, the share of the exact top-k ids" not in message   # not the generic hint
+
+
+def test_nb12_recall_has_a_case_where_pooling_the_queries_shows():
+    """Pooled over the queries, the last hidden case's every id is found (it is the next query's neighbour)."""
+    approx, exact, k = nb12._hidden_id_lists()[-1]
+    assert search.recall_at_k(approx, exact, k) == pytest.approx(0.5) and _pooled_isin(approx, exact, k) == 1.0

@@ -55,10 +55,28 @@ def _sample(a: np.ndarray) -> str:
     return ", ".join(f"{x:g}" for x in first) + (", …" if a.size > 3 else "")
 
 
+AXIS_0 = ("you ranked along axis 0, over the queries (each corpus row's best queries): a query's neighbours are "
+          "the corpus rows of its own row of the (queries × corpus) similarity matrix — rank along axis 1 (dim=1)")
+
+
+def _top_k_shape_hint(shape: tuple, queries, corpus, k: int) -> str:
+    """What a result of the wrong shape says about the mistake: k ± 1 columns, or a ranking over the queries."""
+    q, n = len(queries), len(corpus)
+    if shape in ((q, k + 1), (q, k - 1)):
+        return (f"off by one: {shape[1]} columns where k = {k} were asked for — one row per query, its k best corpus "
+                "rows")
+    if shape in ((k, n), (n, k)):
+        return AXIS_0
+    return "one row per query, k columns: the k best corpus rows"
+
+
 def _top_k_hint(ids: np.ndarray, scores: np.ndarray, queries, corpus, k: int) -> str:
     cos = (queries / np.linalg.norm(queries, axis=1, keepdims=True)) @ \
         (corpus / np.linalg.norm(corpus, axis=1, keepdims=True)).T
     known = {
+        "off by one: you skipped the best hit (column 0) — the queries are not in the corpus, so the most similar "
+        "row is a real neighbour, and the k best are the first k": np.argsort(-cos, axis=1)[:, 1:k + 1],
+        AXIS_0: np.argsort(-cos, axis=0)[:, :k],
         "a dot product ranks long vectors first: normalise both sides (cosine), then multiply":
             np.argsort(-(queries @ corpus.T), axis=1)[:, :k],
         "those are the LEAST similar rows: sort by cosine, highest first (torch.topk or argsort descending)":
@@ -93,7 +111,7 @@ def check_top_k(top_k: Callable) -> None:
                 "return them in the order (scores, ids)")
         require(scores.shape == ids.shape == (len(queries), k),
                 f"k={k}: scores {scores.shape} and ids {ids.shape}, expected ({len(queries)}, {k}) each",
-                "one row per query, k columns: the k best corpus rows")
+                _top_k_shape_hint(ids.shape if ids.shape != (len(queries), k) else scores.shape, queries, corpus, k))
         hits = semantic_search(queries, corpus, top_k=k)
         want_ids = np.array([[h["corpus_id"] for h in row] for row in hits])
         want_scores = np.array([[h["score"] for h in row] for row in hits])
@@ -127,6 +145,10 @@ def _hidden_id_lists() -> list[tuple[np.ndarray, np.ndarray, int]]:
     short[:, 6:] = -1
     short[0, 5] = short[0, 0]
     cases.append((short, exact[:5], 10))   # recall divides by k, whatever the list holds
+    mine = np.stack([rng.permutation(500)[:6] for _ in range(8)])   # half of each list: the next query's neighbours
+    theirs = np.stack([np.concatenate([rng.permutation(row[:3]), [x for x in nxt if x not in row][:3]])
+                       for row, nxt in zip(mine, np.roll(mine, -1, axis=0))])
+    cases.append((theirs, mine, 6))        # pooled over the queries, every id is somebody's neighbour
     return cases
 
 
@@ -148,6 +170,16 @@ def _recall_slips(approx: np.ndarray, exact: np.ndarray, k: int) -> dict[str, fl
         "than k real ids (-1 fillers, an id twice), and recall still counts out of k":
             float(np.mean([t / max(1, len(set(a[:k].tolist()))) for t, a in zip(top, approx)])),
     }
+    if k > 1:
+        short = found(approx[:, :k - 1], exact[:, :k - 1])
+        slips[f"off by one: you counted the first k − 1 = {k - 1} ids of each list, out of k; the top-k is the "
+              f"first k = {k} (a slice [:k] holds k ids)"] = float(np.mean(short) / k)
+        slips[f"off by one: you counted the first k − 1 = {k - 1} ids of each list, out of k − 1; the top-k is the "
+              f"first k = {k} (a slice [:k] holds k ids)"] = float(np.mean(short) / (k - 1))
+    pooled = ("you pooled the queries: an id counts only when it is in the exact top-k of the *same* query (another "
+              "query's neighbour is no hit) — recall per query, then the mean over the queries")
+    slips[pooled] = float(np.isin(approx[:, :k], exact[:, :k]).mean())
+    slips[pooled + " "] = len(set(approx[:, :k].ravel().tolist()) & set(exact[:, :k].ravel().tolist())) / exact[:, :k].size
     if width == k:  # the cut changes nothing here: do not name it
         slips = {h: v for h, v in slips.items() if "whole lists" not in h and "length of the lists" not in h}
     return slips
