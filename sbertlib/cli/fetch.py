@@ -53,22 +53,21 @@ def fetch_dataset(name: str, data_dir: str | None = None) -> str:
     loaders = _loaders()
     if name not in loaders:
         raise SettingError(f"unknown data set {name!r}; known: {', '.join(sorted(loaders))}")
-    hub.SERVED.clear()
-    hub.ORIGINALS.clear()
-    loaders[name](data_dir)
+    with hub.recording() as served:
+        loaders[name](data_dir)
     parts = []
-    if hub.SERVED:
-        files = {f: p for _, f, p in hub.SERVED}
+    if served.hub:
+        files = {f: p for _, f, p in served.hub}
         size = sum(p.stat().st_size for p in files.values())
-        ds = hub.SERVED[0][0]
+        ds = served.hub[0][0]
         commits = sorted({c for c in (hub.snapshot_commit(p) for p in files.values()) if c})
         pin = ds.revision[:12] if hub.is_pinned(ds) else (
             f"{ds.revision} (a branch, not pinned; it resolved to commit {', '.join(commits) or '?'})")
         parts.append(f"{len(files)} file(s), {size / 1e6:.1f} MB from the Hub, {ds.repo_id} at {pin}")
-    if hub.ORIGINALS:
-        files = {p: u for _, u, p, _ in hub.ORIGINALS}
+    if served.originals:
+        files = {p: u for _, u, p, _ in served.originals}
         size = sum(p.stat().st_size for p in files)
-        ds, _, _, why = hub.ORIGINALS[0]
+        ds, _, _, why = served.originals[0]
         parts.append(f"{len(files)} file(s), {size / 1e6:.1f} MB of the original files ({ds.fallback}) from "
                      f"{', '.join(dict.fromkeys(files.values()))} — {why}")
     if not parts:

@@ -63,7 +63,7 @@ _SAID_ORIGINAL: set[str] = set()
 
 def _note_original(relpath: str, path: Path, ds, url: str, why: str) -> None:
     from . import hub
-    hub.ORIGINALS.append((ds, url, path, why))
+    hub.record_original(ds, url, path, why)
     if relpath not in _SAID_ORIGINAL:
         _SAID_ORIGINAL.add(relpath)
         print(f"sbertlib: {ds.name}: {why}; using the original file {relpath!r} ({ds.fallback}) from {url}, kept "

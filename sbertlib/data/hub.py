@@ -30,7 +30,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, TypeVar
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
 
 from .. import config
 from ..util import sha256_file
@@ -448,8 +449,37 @@ def _git_blob_sha1(path: Path) -> str:
 
 
 _VERIFIED: dict[tuple[str, int, int], bool] = {}
-SERVED: list[tuple[HubDataset, str, Path]] = []  # every (data set, file, cached path) hub_file handed out
-ORIGINALS: list[tuple[HubDataset, str, Path, str]] = []  # (data set, url, file, why) served from the original
+
+
+@dataclass
+class Served:
+    """Where the files a loader read came from, while :func:`recording` was open: ``hub`` holds (data set, file,
+    cached path) for each file the Hub's copy gave, ``originals`` (data set, url, file, why) for each original
+    file used where the Hub's copy is gone."""
+    hub: list[tuple[HubDataset, str, Path]] = field(default_factory=list)
+    originals: list[tuple[HubDataset, str, Path, str]] = field(default_factory=list)
+
+
+_RECORDING: list[Served] = []  # the records open now (innermost last): each file served is added to every one
+
+
+@contextmanager
+def recording() -> Iterator[Served]:
+    """``with hub.recording() as served: load(...)``: what that load read from the Hub or the original files
+    (``fetch`` and ``envcheck`` say where each data set came from). The caller owns the record; nothing is kept
+    once the block ends."""
+    served = Served()
+    _RECORDING.append(served)
+    try:
+        yield served
+    finally:
+        _RECORDING.remove(served)
+
+
+def record_original(ds: HubDataset, url: str, path: Path, why: str) -> None:
+    """Note an original file used in place of the Hub's copy in every open :func:`recording`."""
+    for served in _RECORDING:
+        served.originals.append((ds, url, path, why))
 _SAID_UNPINNED: set[str] = set()
 
 
@@ -558,7 +588,8 @@ def snapshot_commit(path: Path) -> str | None:
 
 
 def _served(ds: HubDataset, filename: str, path: Path) -> Path:
-    SERVED.append((ds, filename, path))
+    for served in _RECORDING:
+        served.hub.append((ds, filename, path))
     return path
 
 

@@ -50,10 +50,10 @@ def check_data(data_dir=None) -> list[tuple[bool, str]]:
               ("SICK", lambda: data.load_sick("dev", data_dir)),
               ("SNLI", lambda: data.load_snli("dev", data_dir))]
     for name, load in checks:
-        hub.SERVED.clear()
         try:
-            load()
-            where = (f"from the Hub ({hub.SERVED[0][0].repo_id}, cached)" if hub.SERVED
+            with hub.recording() as served:
+                load()
+            where = (f"from the Hub ({served.hub[0][0].repo_id}, cached)" if served.hub
                      else "in the local data folder")
             rows.append((True, f"{name}: {where}"))
         except Exception as exc:  # noqa: BLE001
