@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, ok, require
+from . import Exercise, ExerciseError, named_slip, ok, require
 from .questions import choice, number
 from .nb00 import _call
 
@@ -47,8 +47,8 @@ def check_pair_count(pair_count: Callable[[int], int]) -> None:
         slips = {"n² counts every ordered pair and each sentence with itself": lambda n: n * n,
                  "n·(n−1) counts (a, b) and (b, a) separately — a similarity is symmetric": lambda n: n * (n - 1),
                  "n·(n+1)/2 includes each sentence paired with itself": lambda n: n * (n + 1) // 2}
-        hint = next((h for h, f in slips.items() if all(got[n] == f(n) for n in _PAIR_NS)),
-                    "count each unordered pair of two different sentences once")
+        hint = named_slip(got, {h: (lambda f=f: {n: f(n) for n in _PAIR_NS}) for h, f in slips.items()},
+                          "count each unordered pair of two different sentences once", close=lambda a, b: a == b)
         n = wrong[0]
         raise ExerciseError(f"pair_count({n}) = {got[n]:g}, expected {_reference_pairs(n):,}\nHint: {hint}")
     ok(f"pair_count is right: 10,000 sentences give {_reference_pairs(10_000):,} pairs")
@@ -204,9 +204,10 @@ def check_average_word_vectors(average_word_vectors: Callable) -> None:
     if np.allclose(got, want, atol=1e-5):
         ok("average_word_vectors is right: the mean of the known words' vectors, the zero vector for none")
         return
-    for hint, wrong in _average_slips(sentences, vocab, vectors).items():
-        if np.allclose(got, wrong, atol=1e-5):
-            raise ExerciseError(f"your vectors differ from the averages of the known words\nHint: {hint}")
+    hint = named_slip(got, _average_slips(sentences, vocab, vectors), "",
+                      close=lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-5))
+    if hint:
+        raise ExerciseError(f"your vectors differ from the averages of the known words\nHint: {hint}")
     bad = [sentences[k] for k in range(len(sentences)) if not np.allclose(got[k], want[k], atol=1e-5)]
     raise ExerciseError(f"your vectors differ from the averages of the known words for {len(bad)} of "
                         f"{len(sentences)} hidden sentences (e.g. {bad[0]!r})\nHint: lower-case, split with "
@@ -270,8 +271,8 @@ def check_centre(centre: Callable) -> None:
             "the sign is the wrong way round: each vector minus the mean, not the mean minus the vector": x.mean(axis=0) - x,
             "that is the mean vector itself: subtract it from every row": np.broadcast_to(x.mean(axis=0), x.shape),
         }
-        hint = next((h for h, wrong in slips.items() if np.allclose(got, wrong, atol=1e-8)),
-                    "subtract the mean of all rows (axis=0) from every row")
+        hint = named_slip(got, slips, "subtract the mean of all rows (axis=0) from every row",
+                          close=lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-8))
         raise ExerciseError(f"on {name} your centred vectors differ from each row minus the mean vector\nHint: {hint}")
     ok("centre is right: the shared direction (the mean vector) removed from every sentence vector")
 

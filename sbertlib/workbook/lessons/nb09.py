@@ -377,8 +377,9 @@ def check_cosine_by_label(cosine_by_label: Callable, labels: Sequence[str] = ("e
                  "matrix": "compare pair i's premise with pair i's hypothesis only (row i with row i), not every "
                            "premise with every hypothesis",
                  "all": "average only over the pairs whose gold label is that label"}
-        hint = next((hints[s] for s, v in slips.items() if abs(got[bad] - v) <= 1e-6),
-                    "cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label")
+        hint = named_slip(got[bad], {hints[s]: v for s, v in slips.items()},
+                          "cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label",
+                          close=lambda a, b: abs(a - b) <= 1e-6)
         raise ExerciseError(f"for {bad!r} you gave {got[bad]:.4f}, expected {want[bad]:.4f}\nHint: {hint}")
     ok("cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label")
 

@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import Exercise, call, ok, require
+from . import Exercise, call, named_slip, ok, require
 from .questions import choice
 
 STOPWORDS = frozenset("""
@@ -181,11 +181,12 @@ def check_similarity(similarity) -> None:
                 f"expected {want.shape}", "one score for every row of a with every row of b")
         if np.allclose(got, want, atol=1e-4, rtol=1e-5):
             continue
-        hint = next((h for h, wrong in _measure_slips(measure, a, b).items() if np.allclose(got, wrong, atol=1e-4)),
-                    {"cosine": "normalise the rows of a and b to length 1, then a @ bᵀ",
-                     "dot": "a @ bᵀ, the vectors as they are",
-                     "euclidean": "minus the square root of the summed squared differences of a[i] and b[j]",
-                     "manhattan": "minus the summed absolute differences of a[i] and b[j]"}[measure])
+        what = {"cosine": "normalise the rows of a and b to length 1, then a @ bᵀ",
+                "dot": "a @ bᵀ, the vectors as they are",
+                "euclidean": "minus the square root of the summed squared differences of a[i] and b[j]",
+                "manhattan": "minus the summed absolute differences of a[i] and b[j]"}[measure]
+        hint = named_slip(got, _measure_slips(measure, a, b), what,
+                          close=lambda x, y: np.shape(x) == np.shape(y) and np.allclose(x, y, atol=1e-4))
         raise ExerciseError(f"{measure}: your scores differ from the library's (largest difference "
                             f"{np.abs(got - want).max():.3g})\nHint: {hint}")
     ok("similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")

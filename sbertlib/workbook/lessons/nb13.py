@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ...data import DataFormatError, STSPair
-from . import Exercise, ExerciseError, call, ok, require, student_raised, two_items, unfinished
+from . import Exercise, ExerciseError, call, named_slip, ok, require, student_raised, two_items, unfinished
 from .questions import choice
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
@@ -251,8 +251,8 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
                  "(score − low) / (high − low)": raw / high,
                  "(score − low) / high: divide by the width of the range, high − low": (raw - low) / high,
                  "the scale runs the wrong way: low → 0, high → 1": 1 - want_labels}
-        hint = next((h for h, v in slips.items() if np.allclose(labels, v, atol=1e-9)),
-                    "label = (score − low) / (high − low): the lowest score of the range → 0, the highest → 1")
+        hint = named_slip(labels, slips, "label = (score − low) / (high − low): the lowest score of the range → 0, the "
+                          "highest → 1", close=lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-9))
         raise ExerciseError(f"labels {labels[:3].round(4)} for scores {raw[:3]} on a {low:g}–{high:g} scale\nHint: {hint}")
 
     for what, column, bad_rows in _bad_cases():
