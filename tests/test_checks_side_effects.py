@@ -65,3 +65,79 @@ def test_shapes_that_do_not_broadcast_get_a_hint_not_only_numpys_message():
         return a @ b.T
     with pytest.raises(ExerciseError, match=r"two shapes did not line up.*keepdims=True"):
         nb00.check_cosine_matrix(cosine_matrix_without_keepdims)
+
+
+# ----------------------------------------------------------------------------- 03, 07 and 11 call through `call` too
+def _mnrl_normalising_in_place():
+    from sbertlib import losses
+
+    class MNRL(losses.SBERTLoss):
+        def loss_from_embeddings(self, embeddings, labels=None):
+            anchors = torch.nn.functional.normalize(embeddings[0], dim=1)
+            embeddings[1:] = [torch.nn.functional.normalize(torch.cat(embeddings[1:]), dim=1)]  # the caller's list
+            scores = anchors @ embeddings[1].T * 20.0
+            return torch.nn.functional.cross_entropy(scores, torch.arange(len(anchors)))
+    return MNRL
+
+
+def test_nb03_mnrl_that_rewrites_the_list_it_was_given_is_refused():
+    from sbertlib.workbook.lessons import nb03
+    with pytest.raises(ExerciseError, match=r"your loss_from_embeddings \(3 columns .*changed its first argument"):
+        nb03.check_mnrl(_mnrl_normalising_in_place(), torch.nn.Linear(2, 2))
+
+
+def test_nb03_mnrl_stub_is_reported_as_everywhere():
+    from sbertlib import losses
+    from sbertlib.workbook.lessons import nb03
+
+    class MNRL(losses.SBERTLoss):
+        def loss_from_embeddings(self, embeddings, labels=None):
+            raise NotImplementedError
+    with pytest.raises(ExerciseError, match="the exercise is not done yet: your loss_from_embeddings"):
+        nb03.check_mnrl(MNRL, torch.nn.Linear(2, 2))
+
+
+def test_nb07_run_ablation_that_empties_the_configs_it_was_given_is_refused():
+    from sbertlib.workbook.lessons import nb07
+
+    def run_ablation(configs, seeds, train_and_score):
+        rows = {}
+        while configs:                      # consumes the caller's list
+            c = configs.pop(0)
+            s = [train_and_score(c, seed) for seed in seeds]
+            rows[c.label] = {"pooling": c.pooling, "concat": c.concat_label, "n_seeds": len(s),
+                             "mean": np.mean(s), "std": np.std(s, ddof=1) if len(s) > 1 else np.nan}
+        import pandas as pd
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError, match=r"run_ablation on a grid .*" + IN_PLACE):
+        nb07.check_run_ablation(run_ablation)
+
+
+def test_nb07_classifier_size_stub_is_reported_as_everywhere():
+    from sbertlib.workbook.lessons import nb07
+
+    def classifier_size(concat, n, k=3):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="the exercise is not done yet: classifier_size"):
+        nb07.check_classifier_size(classifier_size)
+
+
+def test_nb11_pick_precision_that_changes_the_table_it_was_given_is_refused():
+    from sbertlib.workbook.lessons import nb11
+
+    def pick_precision(rows, tolerance):
+        base = rows.pop("fp32")             # the caller's table loses its fp32 row
+        ok = [k for k, (_, sp) in rows.items() if abs(sp - base[1]) <= tolerance]
+        return max(ok, key=lambda k: rows[k][0]) if ok else "fp32"
+    with pytest.raises(ExerciseError, match=r"`pick_precision` \(rows .*" + IN_PLACE):
+        nb11.check_pick_precision(pick_precision)
+
+
+def test_nb11_stubs_are_reported_as_everywhere():
+    from sbertlib.workbook.lessons import nb11
+
+    def stub(*args):
+        raise NotImplementedError
+    for check in (nb11.check_pick_precision, nb11.check_bf16_round):
+        with pytest.raises(ExerciseError, match="the exercise is not done yet"):
+            check(stub)

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import Exercise, ExerciseError, call, ok, require, student_raised, unfinished
+from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
 
 
@@ -204,16 +204,15 @@ def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
     given = x.clone()                      # what the function receives; ``x`` stays the untouched original
     try:
         with _Bf16Watch() as watch:
-            got = fn(given)
-    except Exception as exc:  # noqa: BLE001
-        if unfinished(exc):
-            raise ExerciseError("`bf16_round` is not written yet (it raised NotImplementedError).") from None
-        raise student_raised("`bf16_round`", exc) from exc
-    changed = int((given.view(torch.int32) != x.view(torch.int32)).sum())
-    require(changed == 0, f"`bf16_round` changed its input: {changed} of {len(x)} values of the tensor passed in "
-            "were overwritten",
-            "x.view(torch.int32) shares x's memory, so in-place operations on it (bits += …, bits &= …, "
-            "bits.add_(…)) round the caller's tensor too; compute new tensors (bits + …, … & -65536) instead")
+            got = call(fn, given, what="`bf16_round`")
+    except ExerciseError:
+        # call's own verdict (the stub, the student's error, a changed input), with what a changed input means here
+        changed = int((given.view(torch.int32) != x.view(torch.int32)).sum())
+        require(changed == 0, f"`bf16_round` changed its input: {changed} of {len(x)} values of the tensor passed in "
+                "were overwritten",
+                "x.view(torch.int32) shares x's memory, so in-place operations on it (bits += …, bits &= …, "
+                "bits.add_(…)) round the caller's tensor too; compute new tensors (bits + …, … & -65536) instead")
+        raise
     require(not watch.made_bf16, "`bf16_round` converts to torch.bfloat16: PyTorch rounds for you, and the "
             "exercise is to round by hand",
             "work on the bit pattern: x.view(torch.int32) shows it as integers; round there to a pattern whose "
@@ -295,12 +294,7 @@ def check_pick_precision(fn: Callable[[dict, float], str]) -> None:
     cases = _choice_cases()
     got = []
     for rows, tol, _ in cases:
-        try:
-            got.append(fn(dict(rows), tol))
-        except Exception as exc:  # noqa: BLE001
-            if unfinished(exc):
-                raise ExerciseError("`pick_precision` is not written yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`pick_precision` (rows {rows}, tolerance {tol})", exc) from exc
+        got.append(call(fn, dict(rows), tol, what=f"`pick_precision` (rows {rows}, tolerance {tol})"))
     wrong = [i for i, (case, answer) in enumerate(zip(cases, got)) if answer != case[2]]
     if not wrong:
         ok(f"your rule picks the fastest precision that leaves the Spearman unchanged, on {len(cases)} tables")
