@@ -466,3 +466,17 @@ def test_split_features_keeps_each_split_and_refuses_a_cv_task():
     assert np.allclose(parts["test"][0], enc.encode(dev_task.split("test")[0]))
     with pytest.raises(ValueError, match="no splits"):
         transfer.split_features(enc, cv_task)
+
+
+@pytest.mark.parametrize("check, wrong", [
+    (nb08.check_fit_and_score, lambda X_train, y_train, X_test, y_test, Cs=(1.0,), seed=0, dev=None: 42.0),
+    (nb08.check_cv_accuracy, lambda X, y, folds=10, seed=0, Cs=(1.0,): 42.0),
+])
+def test_nb08_generic_hints_hold_no_code_that_passes(check, wrong):
+    """Issue 29: the fallback hint spelt out select_C(...), LogisticRegression(C=C, max_iter=2000, random_state=seed)
+    and kfold_indices(y, folds, seed) — pasted, they were the answer."""
+    with pytest.raises(ExerciseError) as err:
+        check(wrong)
+    message = str(err.value)
+    for code in ("select_C(", "LogisticRegression(", "max_iter=", "random_state=", "kfold_indices(", "StandardScaler("):
+        assert code not in message

@@ -319,10 +319,9 @@ def check_cv_accuracy(cv_accuracy: Callable, X=None, y=None, folds: int = 10, se
                                 "follow the `seed` argument, not a seed of their own")
         variants = [_cv_variants(cases[i][1], cases[i][2], cases[i][3], seeds[i], cases[i][4]) for i in hidden]
         slip = next((s for s in CV_HINTS if all(abs(got[i] - variants[i][s]) <= 1e-6 for i in hidden)), None)
-        hint = CV_HINTS[slip] if slip else ("in each fold of transfer.kfold_indices(y, folds, seed): C from "
-                                            "transfer.select_C on the training folds, a StandardScaler fitted "
-                                            "on them, LogisticRegression(C=C, max_iter=2000, random_state=seed); "
-                                            "the mean accuracy ×100 over the folds")
+        hint = CV_HINTS[slip] if slip else ("every fold of the stratified folds that `folds` and `seed` give is "
+                                            "held out once and scored by your fit_and_score, trained on the other "
+                                            "folds only; the result is the mean of those accuracies (×100)")
         i = wrong[0]
         raise ExerciseError(f"on {cases[i][0]} cv_accuracy gives {got[i]:.2f}, SentEval's protocol "
                             f"{want[i]:.2f}\nHint: {hint}")
@@ -436,9 +435,9 @@ def check_fit_and_score(fit_and_score: Callable) -> None:
         variants = [_split_variants(*parts, Cs, seed, dev) for _, parts, dev in _split_cases()]
         slip = next((s for s in SPLIT_HINTS if all(abs(g - v.get(s, w)) <= 1e-6 for g, v, w in zip(got, variants, want))
                      and any(s in v for v in variants)), None)
-        hint = SPLIT_HINTS[slip] if slip else ("C from transfer.select_C(X_train, y_train, Cs, seed=seed, dev=dev), "
-                                               "a StandardScaler fitted on X_train, LogisticRegression(C=C, "
-                                               "max_iter=2000, random_state=seed) fitted there; accuracy ×100 on test")
+        hint = SPLIT_HINTS[slip] if slip else ("the exercise's three steps, each learnt from the training part only "
+                                               "(C: on dev when one is given), each following `seed`; then the "
+                                               "accuracy ×100 on the test part")
         i = wrong[0]
         raise ExerciseError(f"on {_split_cases()[i][0]} fit_and_score gives {got[i]:.2f}, SentEval's classifier "
                             f"{want[i]:.2f}\nHint: {hint}")
