@@ -50,7 +50,6 @@ def _pair_from(answer, n: int) -> tuple[int, int]:
     return (min(pair), max(pair))
 
 
-_call = call  # the checks of 00-02 call the student's function through it
 
 
 def check_most_similar_pair(most_similar_pair: Callable, sim) -> None:
@@ -75,7 +74,7 @@ def check_most_similar_pair(most_similar_pair: Callable, sim) -> None:
     for name, m in cases:
         truth = most_similar_pair_truth(m)
         n = _as_numpy(m).shape[0]
-        got = _pair_from(_call(most_similar_pair, m), n)
+        got = _pair_from(call(most_similar_pair, m), n)
         require(got[0] != got[1], f"on {name} you returned ({got[0]}, {got[1]}): a sentence paired with itself",
                 "the diagonal holds each sentence's similarity with itself (always the largest); "
                 "ignore it, e.g. copy the matrix and fill the diagonal with -inf first")
@@ -136,7 +135,7 @@ def check_cosine_matrix(cosine_matrix: Callable) -> None:
     require(callable(cosine_matrix), f"pass your function itself, not {type(cosine_matrix).__name__}",
             "check_cosine_matrix(cosine_matrix) — no parentheses after the name")
     for name, a, b in _cosine_cases():
-        got = _call(cosine_matrix, a.copy(), b.copy())
+        got = call(cosine_matrix, a.copy(), b.copy())
         try:
             got = _as_numpy(got)
         except (TypeError, ValueError):
@@ -216,7 +215,7 @@ def check_nearest_neighbour_hits(nearest_neighbour_hits: Callable, sim=None, par
     if sim is not None:
         cases.append(("the notebook's matrix", sim, set(paraphrases or ())))
     for name, m, p in cases:
-        got = _call(nearest_neighbour_hits, _like(like, np.asarray(_as_numpy(m))), set(p))
+        got = call(nearest_neighbour_hits, _like(like, np.asarray(_as_numpy(m))), set(p))
         if isinstance(got, torch.Tensor):
             require(got.numel() == 1, f"on {name} your function returned a tensor of shape {tuple(got.shape)}",
                     "return one number: how many sentences hit")

@@ -11,9 +11,8 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, named_slip, ok, require
+from . import Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice, number
-from .nb00 import _call
 
 __all__ = ["check_pair_count", "check_cross_encoder_hours", "check_anisotropy", "anisotropy_truth",
            "check_average_word_vectors", "average_word_vectors_truth", "check_bi_encoder_seconds", "check_centre",
@@ -41,7 +40,7 @@ def _number(x, what: str) -> float:
 def check_pair_count(pair_count: Callable[[int], int]) -> None:
     """Check ``pair_count(n)``: the number of unordered pairs of distinct sentences among ``n``."""
     require(callable(pair_count), "pass your function itself: check_pair_count(pair_count)")
-    got = {n: _number(_call(pair_count, n), f"pair_count({n})") for n in _PAIR_NS}
+    got = {n: _number(call(pair_count, n), f"pair_count({n})") for n in _PAIR_NS}
     wrong = [n for n in _PAIR_NS if got[n] != _reference_pairs(n)]
     if wrong:  # the slip is named from every n (at n = 1, n² and n·(n+1)/2 are both 1)
         slips = {"n² counts every ordered pair and each sentence with itself": lambda n: n * n,
@@ -59,7 +58,7 @@ def check_cross_encoder_hours(cross_encoder_hours: Callable[[int, float], float]
     require(callable(cross_encoder_hours), "pass your function itself: check_cross_encoder_hours(cross_encoder_hours)")
     cases = [(10_000, 213.65), (10_000, 50.0), (1_000, 10.0), (2, 1.0), (40_000, 2_000.0), (1, 5.0)]
     for n, pps in cases:
-        got = _number(_call(cross_encoder_hours, n, pps), f"cross_encoder_hours({n}, {pps})")
+        got = _number(call(cross_encoder_hours, n, pps), f"cross_encoder_hours({n}, {pps})")
         want = _reference_pairs(n) / pps / 3600
         if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
             continue
@@ -120,7 +119,7 @@ def check_anisotropy(anisotropy: Callable) -> None:
     require(callable(anisotropy), f"pass your function itself, not {type(anisotropy).__name__}",
             "check_anisotropy(anisotropy) — no parentheses after the name")
     for name, x in _anisotropy_cases():
-        got = _number(_call(anisotropy, x.copy()), f"anisotropy on {name}")
+        got = _number(call(anisotropy, x.copy()), f"anisotropy on {name}")
         want = anisotropy_truth(x)
         require(abs(got - want) < 1e-6, f"on {name} you returned {got:.6f}, the mean cosine over pairs i ≠ j is {want:.6f}",
                 _anisotropy_hint(got, x))
@@ -187,7 +186,7 @@ def check_average_word_vectors(average_word_vectors: Callable) -> None:
             "check_average_word_vectors(average_word_vectors) — no parentheses after the name")
     vocab, vectors = _hidden_table()
     sentences = list(_HIDDEN_SENTENCES)
-    got = _call(average_word_vectors, list(sentences), dict(vocab), vectors.copy())
+    got = call(average_word_vectors, list(sentences), dict(vocab), vectors.copy())
     try:
         got = np.asarray(got.detach().cpu().numpy() if isinstance(got, torch.Tensor) else got, dtype=np.float64)
     except (TypeError, ValueError):
@@ -221,7 +220,7 @@ def check_bi_encoder_seconds(bi_encoder_seconds: Callable[[int, float], float]) 
     each once (the cosine matrix is cheap beside it): it grows as n, where the cross-encoder's pairs grow as n²."""
     require(callable(bi_encoder_seconds), "pass your function itself: check_bi_encoder_seconds(bi_encoder_seconds)")
     for n, sps in ((10_000, 2_000.0), (10_000, 137.0), (1_000, 50.0), (2, 4.0), (123_457, 830.5), (1, 5.0)):
-        got = _number(_call(bi_encoder_seconds, n, sps), f"bi_encoder_seconds({n}, {sps})")
+        got = _number(call(bi_encoder_seconds, n, sps), f"bi_encoder_seconds({n}, {sps})")
         want = n / sps
         if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
             continue
@@ -251,7 +250,7 @@ def check_centre(centre: Callable) -> None:
     require(callable(centre), f"pass your function itself, not {type(centre).__name__}",
             "check_centre(centre) — no parentheses after the name")
     for name, x in _anisotropy_cases()[:2]:
-        got = _call(centre, x.copy())
+        got = call(centre, x.copy())
         try:
             got = np.asarray(got.detach().cpu().numpy() if isinstance(got, torch.Tensor) else got, dtype=np.float64)
         except (TypeError, ValueError):
@@ -289,7 +288,7 @@ def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
     require(callable(speedup), "pass your function itself: check_speedup(speedup)")
     for n, pps, sps in ((10_000, 213.65, 2_000.0), (10_000, 50.0, 50.0), (1_000, 10.0, 400.0), (2, 1.0, 1.0),
                         (40_000, 2_000.0, 1_378.0)):
-        got = _number(_call(speedup, n, pps, sps), f"speedup({n}, {pps}, {sps})")
+        got = _number(call(speedup, n, pps, sps), f"speedup({n}, {pps}, {sps})")
         want = speedup_truth(n, pps, sps)
         if math.isclose(got, want, rel_tol=1e-6):
             continue

@@ -8,9 +8,8 @@ import torch
 
 from ...losses import CONCAT_PARTS, pair_features
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, ok, require, two_items
+from . import Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice, number
-from .nb00 import _call
 
 __all__ = ["check_concat_features", "check_gradient_step", "check_gradients", "check_pair_loss", "check_pooling", "check_siamese_classifier", "pair_loss_truth", "gradients_truth",
            "reference_features", "TABLE6_CONCATS"]
@@ -75,7 +74,7 @@ def check_concat_features(concat_features: Callable, u: torch.Tensor | None = No
         inputs.append((u.detach().float().cpu(), v.detach().float().cpu()))
     for a, b in inputs:
         for parts in TABLE6_CONCATS + REORDERED:
-            got = _call(concat_features, a.clone(), b.clone(), parts)
+            got = call(concat_features, a.clone(), b.clone(), parts)
             require(got is not None and got is not NotImplemented, f"concat_features(u, v, {parts}) returned {got!r}",
                     "return the concatenated tensor")
             require(isinstance(got, torch.Tensor), f"concat_features returned a {type(got).__name__}, not a torch tensor",
@@ -175,7 +174,7 @@ def check_pooling(pool_fn: Callable) -> None:
     for mode in ("mean", "max", "cls"):
         for tokens, mask in _pooling_cases():
             try:
-                got = _call(pool_fn, tokens.clone(), mask.clone(), mode)
+                got = call(pool_fn, tokens.clone(), mask.clone(), mode)
             except ExerciseError as err:
                 slip = _shape_slip(err.__cause__, tokens, mask) if err.__cause__ is not None else None
                 if slip is None:
@@ -294,7 +293,7 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
     model = copy.deepcopy(encoder).cpu().eval()
     fa, fb = model.tokenize(["A dog runs across the field."]), model.tokenize(["The market closed early today."])
     target = torch.tensor([0.2])
-    got = _call(pair_loss, model, fa, fb, target)
+    got = call(pair_loss, model, fa, fb, target)
     require(isinstance(got, torch.Tensor) and got.numel() == 1, f"pair_loss returned {got!r}",
             "return the loss: a tensor holding one number, still attached to the model (no .item())")
     want = pair_loss_truth(model, fa, fb, target)
@@ -317,7 +316,7 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
     via_b = _grads(pair_loss_truth, model, fa, fb, target, detach_a=True)
     for flag, own, other, branch in (("detach_a", via_b, via_a, "A (u = model(fa))"),
                                      ("detach_b", via_a, via_b, "B (v = model(fb))")):
-        value = _call(lambda *args: pair_loss(*args, **{flag: True}), model, fa, fb, target)
+        value = call(lambda *args: pair_loss(*args, **{flag: True}), model, fa, fb, target)
         require(isinstance(value, torch.Tensor) and abs(float(value.detach()) - float(want.detach())) < 1e-5,
                 f"with {flag}=True your loss is {float(value.detach()) if isinstance(value, torch.Tensor) else value!r}, not "
                 f"{float(want.detach()):.6f}", "detaching a branch changes where the gradient flows, not the loss's value")
@@ -389,7 +388,7 @@ def check_gradients(gradients: Callable, encoder) -> None:
             ("the whole pair", {}), ("the whole pair, called again", {})]
     results, snapshots, wants = [], [], []
     for what, detach in runs:
-        got = _as_grads(_call(lambda *a: gradients(*a, **detach), model, fa, fb, target), names, "your function")
+        got = _as_grads(call(lambda *a: gradients(*a, **detach), model, fa, fb, target), names, "your function")
         value = got["value"]
         require(isinstance(value, (float, int)) or (isinstance(value, torch.Tensor) and value.numel() == 1),
                 f"the loss you returned for {what} is {value!r}", "the loss's value: float(loss) or loss.item()")
@@ -427,7 +426,7 @@ def check_gradient_step(gradient_step: Callable) -> None:
     grads = {k: torch.randn(p.shape, generator=g) for k, p in model.named_parameters()}
     lr = 0.3
     try:
-        returned = _call(gradient_step, model, {k: v.clone() for k, v in grads.items()}, lr)
+        returned = call(gradient_step, model, {k: v.clone() for k, v in grads.items()}, lr)
     except ExerciseError as err:
         if "leaf Variable that requires grad" in str(err.__cause__ or ""):
             raise ExerciseError("your in-place update was recorded by autograd, which refuses to change a parameter "

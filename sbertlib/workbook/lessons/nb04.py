@@ -6,9 +6,8 @@ from typing import Callable
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
-from . import Exercise, ExerciseError, ok, require
+from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice
-from .nb00 import _call
 
 __all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "check_worst_k", "hidden_cases",
            "spearman_truth", "sts_evaluate_truth", "pooled_and_wmean_truth", "worst_k_truth",
@@ -65,7 +64,7 @@ def check_spearman(spearman: Callable) -> None:
     require(callable(spearman), f"pass your function itself, not {type(spearman).__name__}",
             "check_spearman(spearman) — no parentheses after the name")
     for name, x, y in hidden_cases():
-        got = _call(spearman, x.copy(), y.copy())
+        got = call(spearman, x.copy(), y.copy())
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"on {name} your function returned {got!r}", "return ρ as a float")
         try:
@@ -175,7 +174,7 @@ def check_sts_evaluate(sts_evaluate: Callable) -> None:
     require(callable(sts_evaluate), f"pass your function itself, not {type(sts_evaluate).__name__}",
             "check_sts_evaluate(sts_evaluate) — no parentheses after the name")
     model, pairs = hidden_sts()
-    got = _call(sts_evaluate, model, list(pairs))
+    got = call(sts_evaluate, model, list(pairs))
     score, cosines = two_items(got, "your function returned",
                                "return two things: the score (Spearman × 100) and the cosine of every pair")
     require(model.calls > 0, "your function never called model.encode",
@@ -242,7 +241,7 @@ def check_pooled_and_wmean(pooled_and_wmean: Callable) -> None:
     require(callable(pooled_and_wmean), f"pass your function itself, not {type(pooled_and_wmean).__name__}",
             "check_pooled_and_wmean(pooled_and_wmean) — no parentheses after the name")
     pairs, cos = hidden_year()
-    got = two_items(_call(pooled_and_wmean, list(pairs), cos.copy()), "your function returned",
+    got = two_items(call(pooled_and_wmean, list(pairs), cos.copy()), "your function returned",
                     "return two numbers: the pooled score (all), then the subset-weighted one (wmean)")
     try:
         pooled, wmean = (float(np.asarray(x, dtype=float).reshape(())) for x in got)
@@ -304,7 +303,7 @@ def check_worst_k(worst_k: Callable) -> None:
             "check_worst_k(worst_k) — no parentheses after the name")
     gold, pred = hidden_ranking()
     k = 6
-    got = two_items(_call(worst_k, gold.copy(), pred.copy(), k), "your function returned",
+    got = two_items(call(worst_k, gold.copy(), pred.copy(), k), "your function returned",
                     "return two things: the pairs' indices, then their rank errors")
     try:
         idx = [int(i) for i in np.asarray(got[0]).ravel()]
@@ -403,7 +402,7 @@ def check_genre_shares(genre_shares: Callable) -> None:
             "check_genre_shares(genre_shares) — no parentheses after the name")
     every, worst = _genre_case()
     want = genre_shares_truth(every, worst)
-    got = _call(genre_shares, list(every), list(worst))
+    got = call(genre_shares, list(every), list(worst))
     require(isinstance(got, pd.DataFrame), f"your function returned a {type(got).__name__}, not a DataFrame",
             f"return a pandas DataFrame, one row per genre, with the columns {', '.join(repr(c) for c in GENRE_COLUMNS)}")
     missing = [c for c in GENRE_COLUMNS if c not in got.columns]

@@ -7,9 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import Exercise, ExerciseError, ok, require
+from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .nb00 import _call
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -62,7 +61,7 @@ def check_regression_loss(regression_loss: Callable) -> None:
             "check_regression_loss(regression_loss) — no parentheses after the name")
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        got = _call(regression_loss, ug, vg, scores.clone())
+        got = call(regression_loss, ug, vg, scores.clone())
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"your function returned {got!r}", "return the loss: a scalar tensor")
         require(isinstance(got, torch.Tensor),
@@ -271,7 +270,7 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
             "check_order_and_scale(order_and_scale) — no parentheses after the name")
     cosines, gold = _scale_case()
     want = order_and_scale_truth(cosines, gold)
-    got = _call(order_and_scale, cosines.copy(), gold.copy())
+    got = call(order_and_scale, cosines.copy(), gold.copy())
     require(isinstance(got, dict), f"your function returned a {type(got).__name__}, not a dict",
             f"return a dict with the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
     missing = [k for k in SCALE_KEYS if k not in got]

@@ -7,9 +7,8 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, ExerciseError, ok, require
+from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .nb00 import _call
 
 __all__ = ["check_nli_triplets", "check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
            "reference_triplet_loss", "triplet_distances_truth", "triplet_scores_truth"]
@@ -87,11 +86,11 @@ def check_nli_triplets(make_triplets: Callable) -> None:
             "check_nli_triplets(nli_to_triplets) — no parentheses after the name")
     pairs = _hidden_nli_pairs()
     want = [(t.anchor, t.positive, t.negative) for t in nli_triplets(pairs)]
-    got = _as_triplets(_call(make_triplets, list(pairs)), "your function")
+    got = _as_triplets(call(make_triplets, list(pairs)), "your function")
     if got != want:
         raise ExerciseError(f"on {len(pairs)} hidden NLI pairs you made {len(got)} triplets; they are not the ones "
                             f"asked for ({len(want)} triplets)\nHint: {_nli_triplets_hint(got, pairs, want)}")
-    require(_as_triplets(_call(make_triplets, []), "your function on no pairs") == [],
+    require(_as_triplets(call(make_triplets, []), "your function on no pairs") == [],
             "with no NLI pairs your function made some triplets", "no pairs, no triplets: return an empty list")
     ok(f"{len(want)} triplets from {len(pairs)} hidden NLI pairs, equal to data.nli_triplets: premises without an "
        "entailed or a contradicting hypothesis skipped, repeated pairs taken once, negatives taken in turn")
@@ -154,7 +153,7 @@ def check_triplet_loss(triplet_loss: Callable) -> None:
             "check_triplet_loss(triplet_loss) — no parentheses after the name")
     for a, p, n in _hidden_cases():
         for margin in MARGINS:
-            got = _call(triplet_loss, a.clone(), p.clone(), n.clone(), margin)
+            got = call(triplet_loss, a.clone(), p.clone(), n.clone(), margin)
             require(got is not None and got is not Ellipsis and got is not NotImplemented,
                     f"triplet_loss returned {got!r}", "return the loss, a scalar tensor")
             if isinstance(got, (int, float)) and not isinstance(got, bool):
@@ -209,7 +208,7 @@ def check_triplet_objective(cls, encoder) -> None:
     n[:4] = a[:4] + 3.0 * torch.randn(4, 8, generator=g)          # far negatives: the hinge matters
     for margin, objective in objectives.items():
         try:
-            got = _call(objective.loss_from_embeddings, [a, p, n], None)
+            got = call(objective.loss_from_embeddings, [a, p, n], None)
         except ExerciseError as exc:
             raise ExerciseError(f"loss_from_embeddings(embeddings, labels=None): {exc}") from None
         want = reference_triplet_loss(a, p, n, margin)
@@ -268,7 +267,7 @@ def check_triplet_distances(triplet_distances: Callable) -> None:
     require(callable(triplet_distances), f"pass your function itself, not {type(triplet_distances).__name__}",
             "check_triplet_distances(triplet_distances)")
     model, triplets = _hidden_triplets()
-    got = two_items(_call(triplet_distances, model, list(triplets)), "your function returned",
+    got = two_items(call(triplet_distances, model, list(triplets)), "your function returned",
                     "return two arrays: d(a,p) and d(a,n), one number per triplet each")
     require(model.calls > 0, "your function never called model.encode",
             "encode with the `model` it is given, not with a model of the notebook")
@@ -324,7 +323,7 @@ def check_triplet_scores(triplet_scores: Callable) -> None:
     d_ap = np.array([0.5, 1.0, 2.0, 1.5, 0.2, 3.0, 1.0, 0.7, 2.5, 0.4])
     d_an = np.array([1.5, 1.0, 1.0, 6.5, 0.3, 2.0, 2.0, 5.9, 3.5, 0.4])  # gaps 1, 0, −1, 5, 0.1, −1, 1, 5.2, 1, 0
     margins = (0.1, 1.0, 5.0)
-    got = two_items(_call(triplet_scores, d_ap.copy(), d_an.copy(), margins), "your function returned",
+    got = two_items(call(triplet_scores, d_ap.copy(), d_an.copy(), margins), "your function returned",
                     "return two things: the accuracy in %, then {margin: % of triplets meeting it}")
     want_acc, want_meets = triplet_scores_truth(d_ap, d_an, margins)
     try:

@@ -78,7 +78,7 @@ def _hidden_cases() -> list[tuple[np.ndarray, list]]:
     return cases
 
 
-def _call(fn: Callable, emb, labels, what: str) -> float:
+def _one_number(fn: Callable, emb, labels, what: str) -> float:
     require(fn is not None and fn is not Ellipsis and callable(fn),
             f"`{what}` must be a function (emb, labels) -> float; got {type(fn).__name__}.",
             "Define it with `def` in the solution cell and run that cell first.")
@@ -93,7 +93,7 @@ def _call(fn: Callable, emb, labels, what: str) -> float:
 def _compare(fn: Callable, truth: Callable, what: str, hint: str, emb=None, labels=None, slips=None) -> float:
     cases = _hidden_cases() + ([(emb, labels)] if emb is not None else [])
     for idx, (x, lab) in enumerate(cases):
-        got, want = _call(fn, x, lab, what), truth(x, lab)
+        got, want = _one_number(fn, x, lab, what), truth(x, lab)
         where = "the notebook's embeddings" if emb is not None and idx == len(cases) - 1 else f"hidden test set {idx + 1}"
         if abs(got - want) > TOLERANCE:
             named = named_slip(got, slips(x, lab) if slips else {}, hint,

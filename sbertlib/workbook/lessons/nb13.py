@@ -184,7 +184,7 @@ def _bad_cases() -> list[tuple[str, str, list[tuple[int, dict]]]]:
     return cases
 
 
-def _call(fn: Callable, rows, where: str):
+def _read_rows(fn: Callable, rows, where: str):
     try:
         return fn([(line, dict(row)) for line, row in rows], ROW_COLUMNS, ROW_RANGE), None
     except DataFormatError as err:
@@ -223,7 +223,7 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
             f"`examples_from_rows` must be a function (rows, columns, score_range); got "
             f"{type(examples_from_rows).__name__}", "define it with `def` in the solution cell and run that cell first")
     rows = _good_rows()
-    result, err = _call(examples_from_rows, rows, "good rows")
+    result, err = _read_rows(examples_from_rows, rows, "good rows")
     if err is not None:
         raise ExerciseError(f"`examples_from_rows` refused rows that are all good ({type(err).__name__}: {err})\n"
                             "Hint: scores like '9.5', '8' and '10' on a 1–10 scale are fine; read each row's columns "
@@ -256,7 +256,7 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
         raise ExerciseError(f"labels {labels[:3].round(4)} for scores {raw[:3]} on a {low:g}–{high:g} scale\nHint: {hint}")
 
     for what, column, bad_rows in _bad_cases():
-        result, err = _call(examples_from_rows, bad_rows, what)
+        result, err = _read_rows(examples_from_rows, bad_rows, what)
         if err is None:
             accepted = _as_examples(result, what) if result is not None else []
             raise ExerciseError(f"a row with {what} (line 7, column {column!r}: {bad_rows[3][1][column]!r}) was accepted "

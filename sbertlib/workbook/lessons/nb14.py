@@ -11,9 +11,8 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import Exercise, ExerciseError, named_slip, ok, require
+from . import Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .nb00 import _call
 from .nb05 import fingerprint
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
@@ -68,7 +67,7 @@ def check_distillation_objective(cls, encoder) -> None:
         raise ExerciseError("DistillationObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     for s, t in _hidden_vectors():
         sg = s.clone().requires_grad_(True)
-        got = _call(objective.loss_from_embeddings, [sg], t.clone())
+        got = call(objective.loss_from_embeddings, [sg], t.clone())
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"loss_from_embeddings returned {got!r}", "return the loss: a scalar tensor")
         require(isinstance(got, torch.Tensor), f"loss_from_embeddings returned a {type(got).__name__}, not a tensor",
@@ -152,7 +151,7 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
     require(callable(pca_word_pieces), f"pass your function itself, not {type(pca_word_pieces).__name__}",
             "check_pca_word_pieces(pca_word_pieces) — no parentheses after the name")
     for table, width in _hidden_tables():
-        out = _call(pca_word_pieces, table.clone(), width)
+        out = call(pca_word_pieces, table.clone(), width)
         require(isinstance(out, (tuple, list)) and len(out) == 3,
                 f"your function returned {type(out).__name__}" + (f" of {len(out)} items" if hasattr(out, "__len__") else ""),
                 "return three things: reduced (vocab, width), components (width, H), mean (H,)")
@@ -227,7 +226,7 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
         reduced, components, mean = pca_truth(table, width)
         hidden = table.shape[1]
         try:
-            got = _call(inverse_projection, components.clone(), mean.clone())
+            got = call(inverse_projection, components.clone(), mean.clone())
         except ExerciseError as err:
             cause = err.__cause__
             if isinstance(cause, RuntimeError) and width != hidden and any(
