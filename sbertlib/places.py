@@ -5,6 +5,8 @@ Hugging Face cache the lecturer fills, and a home folder per student. So nothing
 (trained runs, the student's kept code, tables the notebooks save) goes beside the installed
 package: it goes to the **output folder**, which is
 
+0. the folder a caller passes, when it passes one (``output_dir=`` of :func:`output_dir` and of
+   :mod:`sbertlib.workbook.runs`' functions; ``train --output-dir``), expanded as below;
 1. ``$SBERTLIB_OUTPUT_DIR`` when it is set — ``~`` and ``$VARS`` expanded, and ``{user}`` replaced by
    the user's login name, so a lecturer can set one value for the whole class
    (``SBERTLIB_OUTPUT_DIR=/scratch/sbert/{user}``);
@@ -77,16 +79,25 @@ def user_data_dir(user: str | None = None) -> Path:
     return base / APP_NAME
 
 
-def output_root(user: str | None = None) -> tuple[Path, str]:
+def output_root(user: str | None = None, given: str | os.PathLike | None = None) -> tuple[Path, str]:
     """(the output folder, where that choice came from), not created and without the dry-run part —
-    this process's, or ``user``'s under the same settings (for a lecturer looking)."""
+    this process's, or ``user``'s under the same settings (for a lecturer looking). ``given`` (a
+    caller's ``output_dir=``, the CLI's ``--output-dir``) wins over ``$SBERTLIB_OUTPUT_DIR`` and is
+    expanded the same way (``{user}``, ``~``, ``$VARS``)."""
+    if given is not None and str(given).strip():
+        raw = str(given).strip()
+        return _expand(raw, user), f"output_dir={raw}"
     raw = os.environ.get(OUTPUT_DIR_ENV, "").strip()
     if raw:
-        name = user or user_name()
-        expanded = os.path.expandvars(raw.replace("{user}", name))
-        expanded = str(home(user) / expanded[2:]) if expanded.startswith("~/") else os.path.expanduser(expanded)
-        return Path(expanded).absolute(), f"${OUTPUT_DIR_ENV}={raw}"
+        return _expand(raw, user), f"${OUTPUT_DIR_ENV}={raw}"
     return user_data_dir(user) / "runs", "the data folder: no $SBERTLIB_OUTPUT_DIR set"
+
+
+def _expand(raw: str, user: str | None) -> Path:
+    """``raw`` with ``{user}`` replaced by the login name, ``$VARS`` and ``~`` expanded, made absolute."""
+    expanded = os.path.expandvars(raw.replace("{user}", user or user_name()))
+    expanded = str(home(user) / expanded[2:]) if expanded.startswith("~/") else os.path.expanduser(expanded)
+    return Path(expanded).absolute()
 
 
 def writable_dir(path: str | os.PathLike, what: str) -> Path:
@@ -116,10 +127,11 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def output_dir(*parts: str, dry_run: bool = False) -> Path:
-    """The output folder (see the module's doc), ``dry-run/`` in a dry run, joined with ``parts`` —
-    created, and checked writable the first time each root is used in this process."""
-    root, origin = output_root()
+def output_dir(*parts: str, dry_run: bool = False, root: str | os.PathLike | None = None) -> Path:
+    """The output folder (see the module's doc; ``root``, when given, instead of ``$SBERTLIB_OUTPUT_DIR``),
+    ``dry-run/`` in a dry run, joined with ``parts`` — created, and checked writable the first time each
+    root is used in this process."""
+    root, origin = output_root(given=root)
     root = root / "dry-run" if dry_run else root
     if root not in _CHECKED:
         writable_dir(root, f"the output folder (from {origin})")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -139,3 +140,33 @@ def _parsers(module, name):
 def test_plain_strips_rest():
     doc = "Use :func:`sbertlib.training.fit` and ``--json``.\n\n=====  ====\na      b\n=====  ===="
     assert common.plain(doc) == "Use fit and --json.\n\na      b"
+
+
+def test_train_passes_output_dir_and_dry_run_without_writing_the_environment(tmp_path, monkeypatch, shared_data,
+                                                                                 capsys):
+    """--output-dir and --dry-run reach the library as arguments: os.environ is left as it was, so a second call
+    in the same process (a test, a notebook) does not inherit the first one's folder or dry run."""
+    import json
+    import os
+
+    from sbertlib import places
+    from sbertlib.cli import train
+    from sbertlib.workbook import profiles
+    elsewhere, given = tmp_path / "from-env", tmp_path / "given"
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(elsewhere))
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
+    monkeypatch.delenv(profiles.DRY_RUN_ENV, raising=False)
+    before = dict(os.environ)
+    argv = ["--profile", "smoke", "--objective", "sts", "--max-steps", "2", "--json", "--output-dir", str(given)]
+    assert train.main([*argv, "--dry-run"]) == 0
+    assert dict(os.environ) == before
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["dry_run"] is True
+    assert Path(result["model"]).is_relative_to(given / "dry-run" / "smoke") and Path(result["model"]).is_dir()
+    assert not elsewhere.exists()
+    assert train.main(argv) == 0  # the same process, no --dry-run: not a dry run, still under the folder given
+    assert dict(os.environ) == before
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["dry_run"] is False
+    assert Path(result["model"]).is_relative_to(given / "smoke") and "dry-run" not in Path(result["model"]).parts
+    assert not elsewhere.exists()

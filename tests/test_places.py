@@ -147,3 +147,52 @@ def test_a_lecturer_asks_where_a_students_files_are(capsys, tmp_path, monkeypatc
     assert str(tmp_path / "class" / "nobody" / "your_code") in out and "none yet" in out
     assert main(["where", "--user", "no-such-user-here"]) == 2
     assert "no such user" in capsys.readouterr().err
+
+
+def test_an_output_dir_passed_wins_over_the_environment_and_a_dry_run_profile_goes_to_dry_run(monkeypatch, tmp_path):
+    """What ``train --output-dir/--dry-run`` rely on, with no environment written: the folder and the dry run
+    are arguments (``$SBERTLIB_OUTPUT_DIR`` and ``$SBERTLIB_DRY_RUN`` stay the defaults)."""
+    from sbertlib.workbook import profiles
+    monkeypatch.delenv(profiles.DRY_RUN_ENV, raising=False)
+    elsewhere, given = tmp_path / "from-env", tmp_path / "given"
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(elsewhere))
+    smoke = profiles.PROFILES["smoke"]
+    assert runs.model_dir(smoke, "stsb", output_dir=given).parent == given / "smoke"
+    dry = runs.model_dir(profiles.get_profile("smoke", dry_run=True), "stsb", output_dir=given)
+    assert dry.parent == given / "dry-run" / "smoke" and dry.is_dir()
+    assert runs.output_dir("x", root=given, dry_run=True) == given / "dry-run" / "x"
+    assert runs.output_dir(root=str(tmp_path / "class" / "{user}")) == tmp_path / "class" / places.user_name()
+    assert not elsewhere.exists()
+    assert runs.model_dir(smoke, "stsb").parent == elsewhere / "smoke"  # none given: the environment's
+    monkeypatch.setenv(profiles.DRY_RUN_ENV, "1")
+    assert runs.model_dir(smoke, "stsb").parent == elsewhere / "dry-run" / "smoke"
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(places.OutputDirError, match=r"output_dir=.*afile is a file"):
+        runs.output_dir(root=tmp_path / "afile" / "runs")
+
+
+class _Trains(Exception):
+    pass
+
+
+def test_trained_model_trains_earlier_stages_and_teachers_under_the_output_dir_given(monkeypatch, tmp_path,
+                                                                                     shared_data):
+    from dataclasses import replace
+
+    from sbertlib.workbook import profiles
+
+    def caught(profile, objective, model, folder, *rest):
+        raise _Trains(folder)
+    monkeypatch.setattr(runs, "_train", caught)
+    monkeypatch.delenv(profiles.DRY_RUN_ENV, raising=False)
+    monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "from-env"))
+    given = tmp_path / "given"
+    smoke = profiles.PROFILES["smoke"]
+    with pytest.raises(_Trains) as trains:  # two-stage: its NLI stage first
+        runs.trained_model(smoke, "two-stage", data_dir=shared_data, show_progress_bar=False, output_dir=given)
+    assert trains.value.args[0] == runs.model_dir(smoke, smoke.nli_objective, output_dir=given)
+    taught = replace(smoke, distill_teacher="stsb")  # a teacher that is a run: trained where its student is
+    with pytest.raises(_Trains) as trains:
+        runs.training_setup(taught, "distill", None, data_dir=shared_data, output_dir=given)
+    assert trains.value.args[0] == runs.model_dir(taught, "stsb", output_dir=given)
+    assert not (tmp_path / "from-env").exists()

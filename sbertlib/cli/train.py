@@ -23,7 +23,6 @@ is saved in its own folder.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 
@@ -50,21 +49,23 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     given = from_namespace(args)
     seed, mixed_precision = given.pop("seed", DEFAULT_SEED), given.pop("mixed_precision", None)
-    if args.output_dir:
-        os.environ["SBERTLIB_OUTPUT_DIR"] = args.output_dir
     from .. import data, evaluation
     from ..workbook import profiles, runs
-    if args.dry_run:  # the environment, so that every part (runs.output_dir included) sees it
-        os.environ[profiles.DRY_RUN_ENV] = "1"
-    profile = profiles.get_profile(args.profile)
-    runs.output_dir()  # a folder that cannot be written: one line now, before any model is loaded or trained
+    # --output-dir and --dry-run are passed to what runs, never written to os.environ (a second call in the
+    # same process must not inherit them); without them $SBERTLIB_OUTPUT_DIR and $SBERTLIB_DRY_RUN decide.
+    # Under torchrun every process runs this command with the same argv, so each gets them the same way.
+    output_dir = args.output_dir or None
+    profile = profiles.get_profile(args.profile, dry_run=True if args.dry_run else None)
+    # a folder that cannot be written: one line now, before any model is loaded or trained
+    runs.output_dir(dry_run=True if profile.dry_run else None, root=output_dir)
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
     try:  # the arguments of the last stage, checked before anything is loaded
         training_args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **given)
     except SettingError as err:
         ap.error(str(err))
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
-    before = evaluation.evaluate_sts(start_model(profile, objective, seed, args.data_dir), test, measures=("cosine",)).main
+    before = evaluation.evaluate_sts(start_model(profile, objective, seed, args.data_dir, output_dir), test,
+                                     measures=("cosine",)).main
     started = time.perf_counter()
     stages = {"two-stage": [profile.nli_objective, "two-stage"], "distill-stsb": ["distill", "distill-stsb"]}.get(
         objective, [objective])
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     for stage in stages:
         model, history = runs.trained_model(profile, stage, seed=seed, retrain=not args.reuse,
                                             data_dir=args.data_dir, show_progress_bar=not args.json,
-                                            mixed_precision=mixed_precision, overrides=given)
+                                            mixed_precision=mixed_precision, overrides=given, output_dir=output_dir)
         seconds[stage] = round(history.seconds, 1)
         if stage == "distill" and objective == "distill-stsb":  # the student distilled, before its STSb stage
             distilled = evaluation.evaluate_sts(model, test, measures=("cosine",)).main
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
               "stsb_test_pairs": len(test),
               "contamination": history.contamination or runs.contamination(profile, stages[-1], seed, args.data_dir),
               "model": str(runs.model_dir(profile, stages[-1], seed, mixed_precision=mixed_precision,
-                                             overrides=given) / "final")}
+                                             overrides=given, output_dir=output_dir) / "final")}
     from ..training import distributed
     if distributed.rank() > 0:  # under torchrun: rank 0 reports
         return 0
@@ -111,13 +112,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def start_model(profile, objective: str, seed: int, data_dir):
+def start_model(profile, objective: str, seed: int, data_dir, output_dir=None):
     """What the run starts from, for its "before" score: the profile's encoder, or for a distillation the
-    student as :func:`~sbertlib.training.distillation.make_student` makes it (not the profile's encoder)."""
+    student as :func:`~sbertlib.training.distillation.make_student` makes it (not the profile's encoder;
+    its teacher trained under ``output_dir`` if it is a run)."""
     from ..workbook import profiles, runs
     if objective in ("distill", "distill-stsb"):
         from ..training.distillation import make_student
-        return make_student(profile.distill_student, runs.teacher(profile, seed, data_dir))
+        return make_student(profile.distill_student, runs.teacher(profile, seed, data_dir, output_dir))
     return profiles.load_encoder(profile)
 
 

@@ -18,6 +18,7 @@ random encoder: notebook 03).
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 from pathlib import Path
@@ -33,12 +34,24 @@ OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
 _EVAL_SETS: dict[str, dict] = {}  # data folder -> the evaluation sets (evaluation_sets)
 
 
-def output_dir(*parts: str) -> Path:
-    """The user's output folder joined with ``parts``, created: ``$SBERTLIB_OUTPUT_DIR``, else the user's
-    data folder — never beside the installed package (:mod:`sbertlib.places`); ``dry-run/`` inside it in
-    a dry run, so random-weight models never mix with trained ones."""
+def output_dir(*parts: str, dry_run: bool | None = None, root: str | os.PathLike | None = None) -> Path:
+    """The user's output folder joined with ``parts``, created: ``root`` when given (the CLI's
+    ``--output-dir``), else ``$SBERTLIB_OUTPUT_DIR``, else the user's data folder — never beside the
+    installed package (:mod:`sbertlib.places`); ``dry-run/`` inside it in a dry run (``dry_run``,
+    default ``$SBERTLIB_DRY_RUN``), so random-weight models never mix with trained ones."""
+    return _output_dir(parts, dry_run, root)
+
+
+def _output_dir(parts, dry_run: bool | None, root) -> Path:
+    """:func:`output_dir`, for the functions whose ``output_dir=`` argument hides its name."""
     from .profiles import dry_run_requested
-    return places.output_dir(*parts, dry_run=dry_run_requested())
+    return places.output_dir(*parts, dry_run=dry_run_requested() if dry_run is None else dry_run, root=root)
+
+
+def _dry_run(profile) -> bool | None:
+    """A dry-run profile's models go to ``dry-run/`` whatever the environment says; else
+    ``$SBERTLIB_DRY_RUN`` decides (None)."""
+    return True if getattr(profile, "dry_run", False) else None
 
 
 def eval_limit(profile) -> int | None:
@@ -47,20 +60,25 @@ def eval_limit(profile) -> int | None:
 
 
 def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
-              mixed_precision: str | None = None, overrides: dict | None = None) -> Path:
+              mixed_precision: str | None = None, overrides: dict | None = None,
+              output_dir: str | os.PathLike | None = None) -> Path:
     """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``), and
-    so has a run with changed training arguments (``...-epochs2-lr0.001``)."""
+    so has a run with changed training arguments (``...-epochs2-lr0.001``). Under ``output_dir`` when
+    given, else under :func:`output_dir`'s default (``$SBERTLIB_OUTPUT_DIR``, ...); ``dry-run/`` inside
+    it for a dry-run profile (or with ``$SBERTLIB_DRY_RUN`` set)."""
     if objective not in OBJECTIVES:
         raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
     changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
-    return output_dir(profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}")
+    return _output_dir((profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"),
+                       _dry_run(profile), output_dir)
 
 
 def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, pooling: str = "mean",
                   retrain: bool = False, data_dir=None, show_progress_bar: bool = True,
-                  mixed_precision: str | None = None, overrides: dict | None = None):
+                  mixed_precision: str | None = None, overrides: dict | None = None,
+                  output_dir: str | os.PathLike | None = None):
     """(encoder, history) for ``objective`` on ``profile``: loaded if trained before, else trained now.
 
     Reproducible: the same profile, objective and seed give the same weights whatever ran before
@@ -69,9 +87,11 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
     (``"bf16"``/``"fp16"``) trains under autocast (see :func:`sbertlib.training.fit`); ``overrides``
     change the profile's training arguments (:meth:`Profile.training_arguments`) of every stage
     trained, each such run in its own folder. ``retrain=True`` replaces an earlier run's folder.
+    ``output_dir`` (default ``$SBERTLIB_OUTPUT_DIR``, ...: :func:`model_dir`) holds this run and every
+    run it starts from (an earlier stage, a trained teacher).
     """
     from ..model.encoder import SentenceEncoder
-    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir)
     final, hist_file = folder / "final", folder / "history.json"
     recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
     if not retrain:
@@ -84,16 +104,16 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
                   f"training it again.", file=sys.stderr)
     if objective in recipes.STARTS_FROM:
         start, _ = trained_model(profile, recipes.STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False,
-                                 data_dir, show_progress_bar, mixed_precision, overrides)
+                                 data_dir, show_progress_bar, mixed_precision, overrides, output_dir)
     elif objective == "distill":
         from ..training.distillation import make_student
-        start = make_student(profile.distill_student, teacher(profile, seed, data_dir))
+        start = make_student(profile.distill_student, teacher(profile, seed, data_dir, output_dir))
     else:
         from .profiles import load_encoder
         start = load_encoder(profile)
         start.pooling = pooling
     args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
-    history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar)
+    history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar, output_dir)
     history.contamination = contamination(profile, objective, seed, data_dir)
     history.recipe = recipe
     from ..training import distributed
@@ -109,16 +129,17 @@ def nli_model(profile, seed: int = DEFAULT_SEED, pooling: str = "mean", **kwargs
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
 
 
-def teacher(profile, seed: int = DEFAULT_SEED, data_dir=None):
+def teacher(profile, seed: int = DEFAULT_SEED, data_dir=None, output_dir: str | os.PathLike | None = None):
     """The encoder ``"distill"`` learns from: the profile's reference (the packaged MiniLM) or its
-    trained ``profile.distill_teacher`` run (trained now if it is not yet)."""
+    trained ``profile.distill_teacher`` run (trained now if it is not yet, under ``output_dir``)."""
     from .profiles import load_reference
     if profile.distill_teacher == "reference":
         model = load_reference(profile)
         if model is None:
             raise SettingError(f"profile {profile.name!r} has no reference encoder to distil from")
         return model
-    return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False)[0]
+    return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False,
+                         output_dir=output_dir)[0]
 
 
 def distillation_sentences(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list[str]:
@@ -175,10 +196,11 @@ def contamination(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=No
 
 
 def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
-               mixed_precision: str | None = None, overrides: dict | None = None) -> bool:
+               mixed_precision: str | None = None, overrides: dict | None = None,
+               output_dir: str | os.PathLike | None = None) -> bool:
     """True when ``trained_model(profile, objective)`` would load rather than train: a complete run is
     there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`)."""
-    recorded = _recorded(model_dir(profile, objective, seed, pooling, mixed_precision, overrides))
+    recorded = _recorded(model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir))
     return recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
         recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides))
 
@@ -256,10 +278,12 @@ def stsb_train_pairs(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list:
     return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
 
 
-def training_setup(profile, objective: str, model, seed: int = DEFAULT_SEED, data_dir=None):
+def training_setup(profile, objective: str, model, seed: int = DEFAULT_SEED, data_dir=None,
+                   output_dir: str | os.PathLike | None = None):
     """``(loss, train_data, evaluator)`` of ``objective`` on ``profile`` — what :func:`trained_model`
     runs with ``profile.training_arguments(objective, seed)``, for a notebook that runs it in the
-    open. Seeds everything first, so the classifier head starts from the same weights every time."""
+    open. Seeds everything first, so the classifier head starts from the same weights every time.
+    ``output_dir``: where a distillation's trained teacher is (:func:`teacher`)."""
     from .. import data, losses
     from ..evaluation import stsb_dev_evaluator
     from ..training import seed_everything
@@ -275,7 +299,8 @@ def training_setup(profile, objective: str, model, seed: int = DEFAULT_SEED, dat
         return losses.MultipleNegativesRankingLoss(model), load_nli_train(profile, data_dir, triplets=True), evaluator
     if objective == "distill":
         from ..training.distillation import teacher_examples
-        examples = teacher_examples(teacher(profile, seed, data_dir), distillation_sentences(profile, seed, data_dir))
+        examples = teacher_examples(teacher(profile, seed, data_dir, output_dir),
+                                    distillation_sentences(profile, seed, data_dir))
         seed_everything(seed)  # the teacher may have been trained just now
         return losses.DistillationLoss(model), examples, evaluator
     return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), evaluator
@@ -293,10 +318,10 @@ def fresh_folder(folder: Path) -> Path:
     return folder
 
 
-def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool):
+def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool, output_dir=None):
     """Train into ``folder``, replacing what an earlier (or interrupted) run left there."""
     from ..training import fit
     fresh_folder(folder)
-    loss, train, evaluator = training_setup(profile, objective, model, args.seed, data_dir)
+    loss, train, evaluator = training_setup(profile, objective, model, args.seed, data_dir, output_dir)
     return fit(model, loss, train, args, evaluator=evaluator, output_dir=folder, profile=profile.name,
                show_progress_bar=show_progress_bar)
