@@ -144,45 +144,6 @@ def _paper_gain(part: str, base: tuple[str, ...]) -> float:
     return paper.TABLE6_CONCAT[tuple(base) + (part,)] - paper.TABLE6_CONCAT[tuple(base)]
 
 
-# {message naming the mistake: the function written with that mistake} — the first that matches is named
-GAIN_SLIPS = {
-    "the sign is flipped: a part's worth is the score WITH it minus the score WITHOUT it (a part that helps "
-    "has a positive gain)":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, tuple(base) + (part,)),
-    "that is a relative change (a ratio, or a share of the score without the part); Table 6 and the paper's "
-    "conclusion are read in points of Spearman: the difference of the two scores":
-        lambda r, part, base=("u", "v"): gain_truth(r, part, base) / _mean_of(r, tuple(base)),
-    "that is a relative change in per cent of the score without the part; Table 6 and the paper's conclusion "
-    "are read in points of Spearman: the difference of the two scores":
-        lambda r, part, base=("u", "v"): 100 * gain_truth(r, part, base) / _mean_of(r, tuple(base)),
-    "that is the ratio of the two scores; a part's worth in Table 6 is their difference, in points":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) / _mean_of(r, tuple(base)),
-    "the wrong rows: you compared with the default (u, v, |u-v|); the row without the part is `base` itself, so "
-    "that only the part differs between the two":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v", "|u-v|")),
-    "the wrong rows: you scored the part alone against `base`; the row with the part is `base` with the part "
-    "added (its other parts kept), so that only the part differs between the two":
-        lambda r, part, base=("u", "v"): _mean_of(r, (part,)) - _mean_of(r, tuple(base)),
-    "the wrong rows: you always compared with (u, v); compare with the `base` passed in":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v")),
-    "the wrong rows: you left `base` out and compared (u, v) with and without the part; both rows must hold "
-    "the `base` passed in":
-        lambda r, part, base=("u", "v"): _mean_of(r, ("u", "v", part)) - _mean_of(r, ("u", "v")),
-    "the wrong rows: you averaged every pooling that has the concatenation; Table 6's concatenations are all "
-    "trained with mean pooling — take the mean-pooling rows only":
-        lambda r, part, base=("u", "v"): _all_poolings(r, tuple(base) + (part,)) - _all_poolings(r, tuple(base)),
-    "the wrong rows: the first row with a concatenation can be another pooling's (max and cls pooling are "
-    "trained with the default concatenation too); Table 6's concatenations are the mean-pooling rows":
-        lambda r, part, base=("u", "v"): _first_row(r, tuple(base) + (part,)) - _first_row(r, tuple(base)),
-    "that is the score with the part itself: subtract the score without it":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)),
-    "you subtracted the 'std' column; the score is the 'mean' column":
-        lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,), "std") - _mean_of(r, tuple(base), "std"),
-    "that is the paper's gain (Table 6); read ours from the table passed in":
-        lambda r, part, base=("u", "v"): _paper_gain(part, base),
-}
-
-
 def _grid(means: dict[tuple[str, ...], float], first: tuple[str, ...] = ("max", "cls"), seed: int = 0) -> pd.DataFrame:
     """A run_grid-like Table 6 table: the poolings ``first`` with the default concatenation (placed before the mean
     rows, as a table may order them), then every concatenation with mean pooling."""
@@ -217,8 +178,8 @@ def _as_part(value) -> str | None:
 
 
 def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
-    """Check ``gain(results, part, base=("u", "v")) -> points`` on hidden Table 6 grids (see :data:`GAIN_SLIPS`
-    for the mistakes it names), then ``most_important``: the part of :data:`PARTS` worth more added to (u, v) in
+    """Check ``gain(results, part, base=("u", "v")) -> points`` on hidden Table 6 grids (its declaration in
+    ``EXERCISES`` lists the mistakes it names), then ``most_important``: the part of :data:`PARTS` worth more added to (u, v) in
     ``results``, the student's own grid — with its gains beside the paper's and the difference of the two
     parts against its standard error."""
     require(callable(gain), f"pass your function itself, not {type(gain).__name__}",
@@ -491,7 +452,44 @@ EXERCISES = (
                                 "std": [0.5, 0.25, 1.0, 0.75, 0.5, 0.3, 0.2]})
             _t.index = [p + " pooling, " + c for p, c in zip(_t["pooling"], _t["concat"])]
             _result = [gain(_t, "|u-v|"), gain(_t, "u*v"), gain(_t, "u*v", ("u", "v", "|u-v|")), gain(_t, "u*v", ("|u-v|",))]
-            """, reference=gain_truth, inputs=_gain_inputs, slips=GAIN_SLIPS,
+            """, reference=gain_truth, inputs=_gain_inputs,
+             # {message naming the mistake: the function written with that mistake}; the first that matches is named
+             slips={
+                 "the sign is flipped: a part's worth is the score WITH it minus the score WITHOUT it (a part that helps "
+                 "has a positive gain)":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, tuple(base) + (part,)),
+                 "that is a relative change (a ratio, or a share of the score without the part); Table 6 and the paper's "
+                 "conclusion are read in points of Spearman: the difference of the two scores":
+                     lambda r, part, base=("u", "v"): gain_truth(r, part, base) / _mean_of(r, tuple(base)),
+                 "that is a relative change in per cent of the score without the part; Table 6 and the paper's conclusion "
+                 "are read in points of Spearman: the difference of the two scores":
+                     lambda r, part, base=("u", "v"): 100 * gain_truth(r, part, base) / _mean_of(r, tuple(base)),
+                 "that is the ratio of the two scores; a part's worth in Table 6 is their difference, in points":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) / _mean_of(r, tuple(base)),
+                 "the wrong rows: you compared with the default (u, v, |u-v|); the row without the part is `base` itself, so "
+                 "that only the part differs between the two":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v", "|u-v|")),
+                 "the wrong rows: you scored the part alone against `base`; the row with the part is `base` with the part "
+                 "added (its other parts kept), so that only the part differs between the two":
+                     lambda r, part, base=("u", "v"): _mean_of(r, (part,)) - _mean_of(r, tuple(base)),
+                 "the wrong rows: you always compared with (u, v); compare with the `base` passed in":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v")),
+                 "the wrong rows: you left `base` out and compared (u, v) with and without the part; both rows must hold "
+                 "the `base` passed in":
+                     lambda r, part, base=("u", "v"): _mean_of(r, ("u", "v", part)) - _mean_of(r, ("u", "v")),
+                 "the wrong rows: you averaged every pooling that has the concatenation; Table 6's concatenations are all "
+                 "trained with mean pooling — take the mean-pooling rows only":
+                     lambda r, part, base=("u", "v"): _all_poolings(r, tuple(base) + (part,)) - _all_poolings(r, tuple(base)),
+                 "the wrong rows: the first row with a concatenation can be another pooling's (max and cls pooling are "
+                 "trained with the default concatenation too); Table 6's concatenations are the mean-pooling rows":
+                     lambda r, part, base=("u", "v"): _first_row(r, tuple(base) + (part,)) - _first_row(r, tuple(base)),
+                 "that is the score with the part itself: subtract the score without it":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)),
+                 "you subtracted the 'std' column; the score is the 'mean' column":
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,), "std") - _mean_of(r, tuple(base), "std"),
+                 "that is the paper's gain (Table 6); read ours from the table passed in":
+                     lambda r, part, base=("u", "v"): _paper_gain(part, base),
+             },
              hint="the mean-pooling score of `base` with the part added, minus that of `base` alone, in points, read "
                   "from the table passed in",
              ok="gain compares the right two rows, in points, on 6 hidden Table 6 grids"),

@@ -10,7 +10,6 @@ import numpy as np
 from ...data import SentEvalTask
 from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice
-from .nb00 import _call
 
 __all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
            "check_fit_and_score", "fit_and_score_truth", "check_cv_accuracy", "cv_accuracy_truth"]
@@ -84,7 +83,7 @@ def check_majority_baseline(majority_baseline: Callable, tasks: Iterable[SentEva
             "check_majority_baseline(majority_baseline, tasks)")
     given = list(tasks.values()) if isinstance(tasks, dict) else list(tasks or [])
     for task in _hidden_tasks() + given:
-        got = _call(majority_baseline, task)
+        got = call(majority_baseline, task)
         require(got is not None and got is not Ellipsis, f"majority_baseline({task.name}) returned {got!r}",
                 "return the accuracy ×100, a number")
         try:
@@ -164,7 +163,7 @@ def check_standardise(standardise: Callable) -> None:
     require(callable(standardise), f"pass your function itself, not {type(standardise).__name__}",
             "check_standardise(standardise)")
     for name, ref, x in _standardise_cases():
-        got = _call(standardise, ref.copy(), x.copy())
+        got = call(standardise, ref.copy(), x.copy())
         require(got is not None and got is not Ellipsis, f"on {name} your function returned {got!r}",
                 "return the standardised vectors, an array of the same shape as `vectors`")
         try:
