@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from sbertlib.cli import bench
-from sbertlib.model import precision
+from sbertlib.model import hardware
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_bench_train_precision_column(shared_data, tmp_path):
 
 def test_bench_precision_auto_runs_the_reference_at_the_concrete_precision(shared_data, fake_reference,
                                                                           monkeypatch, capsys):
-    monkeypatch.setattr(precision, "bf16_is_fast", lambda device="cpu": True)  # auto -> bf16 (mean pooling)
+    monkeypatch.setattr(hardware, "bf16_is_fast", lambda device="cpu": True)  # auto -> bf16 (mean pooling)
     assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "8", "--repeats", "1", "--warmup-runs", "0",
                        "--precision", "auto", "--device", "cpu", "--data-dir", str(shared_data), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

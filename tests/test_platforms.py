@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from sbertlib.model import precision
+from sbertlib.model import hardware, precision
 
 ROOT = Path(__file__).resolve().parents[1]
 SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
@@ -21,37 +21,37 @@ SYS_PLATFORM = {"Linux": "linux", "Darwin": "darwin", "Windows": "win32"}
 def fake(monkeypatch, tmp_path):
     """``fake(system, ...)`` makes this process look like another machine; returns the sysctl calls made."""
     calls: list[str] = []
-    precision._forget()
+    hardware._forget()
 
     def make(system: str, machine: str = "x86_64", caps: dict | None = None, cpuinfo: str | None = None,
              sysctl: dict | None = None, winreg_name: str | None = None, processor: str = "",
              capability: str = "DEFAULT", mps: bool = False, macos14: bool = True) -> list[str]:
         monkeypatch.setattr(sys, "platform", SYS_PLATFORM[system])
         for name, value in (("system", system), ("machine", machine), ("processor", processor)):
-            monkeypatch.setattr(precision.platform, name, lambda value=value: value)
+            monkeypatch.setattr(hardware.platform, name, lambda value=value: value)
         _fake_torch_cpu(monkeypatch, caps, capability)
         info = tmp_path / "cpuinfo"
         info.unlink(missing_ok=True)
         if cpuinfo is not None:
             info.write_text(cpuinfo)
-        monkeypatch.setattr(precision, "CPUINFO", info)  # absent unless given
-        monkeypatch.setattr(precision.subprocess, "run", _fake_sysctl(sysctl, calls))
+        monkeypatch.setattr(hardware, "CPUINFO", info)  # absent unless given
+        monkeypatch.setattr(hardware.subprocess, "run", _fake_sysctl(sysctl, calls))
         monkeypatch.setitem(sys.modules, "winreg", _fake_winreg(winreg_name))  # None: import fails
         monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
         monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
         monkeypatch.setattr(torch.backends.mps, "is_macos_or_newer", lambda major, minor: macos14, raising=False)
-        monkeypatch.setattr(precision, "_mps_runs_bf16", lambda: macos14)  # no Mac here to try it on
+        monkeypatch.setattr(hardware, "_mps_runs_bf16", lambda: macos14)  # no Mac here to try it on
         return calls
 
     yield make
-    precision._forget()
+    hardware._forget()
 
 
 def _fake_torch_cpu(monkeypatch, caps: dict | None, capability: str) -> None:
     """torch's CPU queries: ``caps`` from get_capabilities; None: a torch that offers none of them."""
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: capability)
     if caps is None:
-        for name in ("get_capabilities", *precision._TORCH_PROBES.values()):
+        for name in ("get_capabilities", *hardware._TORCH_PROBES.values()):
             monkeypatch.delattr(torch.cpu, name, raising=False)
     else:
         monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: caps, raising=False)
@@ -149,10 +149,10 @@ CASES = {  # name: (fake(...) arguments, expected cpu name, cpu_bf16, bf16_is_fa
 def test_each_platform_gets_its_cpu_name_and_bf16_decision(fake, case):
     settings, name, bf16, fast = CASES[case]
     calls = fake(**settings)
-    hw = precision.hardware()
-    assert (hw["cpu"], hw["cpu_bf16"], precision.bf16_is_fast("cpu")) == (name, bf16, fast)
+    hw = hardware.hardware()
+    assert (hw["cpu"], hw["cpu_bf16"], hardware.bf16_is_fast("cpu")) == (name, bf16, fast)
     assert precision.auto_precision("cpu", "mean") == ("bf16" if fast else "fp32")
-    line = precision.describe_hardware("cpu")
+    line = hardware.describe_hardware("cpu")
     assert name in line and ("native" in line) == fast and (bf16 != "unknown" or "not measured" in line
                                                            or "unknown" in line)
     assert bool(calls) == (settings["system"] == "Darwin")  # sysctl is asked on macOS only
@@ -176,7 +176,7 @@ REPORTS = {
 @pytest.mark.parametrize("case", list(REPORTS))
 def test_hardware_report_names_what_bf16_runs_on(fake, case):
     fake(**CASES[case][0])
-    assert precision.describe_hardware("cpu") == REPORTS[case]
+    assert hardware.describe_hardware("cpu") == REPORTS[case]
 
 
 @pytest.mark.parametrize("capability, name, words", [
@@ -187,43 +187,43 @@ def test_hardware_report_of_a_cuda_gpu(fake, monkeypatch, capability, name, word
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: name)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: capability)
-    assert precision.describe_hardware("cuda") == f"GPU {name}: {words}"
-    assert precision.bf16_is_fast("cuda") == (capability >= (8, 0))
-    assert precision.describe_hardware("cpu") == REPORTS["Linux, AVX2 only"]  # the CPU's line is still the CPU's
+    assert hardware.describe_hardware("cuda") == f"GPU {name}: {words}"
+    assert hardware.bf16_is_fast("cuda") == (capability >= (8, 0))
+    assert hardware.describe_hardware("cpu") == REPORTS["Linux, AVX2 only"]  # the CPU's line is still the CPU's
 
 def test_amx_and_avx512_are_told_apart(fake):
     fake(**CASES["Linux, AVX512-BF16"][0])
-    hw = precision.hardware()
+    hw = hardware.hardware()
     assert (hw["amx_bf16"], hw["avx512_bf16"], hw["avx512f"]) == (False, True, True)
-    assert "AVX512-BF16" in precision.describe_hardware() and "AMX-BF16" not in precision.describe_hardware()
+    assert "AVX512-BF16" in hardware.describe_hardware() and "AMX-BF16" not in hardware.describe_hardware()
 
 
 def test_torch_first_then_proc_cpuinfo_then_sysctl(fake):
     fake(system="Linux", caps={"avx512_bf16": True}, cpuinfo=cpuinfo(EPYC, "avx2"))
-    assert precision.hardware()["cpu_flag_sources"] == ["torch", "/proc/cpuinfo"]
-    assert {"avx512_bf16", "avx2"} <= precision.cpu_flags()  # a feature any source reports counts
-    precision._forget()
+    assert hardware.hardware()["cpu_flag_sources"] == ["torch", "/proc/cpuinfo"]
+    assert {"avx512_bf16", "avx2"} <= hardware.cpu_flags()  # a feature any source reports counts
+    hardware._forget()
     fake(system="Linux", caps=None)
-    assert precision.hardware()["cpu_flag_sources"] == [] and precision.cpu_flags() == frozenset()
+    assert hardware.hardware()["cpu_flag_sources"] == [] and hardware.cpu_flags() == frozenset()
 
 
 def test_arm_linux_reads_the_features_line(fake):
     fake(**CASES["Linux on Arm (Graviton3)"][0])
-    hw = precision.hardware()
+    hw = hardware.hardware()
     assert hw["arm_bf16"] and hw["cpu_flag_sources"] == ["/proc/cpuinfo"]
-    assert "Arm BF16" in precision.describe_hardware() and "not measured" in precision.describe_hardware()
+    assert "Arm BF16" in hardware.describe_hardware() and "not measured" in hardware.describe_hardware()
 
 
 def test_older_torch_probes_count_where_get_capabilities_is_missing(fake, monkeypatch):
     fake(system="Windows", caps=None, processor="x")
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: True, raising=False)
-    assert precision.bf16_is_fast("cpu") and precision.hardware()["cpu_flag_sources"] == ["torch"]
+    assert hardware.bf16_is_fast("cpu") and hardware.hardware()["cpu_flag_sources"] == ["torch"]
 
 
 def test_intel_mac_feature_words_read_as_linux_flags(fake):
     fake(**CASES["macOS, Intel"][0])
-    assert {"avx", "avx2", "sse4_1", "f16c"} <= precision.cpu_flags()
-    assert not precision.hardware()["avx512f"]
+    assert {"avx", "avx2", "sse4_1", "f16c"} <= hardware.cpu_flags()
+    assert not hardware.hardware()["avx512f"]
 
 
 # ----------------------------------------------------------------------------- Apple's GPU (mps)
@@ -232,8 +232,8 @@ def test_apple_silicon_gpu_runs_fp16_and_bf16_from_macos_14(fake):
     assert precision.check_precision("fp16", "mps") == "fp16" and precision.check_precision("bf16", "mps") == "bf16"
     assert precision.available_precisions("mps") == ("fp32", "fp16", "bf16")
     assert precision.auto_precision("mps", "mean") == "fp32"  # bf16 on mps is not measured faster: no claim
-    assert not precision.bf16_is_fast("mps")
-    line = precision.describe_hardware("mps")
+    assert not hardware.bf16_is_fast("mps")
+    line = hardware.describe_hardware("mps")
     assert line.startswith("Metal GPU (mps; CPU Apple M2)") and "bf16 runs" in line
     with pytest.raises(ValueError, match="int8.*CPU only"):
         precision.check_precision("int8", "mps")
@@ -244,7 +244,7 @@ def test_mps_before_macos_14_refuses_bf16(fake):
     assert precision.available_precisions("mps") == ("fp32", "fp16")
     with pytest.raises(ValueError, match="bf16.*mps needs macOS 14"):
         precision.check_precision("bf16", "mps")
-    assert "not supported" in precision.describe_hardware("mps")
+    assert "not supported" in hardware.describe_hardware("mps")
 
 
 def test_fp16_still_needs_a_gpu(fake):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from sbertlib.losses import CosineSimilarityLoss
-from sbertlib.model import precision
+from sbertlib.model import casting, hardware
 from sbertlib.model.encoder import SentenceEncoder
 from sbertlib.training import fit
 
@@ -80,7 +80,7 @@ def test_bf16_autocast_trains_on_cpu_and_fp16_is_refused():
 def test_auto_is_bf16_only_where_native_and_only_for_pooling_over_tokens():
     enc = tiny()
     enc.precision = "auto"
-    native = precision.bf16_is_fast("cpu")
+    native = hardware.bf16_is_fast("cpu")
     assert enc.resolved_precision() == ("bf16" if native else "fp32")  # mean pooling
     enc.pooling = "max"
     assert enc.resolved_precision() == ("bf16" if native else "fp32")
@@ -91,15 +91,15 @@ def test_auto_is_bf16_only_where_native_and_only_for_pooling_over_tokens():
 
 def test_only_ampere_or_newer_counts_as_native_bf16_on_a_gpu(monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: (7, 0))  # V100: emulated bf16
-    assert not precision._cuda_bf16_native()
+    assert not hardware._cuda_bf16_native()
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda i=0: (8, 0))  # A100
-    assert precision._cuda_bf16_native()
+    assert hardware._cuda_bf16_native()
 
 
 # --------------------------------------------------------------------------- int8: torch.ao, torchao beside it
 def test_int8_quantises_quietly_and_torchao_runs_beside_it(capfd):
     """int8 runs torch.ao.quantization.quantize_dynamic, deprecated in torch 2.13: every cast warned. It stays
-    (torchao's replacement is slower than fp32 in eager mode on a CPU: see precision.quantize_int8), its
+    (torchao's replacement is slower than fp32 in eager mode on a CPU: see casting.quantize_int8), its
     warnings filtered; torchao's int8 (one scale per weight row) runs inside int8_backend("torchao")."""
     enc = tiny()
     capfd.readouterr()
@@ -112,7 +112,7 @@ def test_int8_quantises_quietly_and_torchao_runs_beside_it(capfd):
     assert not [m for m in modules if type(m) is torch.nn.Linear]
     pytest.importorskip("torchao")
     from torchao.quantization import Int8Tensor
-    with warnings.catch_warnings(), precision.int8_backend("torchao"):
+    with warnings.catch_warnings(), casting.int8_backend("torchao"):
         warnings.simplefilter("error")
         other = tiny()
         moved = other.encode(SENTENCES, precision="int8")
@@ -128,8 +128,8 @@ def test_loading_a_model_prints_nothing_although_transformers_imports_torchao():
     import subprocess
     import sys
     pytest.importorskip("torchao")
-    code = ("import sys; from sbertlib.model import SentenceEncoder, precision\n"
-            "with precision.int8_backend('torchao'):\n"
+    code = ("import sys; from sbertlib.model import SentenceEncoder, casting\n"
+            "with casting.int8_backend('torchao'):\n"
             "    SentenceEncoder.from_pretrained('tiny-random-bert', device='cpu').encode(['a'], precision='int8')\n"
             "assert 'torchao' in sys.modules")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -141,7 +141,7 @@ def test_int8_through_torchao_without_it_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "torchao", None)     # as if not installed
     assert tiny().encode(SENTENCES, precision="int8").shape == (4, 64)      # int8 itself needs none
     needs = r"needs torchao, which is not installed: pip install 'sbertlib\[torchao\]'"
-    with precision.int8_backend("torchao"), pytest.raises(ValueError, match=needs):
+    with casting.int8_backend("torchao"), pytest.raises(ValueError, match=needs):
         tiny().encode(SENTENCES, precision="int8")
 
 
@@ -159,13 +159,13 @@ def test_torchao_scales_each_weight_row_where_torch_ao_scales_the_matrix():
     for backend in ("torchao", "torch.ao"):
         with warnings.catch_warnings():
             warnings.simplefilter("error")                          # torch.ao's deprecation is filtered
-            with precision.int8_backend(backend):
-                quantised = precision.quantize_int8(copy.deepcopy(layer))
+            with casting.int8_backend(backend):
+                quantised = casting.quantize_int8(copy.deepcopy(layer))
         with torch.inference_mode():
             errors[backend] = float(((quantised(x) - exact).abs().mean(0) / exact.abs().mean(0))[:8].mean())
     assert errors["torchao"] < errors["torch.ao"] / 5, errors
     with pytest.raises(ValueError, match="int8 backend must be one of"):
-        with precision.int8_backend("fbgemm"):
+        with casting.int8_backend("fbgemm"):
             pass
 
 

@@ -207,11 +207,11 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
 
 
 def test_inference_precision_is_bf16_only_where_the_hardware_has_it():
-    from sbertlib.model import precision
+    from sbertlib.model import hardware
     from sbertlib.workbook import profiles
     smoke, offline = profiles.get_profile("smoke"), profiles.get_profile("offline")
     assert profiles.inference_precision(smoke, "cpu") == "fp32"  # tests give the same numbers on every machine
-    assert profiles.inference_precision(offline, "cpu") == ("bf16" if precision.bf16_is_fast("cpu") else "fp32")
+    assert profiles.inference_precision(offline, "cpu") == ("bf16" if hardware.bf16_is_fast("cpu") else "fp32")
     assert profiles.load_encoder(smoke).precision == "fp32"
     offline_encoder = profiles.with_precision(profiles.load_encoder(smoke), offline)
     assert offline_encoder.precision == "auto"

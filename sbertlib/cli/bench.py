@@ -28,7 +28,7 @@ from .. import config
 from ..data.corpora import corpus
 from ..errors import SettingError
 from ..evaluation import speed
-from ..model import precision as precisions
+from ..model import casting, hardware, precision as precisions
 from ..model.encoder import SentenceEncoder
 from .common import add_device, command, parser
 
@@ -122,7 +122,7 @@ def bench_precisions(args) -> dict:
         encoders[TORCHAO_INT8], row = _torchao_int8(args, sentences, stsb)   # spearman_diff: against the same fp32
         rows.append({**row, "precision": TORCHAO_INT8})
     result = {"model": encoder.name, "corpus": args.corpus, "n_sentences": len(sentences), "batch_size": args.batch_size,
-              "hardware": precisions.describe_hardware(encoder.device),
+              "hardware": hardware.describe_hardware(encoder.device),
               **speed.environment(encoder.device), "precisions": {}}
     references: dict[str, tuple] = {}  # sentence-transformers' figures per precision it ran, run once each
     for row in sorted(rows, key=lambda r: wanted.index(r["precision"])):
@@ -141,7 +141,7 @@ def bench_precisions(args) -> dict:
         if ref is None:
             entry["reference_note"] = why
         else:
-            with precisions.int8_backend("torchao" if name == TORCHAO_INT8 else "torch.ao"):
+            with casting.int8_backend("torchao" if name == TORCHAO_INT8 else "torch.ao"):
                 ours = ours_encoder.encode(sentences, args.batch_size,
                                            precision="int8" if name == TORCHAO_INT8 else name, show_progress_bar=False)
             entry["sentence_transformers"] = ref["sent_per_s"]
@@ -153,7 +153,7 @@ def bench_precisions(args) -> dict:
 def _torchao_int8(args, sentences, stsb) -> tuple[SentenceEncoder, dict]:
     """``(encoder, row)``: int8 through torchao, timed and scored as :func:`speed.precision_comparison`
     does every precision (on a fresh encoder: one keeps the int8 copy it has made)."""
-    with precisions.int8_backend("torchao"):
+    with casting.int8_backend("torchao"):
         old = SentenceEncoder.from_pretrained(args.model, device=args.device)
         rows = speed.precision_comparison(old, sentences, stsb, ["fp32", "int8"], args.batch_size, args.repeats,
                                           args.warmup_runs)
@@ -412,7 +412,7 @@ def _encode_precision_problem(name: str, device: torch.device) -> str | None:
     """Why ``encode`` cannot run at ``name`` on ``device`` (None if it can)."""
     try:
         if name == TORCHAO_INT8:
-            with precisions.int8_backend("torchao"):
+            with casting.int8_backend("torchao"):
                 precisions.check_precision("int8", device)
         else:
             precisions.check_precision(name, device)

@@ -16,7 +16,7 @@ import torch
 from .. import config
 from ..model import tokenising
 from ..model.cross_encoder import CrossEncoder
-from ..model.precision import mps_available
+from ..model.hardware import mps_available
 
 
 @dataclass
@@ -121,7 +121,7 @@ def token_lengths(encoder, sentences: Sequence[str]) -> list[int]:
 def environment(device: torch.device | str | None = None) -> dict:
     """What a timing depends on: device (``device``, else the one :func:`config.pick_device` picks:
     cuda > mps > cpu), threads, torch version."""
-    from ..model.precision import cpu_name
+    from ..model.hardware import cpu_name
     kind = config.pick_device(device).type
     info = {"torch": torch.__version__, "threads": torch.get_num_threads(), "device_type": kind}
     if kind == "cuda":

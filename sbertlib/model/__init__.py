@@ -15,9 +15,9 @@ module                      holds
 ``model.cross_encoder``     ``CrossEncoder``: both sentences in one pass (Table 2's BERT rows)
 ==========================  ==============================================================
 """
-from . import precision
+from . import casting
 
-precision.quiet_torchao_import()  # first: transformers, imported below, imports torchao where it is installed
+casting.quiet_torchao_import()  # first: transformers, imported below, imports torchao where it is installed
 from .backbones import BackboneNotAvailable, load_backbone
 from .cross_encoder import CrossEncoder
 from .encoder import SentenceEncoder

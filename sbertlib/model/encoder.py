@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 from .. import config
 from ..util import atomic_write_dir
-from . import backbones, precision as precisions, st_format, tokenising
+from . import backbones, casting, hardware, precision as precisions, st_format, tokenising
 from .pooling import POOLING_MODES, pool
 from .text import replace_lone_surrogates
 from ..errors import MissingPath, SettingError
@@ -82,7 +82,7 @@ class SentenceEncoder(torch.nn.Module):
         key = (precision, str(self.device), tuple((id(t), t._version) for t in (*self.backbone.parameters(), *self.backbone.buffers())))
         if self._cast is None or self._cast[0] != key:
             self._cast = None  # let the stale copy go before the new one is made
-            self._cast = (key, precisions.cast_backbone(self.backbone, precision))
+            self._cast = (key, casting.cast_backbone(self.backbone, precision))
         return self._cast[1]
 
     # ----------------------------------------------------------------- construction
@@ -181,8 +181,8 @@ class SentenceEncoder(torch.nn.Module):
         tokenising.check_texts(texts)
         texts = replace_lone_surrogates(texts)  # U+FFFD, with a warning (sbertlib.model.text)
         precision = self.resolved_precision(precision)
-        if precision == "bf16" and not precisions.bf16_is_fast(self.device):
-            warnings.warn(f"bf16 is emulated on this {self.device.type} ({precisions.describe_hardware(self.device)}); "
+        if precision == "bf16" and not hardware.bf16_is_fast(self.device):
+            warnings.warn(f"bf16 is emulated on this {self.device.type} ({hardware.describe_hardware(self.device)}); "
                           "fp32 is faster here", stacklevel=2)
         out = torch.empty((len(texts), self.dim), dtype=torch.float32)
         if not texts:

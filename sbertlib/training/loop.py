@@ -35,7 +35,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..losses import Batch, TrainingLoss
-from ..model import precision as precisions
+from ..model import hardware
 from ..model.cross_encoder import is_cross_encoder
 from . import distributed
 from .arguments import TrainingArguments
@@ -92,8 +92,8 @@ def autocast_dtype(mixed_precision: str | None, device: torch.device) -> torch.d
     if device.type != "cpu":
         warnings.warn(f"mixed_precision='bf16' is not supported on {device.type}; training in float32", stacklevel=3)
         return None
-    if not precisions.bf16_is_fast(device):
-        warnings.warn(f"bf16 autocast is emulated on this CPU ({precisions.describe_hardware()}): "
+    if not hardware.bf16_is_fast(device):
+        warnings.warn(f"bf16 autocast is emulated on this CPU ({hardware.describe_hardware()}): "
                       "slower than float32 here", stacklevel=3)
     return torch.bfloat16
 

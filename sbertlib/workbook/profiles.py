@@ -267,11 +267,11 @@ def describe(profile: Profile) -> str:
 
 def describe_precision(profile: Profile) -> str:
     """One sentence: the precision the encoders encode in here, and why."""
-    from ..model import precision
+    from ..model import hardware
     chosen, device = inference_precision(profile), config.pick_device()
     if profile.precision != "auto":
         return f"Encoding in {chosen} (the profile's setting)."
-    why = precision.describe_hardware(device)
+    why = hardware.describe_hardware(device)
     if chosen == "bf16":
         return (f"Encoding in bf16 with mean or max pooling, fp32 with CLS ({why}); training stays in fp32. "
                 "Measured 2026-11-24 by a bench run: mean and max pooling moved STSb test by ≤ 0.05 "
