@@ -55,3 +55,11 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """tiny-random-bert (2 layers x 64) at its own length limit: the encoder the built tables and explorers run on
+    in their tests (one per test module)."""
+    from sbertlib.model.encoder import SentenceEncoder
+    return SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")

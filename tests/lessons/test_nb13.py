@@ -1,16 +1,102 @@
-"""Notebook 13's check: a split that shares no sentence between train and test."""
+"""The checks of notebook 13 (your own data): each passes a right answer and rejects the usual wrong
+ones with a message naming the mistake (sbertlib.workbook.lessons.nb13)."""
 from __future__ import annotations
 
 import json
+import pytest
 import random
 from pathlib import Path
-
-import pytest
-
 from sbertlib import data
 from sbertlib.workbook.lessons import ExerciseError, nb13
+from lesson_helpers import not_done
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "13_your_own_data.ipynb"
+
+def examples_from_rows(rows, columns, score_range, *, scale="right", check_range=True, error=data.DataFormatError,
+                       line_of=None, name_column=True, swap=False, check_empty=True):
+    first, second, score = columns
+    low, high = score_range
+    out = []
+    for position, (line, row) in enumerate(rows):
+        line = line_of(position) if line_of else line
+        where = f"line {line}" + (f", column {{}}" if name_column else "")
+        if check_empty:
+            for column in (first, second):
+                if not row[column]:
+                    raise error(where.format(repr(column)) + ": empty")
+        try:
+            value = float(row[score])
+        except ValueError:
+            raise error(where.format(repr(score)) + ": not a number") from None
+        if check_range and not low <= value <= high:
+            raise error(where.format(repr(score)) + ": outside the range")
+        label = {"right": (value - low) / (high - low), "raw": value, "over high": value / high,
+                 "minus low over high": (value - low) / high, "reversed": (high - value) / (high - low)}[scale]
+        out.append((row[second], row[first], label) if swap else (row[first], row[second], label))
+    return out
+
+
+def test_nb13_examples_right_answer_passes(capsys):
+    nb13.check_examples_from_rows(examples_from_rows)
+    assert "[OK]" in capsys.readouterr().out
+
+
+def test_nb13_examples_truth_agrees_with_the_library_loader(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("question\tother\tscore\nA cat sits.\tA cat is sitting.\t4.5\nA dog runs.\tStocks fell.\t0.2\n")
+    columns = ("question", "other", "score")
+    ours = nb13.examples_from_rows_truth(data.own.read_table(path, columns), columns, (0, 5))
+    theirs = data.load_scored_pairs(path, *columns, score_range=(0, 5))
+    assert ours == [(p.sentence1, p.sentence2, p.label) for p in theirs]
+    assert examples_from_rows(data.own.read_table(path, columns), columns, (0, 5)) == ours
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, c, s: examples_from_rows(r, c, s, scale="raw"), "scores as written"),
+    (lambda r, c, s: examples_from_rows(r, c, s, scale="over high"), "score / high"),
+    (lambda r, c, s: examples_from_rows(r, c, s, scale="minus low over high"), "width of the range"),
+    (lambda r, c, s: examples_from_rows(r, c, s, scale="reversed"), "wrong way"),
+    (lambda r, c, s: examples_from_rows(r, c, s, swap=True), "swapped"),
+    (lambda r, c, s: examples_from_rows(r, c, s, check_range=False), "was accepted"),
+    (lambda r, c, s: examples_from_rows(r, c, s, check_empty=False), "empty sentence cannot be trained on"),
+    (lambda r, c, s: examples_from_rows(r, c, s, error=ValueError), "raise data.DataFormatError"),
+    (lambda r, c, s: examples_from_rows(r, c, s, line_of=lambda i: i + 2), "not its position"),
+    (lambda r, c, s: examples_from_rows(r, c, s, line_of=lambda i: "?"), "does not name its line"),
+    (lambda r, c, s: examples_from_rows(r, c, s, name_column=False), "does not name the column"),
+    (lambda r, c, s: [(row[c[0]], row[c[1]], float(row[c[2]]) / 10) for _, row in r], "refused|was accepted|score / high"),
+])
+def test_nb13_examples_wrong_answers_are_named(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb13.check_examples_from_rows(wrong)
+
+
+def test_nb13_examples_nan_slip_is_named():
+    def no_nan_check(rows, columns, score_range):          # compares with > and <: nan slips through
+        low, high = score_range
+        out = []
+        for line, row in rows:
+            for col in columns[:2]:
+                if not row[col]:
+                    raise data.DataFormatError(f"line {line}: column {col!r} is empty")
+            try:
+                value = float(row[columns[2]])
+            except ValueError:
+                raise data.DataFormatError(f"line {line}: column {columns[2]!r} not a number") from None
+            if value < low or value > high:
+                raise data.DataFormatError(f"line {line}: column {columns[2]!r} outside the range")
+            out.append((row[columns[0]], row[columns[1]], (value - low) / (high - low)))
+        return out
+    with pytest.raises(ExerciseError, match="nan fails every comparison"):
+        nb13.check_examples_from_rows(no_nan_check)
+
+
+def test_nb13_examples_stub_and_non_functions():
+    with pytest.raises(ExerciseError, match="not written yet"):
+        nb13.check_examples_from_rows(not_done)
+    with pytest.raises(ExerciseError, match="must be a function"):
+        nb13.check_examples_from_rows(["not", "a", "function"])
+
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "13_your_own_data.ipynb"
 
 
 def test_group_split_passes(capsys):

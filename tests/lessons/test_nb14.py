@@ -1,20 +1,18 @@
-"""Notebook 14's checks: the distillation objective, the word-piece PCA, the projection started as its
-inverse, and the distillation run — the right answers pass, the stubs say not done, each usual mistake
-fails with its own hint, non-functions are refused."""
+"""The checks of notebook 14 (distillation): each passes a right answer and rejects the usual wrong
+ones with a message naming the mistake (sbertlib.workbook.lessons.nb14)."""
 from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
-
 import pytest
 import torch
 import torch.nn.functional as F
-
+from pathlib import Path
 from sbertlib import losses
 from sbertlib.workbook.lessons import ExerciseError, nb14
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "14_distillation.ipynb"
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
 
 
 def solution(name: str, stub: bool = False):
@@ -37,7 +35,6 @@ def student():
     return encoder
 
 
-# ----------------------------------------------------------------------------- the objective
 def objective(loss_fn, label_kind="vector"):
     class Objective(losses.SBERTLoss):
         n_texts = (1,)
@@ -88,7 +85,6 @@ def test_the_objective_check_refuses_what_is_not_a_class(student):
         nb14.check_distillation_objective(lambda s, t: F.mse_loss(s, t), student)
 
 
-# ----------------------------------------------------------------------------- the PCA
 def pca(centre=True, use_u=False, last=False, extra=0, columns=False, mean_dim=0, project_raw=False, transpose=False):
     def fn(table, width):
         mean = table.mean(dim=mean_dim)
@@ -150,7 +146,6 @@ def test_the_pca_check_refuses_a_non_function():
         nb14.check_pca_word_pieces(pca()(torch.randn(10, 4), 2))
 
 
-# ----------------------------------------------------------------------------- the projection
 def projection(swap=False, no_bias=False, zero_bias=False, random_weight=False, plain_components=False, frozen=False):
     def fn(components, mean):
         width, hidden = components.shape
@@ -197,7 +192,6 @@ def test_the_projection_check_refuses_a_non_function():
         nb14.check_inverse_projection(torch.nn.Linear(2, 3))
 
 
-# ----------------------------------------------------------------------------- the run
 def run_of(student, steps=4, train=True, same=False):
     model = student if same else copy.deepcopy(student)
     if train:
@@ -234,7 +228,6 @@ def test_a_run_that_is_not_three_things_is_refused(student):
         nb14.check_distillation_run([0.5, 0.4], student, nb14.fingerprint(student), 1, 10, 20)
 
 
-# ----------------------------------------------------------------------------- the run follows the recipe
 @pytest.fixture(scope="module")
 def recipe_world(student):
     from sbertlib.training import TrainingArguments

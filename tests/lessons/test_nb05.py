@@ -1,0 +1,207 @@
+"""The checks of notebook 05 (regression and two stage): each passes a right answer and rejects the usual wrong
+ones with a message naming the mistake (sbertlib.workbook.lessons.nb05)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from scipy.stats import pearsonr, spearmanr
+from sbertlib import evaluation, losses as _losses, paper
+from sbertlib.workbook.lessons import ExerciseError, nb05
+from lesson_helpers import not_done
+
+
+def good_loss(u, v, scores):
+    return ((F.cosine_similarity(u, v, dim=1) - scores / 5) ** 2).mean()
+
+
+def test_nb05_regression_loss_right_answer_passes(capsys):
+    nb05.check_regression_loss(good_loss)
+    nb05.check_regression_loss(lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5.0))
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s), "divide"),
+    (lambda u, v, s: ((F.cosine_similarity(u, v) - s / 5) ** 2).sum(), "sum"),
+    (lambda u, v, s: torch.sqrt(good_loss(u, v, s)), "RMSE"),
+    (lambda u, v, s: F.mse_loss((u * v).sum(dim=1), s / 5), "dot"),
+    (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5).abs().mean(), "absolute"),
+    (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5) ** 2, "scalar"),
+    (lambda u, v, s: ((F.cosine_similarity(u, v).unsqueeze(1) - s / 5) ** 2).mean(), None),  # (B, B) broadcast
+    (lambda u, v, s: good_loss(u, v, s).item(), "tensor"),
+    (lambda u, v, s: good_loss(u, v, s).detach(), "detached"),
+    (lambda u, v, s: None, None),
+    (not_done, "not done"),
+])
+def test_nb05_regression_loss_wrong_answers_fail(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb05.check_regression_loss(wrong)
+
+
+def test_nb05_truth_is_the_library_loss():
+    from sbertlib.losses import CosineSimilarityLoss
+    g = torch.Generator().manual_seed(0)
+    u, v = torch.randn(4, 3, generator=g), torch.randn(4, 3, generator=g)
+    s = torch.tensor([0.0, 2.5, 4.0, 5.0])
+    lib = CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], s / 5)
+    assert torch.allclose(nb05.regression_loss_truth(u, v, s), lib)
+
+
+def make_objective(label_kind="score", score_range=(0.0, 5.0), scale=1.0, loss_fn=good_loss):
+    class RegressionObjective(_losses.SBERTLoss):
+        def loss_from_embeddings(self, embeddings, labels):
+            u, v = embeddings
+            return loss_fn(u, v, labels * scale)
+    RegressionObjective.label_kind, RegressionObjective.score_range = label_kind, score_range
+    return RegressionObjective
+
+
+@pytest.mark.parametrize("right", [make_objective(), nb05.ReferenceRegressionObjective], ids=["student's", "reference"])
+def test_nb05_regression_objective_right_passes(right, tiny_encoder, capsys):
+    nb05.check_regression_objective(right, tiny_encoder)
+    assert capsys.readouterr().out.startswith("[OK]")
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (make_objective(score_range=(-1.0, 1.0)), "(?s)training refuses STSb's examples.*score_range"),
+    (make_objective(label_kind=None), "label_kind is None"),
+    (make_objective(label_kind="class"), "label_kind is 'class'"),
+    (make_objective(scale=0.2), "divided by 5 twice"),
+    (make_objective(loss_fn=lambda u, v, s: F.mse_loss((u * v).sum(1), s / 5)), "your regression_loss of the two"),
+    (_losses.CosineSimilarityLoss, "training refuses"),
+    (torch.nn.Linear, "subclass of losses.SBERTLoss"),
+])
+def test_nb05_regression_objective_wrong_fails(tiny_encoder, wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb05.check_regression_objective(wrong, tiny_encoder)
+
+
+def _run(start, copy_first=True, steps=4, objective_cls=None):
+    import copy
+    model = copy.deepcopy(start) if copy_first else start
+    objective = (objective_cls or nb05.ReferenceRegressionObjective)(model)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.01)
+    return objective, [0.5] * steps, 1.5
+
+
+def test_nb05_regression_run_right_passes(tiny_encoder, capsys):
+    before = nb05.fingerprint(tiny_encoder)
+    nb05.check_regression_run(_run(tiny_encoder), tiny_encoder, before, epochs=2, batch_size=16, n_examples=20)
+    assert "trained a copy for 4 steps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("result, hint", [
+    (lambda enc: _run(enc, copy_first=False), "training changed the model you started from"),
+    (lambda enc: _run(enc, steps=2), "ran 2 steps; the profile's recipe is 2 epochs of 2 batches = 4"),
+    (lambda enc: _run(enc, steps=5), "ran 5 steps"),
+    (lambda enc: _run(enc)[:2], "return three things"),
+    (lambda enc: (enc, [0.5] * 4, 1.0), "not the objective you trained"),
+])
+def test_nb05_regression_run_wrong_fails(tiny_encoder, result, hint):
+    import copy
+    start = copy.deepcopy(tiny_encoder)
+    before = nb05.fingerprint(start)
+    with pytest.raises(ExerciseError, match=hint):
+        nb05.check_regression_run(result(start), start, before, epochs=2, batch_size=16, n_examples=20)
+
+
+def test_nb05_regression_runs_name_the_run_and_pass_when_loaded(tiny_encoder, capsys):
+    import copy
+    nb05.check_regression_runs({}, 2, 16, 20)
+    assert "trained before and are loaded" in capsys.readouterr().out
+    good, bad = copy.deepcopy(tiny_encoder), copy.deepcopy(tiny_encoder)
+    runs = {"stsb": (good, nb05.fingerprint(good), _run(good)), "two-stage": (bad, nb05.fingerprint(bad), _run(bad, copy_first=False))}
+    with pytest.raises(ExerciseError, match="the 'two-stage' run: training changed the model you started from"):
+        nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
+    del runs["two-stage"]
+    nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
+    assert "trained a copy for 4 steps" in capsys.readouterr().out
+
+
+def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
+    """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
+    with its record, and nothing of an earlier run in that folder stays beside it."""
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import get_profile
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    smoke = get_profile("smoke")
+    stale = runs.model_dir(smoke, "stsb") / "checkpoint"
+    stale.mkdir(parents=True)
+    (stale / "state.pt").write_text("an interrupted fit run")
+    objective, step_losses, seconds = _run(tiny_encoder)
+    recipe = {"lr": smoke.stsb.lr, "epochs": smoke.stsb.epochs, "batch_size": smoke.stsb.batch_size}  # as 05 passes them
+    runs.save_run(smoke, "stsb", objective, step_losses, seconds, trained_by="notebook 05: your train_loop", **recipe)
+    assert runs.is_trained(smoke, "stsb") and not stale.exists()
+    model, history = runs.trained_model(smoke, "stsb")
+    assert history.losses == step_losses and history.loss == "ReferenceRegressionObjective"
+    assert history.settings == {"trained_by": "notebook 05: your train_loop", **recipe}
+    probe = ["A man plays a guitar."]
+    assert np.allclose(model.encode(probe), objective.model.encode(probe), atol=1e-6)
+    with pytest.raises(ValueError, match="no training steps"):
+        runs.save_run(smoke, "two-stage", objective, [], 1.0, lr=1e-3)
+
+
+def right(cosines, gold):
+    return {"mean |cos − gold/5|": np.mean(np.abs(cosines - gold / 5)),
+            "Pearson ×100": 100 * pearsonr(cosines, gold).statistic,
+            "Spearman ×100": 100 * spearmanr(cosines, gold).statistic}
+
+
+def changed(key, value):
+    return lambda c, g: {**right(c, g), key: value(c, g)}
+
+
+def test_right_answers_pass(capsys):
+    nb05.check_order_and_scale(right)
+    nb05.check_order_and_scale(nb05.order_and_scale_truth)
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (changed("mean |cos − gold/5|", lambda c, g: np.mean(np.abs(c - g))), "not gold"),
+    (changed("mean |cos − gold/5|", lambda c, g: np.mean((c - g / 5) ** 2)), "mean squared"),
+    (changed("mean |cos − gold/5|", lambda c, g: abs(np.mean(c - g / 5))), "cancel out"),
+    (changed("Pearson ×100", lambda c, g: 100 * spearmanr(c, g).statistic), "Pearson correlates the values"),
+    (changed("Pearson ×100", lambda c, g: pearsonr(c, g).statistic), "multiply the correlation by 100"),
+    (changed("Spearman ×100", lambda c, g: 100 * pearsonr(c, g).statistic), "Spearman correlates the ranks"),
+    (changed("Spearman ×100", lambda c, g: spearmanr(c, g).statistic), "multiply the correlation by 100"),
+    (changed("Spearman ×100", lambda c, g: 100 * np.corrcoef(np.argsort(c), np.argsort(g))[0, 1]), "rank correlation"),
+])
+def test_usual_slips_are_named(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint) as err:
+        nb05.check_order_and_scale(wrong)
+    assert "np.mean(np.abs" not in str(err.value)
+
+
+def test_stub_and_bad_returns():
+    def stub(c, g):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb05.check_order_and_scale(stub)
+    with pytest.raises(ExerciseError, match="not a dict"):
+        nb05.check_order_and_scale(lambda c, g: (1.0, 2.0, 3.0))
+    with pytest.raises(ExerciseError, match="lacks the key"):
+        nb05.check_order_and_scale(lambda c, g: {"Pearson": 1.0})
+    with pytest.raises(ExerciseError, match="function itself"):
+        nb05.check_order_and_scale(right(np.array([0.1, 0.5, 0.3]), np.arange(3.0)))
+
+
+def test_table2_puts_our_rows_in_their_blocks_under_the_papers():
+    ours = {"Trained on STS benchmark (STSb)": {"ours: STSb only [offline]": (71.234, 500)},
+            "Not trained for STS": {"ours: NLI only [offline]": (60.0, 500)}}
+    table = evaluation.table2(ours, paper_rows={"Not trained for STS": ["SBERT-NLI-base"]})
+    blocks = list(dict.fromkeys(table.index.get_level_values("block")))
+    assert blocks == list(paper.TABLE2)                       # the paper's order, every block
+    first = table.loc["Not trained for STS"]
+    assert list(first.index) == ["paper: SBERT-NLI-base", "ours: NLI only [offline]"]
+    assert first.loc["paper: SBERT-NLI-base", "STSb test Spearman ×100"] == 77.03
+    stsb = table.loc["Trained on STS benchmark (STSb)"]
+    assert stsb.loc["ours: STSb only [offline]"].tolist() == [71.23, "one seed", 500]
+    assert stsb.loc["paper: SBERT-STSb-base", "±"] == "0.19 (10 seeds)"
+    assert stsb.loc["paper: SBERT-STSb-base", "test pairs"] == paper.STSB_TEST_PAIRS == 1379
+    with pytest.raises(ValueError, match="unknown Table 2 block"):
+        evaluation.table2({"Trained on STS": {}})

@@ -1,0 +1,364 @@
+"""The checks of notebook 07 (ablations): each passes a right answer and rejects the usual wrong
+ones with a message naming the mistake (sbertlib.workbook.lessons.nb07)."""
+from __future__ import annotations
+
+import copy
+import math
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+import re
+import torch
+
+matplotlib.use("Agg")
+
+from sbertlib import paper  # noqa: E402
+from sbertlib.evaluation import ablation  # noqa: E402
+from sbertlib.workbook.lessons import ExerciseError, nb07  # noqa: E402
+from lesson_helpers import IN_PLACE, not_done
+
+
+def test_nb07_classifier_size_right(capsys):
+    nb07.check_classifier_size(lambda concat, n, k: len(concat) * n * k + k)
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda concat, n, k: len(concat) * n * k, "bias"),
+    (lambda concat, n, k: 3 * n * k + k, "len\\(concat\\)"),
+    (lambda concat, n, k: len(concat) * n, "feature size"),
+    (lambda concat, n, k: len(concat) * n * 3 + 3, "not 3"),
+    (lambda concat, n, k: None, None),
+    (lambda concat, n, k: "lots", None),
+])
+def test_nb07_classifier_size_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_classifier_size(wrong)
+
+
+def _results(scores: dict[tuple[str, ...], float]) -> pd.DataFrame:
+    rows = {"max pooling, (u, v, |u-v|)": {"pooling": "max", "concat": "(u, v, |u-v|)", "n_seeds": 2,
+                                           "mean": 99.0, "std": 0.1}}  # first, as a table may order it
+    for concat, score in scores.items():
+        label = "(" + ", ".join(concat) + ")"
+        rows[f"mean pooling, {label}"] = {"pooling": "mean", "concat": label, "n_seeds": 2,
+                                          "mean": score, "std": 0.5 + score / 1000}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+RESULTS = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 53.5, ("u", "v", "u*v"): 48.0, ("|u-v|",): 51.0})
+
+
+def good_gain(results, part, base=("u", "v")):
+    return nb07.grid_mean(results, base + (part,)) - nb07.grid_mean(results, base)
+
+
+def _rows(results, concat):
+    return results[results["concat"] == "(" + ", ".join(concat) + ")"]
+
+
+def test_nb07_gain_right(capsys):
+    nb07.check_gain(good_gain, "|u-v|", RESULTS)
+    nb07.check_gain(lambda r, p, b=("u", "v"): torch.tensor(good_gain(r, p, b)), "|u−v|", RESULTS)  # a tensor, a − sign
+    out = capsys.readouterr().out
+    assert out.count("[OK]") == 4 and "|u-v| is worth more" in out and "+3.50" in out and "-2.00" in out
+
+
+# Each wrong gain: the student's function written with that mistake, and the words its message must hold.
+def _mean_row(r, concat, column="mean"):
+    rows = _rows(r, concat)
+    return float(rows[rows["pooling"] == "mean"][column].iloc[0])
+
+
+@pytest.mark.parametrize("wrong, says", [
+    (lambda r, p, b=("u", "v"): good_gain(r, p, b) * -1, "sign is flipped"),
+    (lambda r, p, b=("u", "v"): good_gain(r, p, b) / nb07.grid_mean(r, b), "relative change"),
+    (lambda r, p, b=("u", "v"): 100 * good_gain(r, p, b) / nb07.grid_mean(r, b), "in per cent"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) / nb07.grid_mean(r, b), "ratio of the two scores"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) - nb07.grid_mean(r, ("u", "v", "|u-v|")),
+     "compared with the default"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, (p,)) - nb07.grid_mean(r, b), "the part alone"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)) - nb07.grid_mean(r, ("u", "v")), "always compared with (u, v)"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, ("u", "v", p)) - nb07.grid_mean(r, ("u", "v")), "left `base` out"),
+    (lambda r, p, b=("u", "v"): _rows(r, b + (p,))["mean"].mean() - _rows(r, b)["mean"].mean(), "averaged every pooling"),
+    (lambda r, p, b=("u", "v"): _rows(r, b + (p,))["mean"].iloc[0] - _rows(r, b)["mean"].iloc[0], "another pooling's"),
+    (lambda r, p, b=("u", "v"): nb07.grid_mean(r, b + (p,)), "the score with the part itself"),
+    (lambda r, p, b=("u", "v"): _mean_row(r, b + (p,), "std") - _mean_row(r, b, "std"), "'std' column"),
+    (lambda r, p, b=("u", "v"): paper.TABLE6_CONCAT[b + (p,)] - paper.TABLE6_CONCAT[b], "the paper's gain"),
+])
+def test_nb07_gain_wrong_answers_are_named(wrong, says):
+    with pytest.raises(ExerciseError, match=r"gain\(<DataFrame of shape") as err:
+        nb07.check_gain(wrong, "|u-v|", RESULTS)
+    assert says in str(err.value)
+
+
+@pytest.mark.parametrize("wrong", [lambda r, p, b=("u", "v"): None, lambda r, p, b=("u", "v"): "big",
+                                   lambda r, p, b=("u", "v"): good_gain(RESULTS, p, b)])   # not the table passed in
+def test_nb07_gain_other_wrong_answers_fail_with_the_generic_hint(wrong):
+    with pytest.raises(ExerciseError, match="from the table passed in"):
+        nb07.check_gain(wrong, "|u-v|", RESULTS)
+
+
+def test_nb07_gain_stub_and_its_error_are_reported_as_everywhere():
+    def stub(results, part, base=("u", "v")):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb07.check_gain(stub, "|u-v|", RESULTS)
+    with pytest.raises(ExerciseError, match="raised KeyError"):
+        nb07.check_gain(lambda r, p, b=("u", "v"): r.loc[p, "mean"], "|u-v|", RESULTS)
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        nb07.check_gain(3.5, "|u-v|", RESULTS)
+
+
+@pytest.mark.parametrize("pick, says", [
+    ("u*v", "gains +3.50, adding u*v -2.00"),
+    (("u", "v", "|u-v|"), "the part alone, as a string"),
+    ("diff", '"|u-v|" or "u*v"'),
+    (..., '"|u-v|" or "u*v"'),
+])
+def test_nb07_most_important_wrong(pick, says):
+    with pytest.raises(ExerciseError, match=re.escape(says)):
+        nb07.check_gain(good_gain, pick, RESULTS)
+
+
+def test_nb07_most_important_names_the_paper_and_the_size_slips(capsys):
+    product_wins = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 51.0, ("u", "v", "u*v"): 56.0})
+    with pytest.raises(ExerciseError, match="that is the paper's finding"):
+        nb07.check_gain(good_gain, "|u-v|", product_wins)
+    nb07.check_gain(good_gain, "u*v", product_wins)
+    out = capsys.readouterr().out
+    assert "u*v first, unlike the paper" in out and "beyond 2 standard errors: u*v is worth more" in out
+    costs_more = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 46.0, ("u", "v", "u*v"): 51.0})
+    with pytest.raises(ExerciseError, match="ranked the gains by their size"):
+        nb07.check_gain(good_gain, "|u-v|", costs_more)
+
+
+def test_nb07_gain_compares_the_two_with_their_standard_error(capsys):
+    close = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 50.05, ("u", "v", "u*v"): 49.1})
+    nb07.check_gain(good_gain, "|u-v|", close)  # |u-v| − u*v = 0.95, se ≈ 0.55: within the seed noise
+    out = capsys.readouterr().out
+    assert "changes nothing measurable" in out and "worth more" not in out
+    nb07.check_gain(good_gain, "|u-v|", close.assign(n_seeds=1, std=np.nan))
+    assert "no standard error" in capsys.readouterr().out
+
+
+def test_nb07_gain_needs_the_grid_rows():
+    with pytest.raises(ExerciseError, match=r"no single row for mean pooling with \(u, v, u\*v\)"):
+        nb07.check_gain(good_gain, "|u-v|", RESULTS.drop(index="mean pooling, (u, v, u*v)"))
+    assert nb07.grid_mean(RESULTS, ("u", "v")) == 50.0
+
+
+def test_nb07_gain_reference_and_probe_agree():
+    import textwrap
+    ex = next(e for e in nb07.EXERCISES if e.name == "gain")
+    scope = {"_pd": pd, "_np": np, "gain": nb07.gain_truth}
+    exec(textwrap.dedent(ex.probe_code).strip(), scope)
+    assert scope["_result"] == pytest.approx([9.25, -2.25, -0.75, 3.5])
+    assert next(e for e in nb07.EXERCISES if e.name == "most_important").probe is None
+
+
+def good_diff(results, a, b):
+    ra, rb = results.loc[a], results.loc[b]
+    return ra["mean"] - rb["mean"], math.sqrt(ra["std"] ** 2 / ra["n_seeds"] + rb["std"] ** 2 / rb["n_seeds"])
+
+
+def _seed_grid() -> pd.DataFrame:
+    rows = {}
+    for pooling, scores in (("mean", (71.6, 69.8, 70.4)), ("max", (28.9, 20.0, 17.2)), ("cls", (16.6, 19.3, 40.1))):
+        s = pd.Series(scores)
+        rows[f"{pooling} pooling, (u, v, |u-v|)"] = {"pooling": pooling, "concat": "(u, v, |u-v|)", "n_seeds": 3,
+                                                      "mean": s.mean(), "std": s.std(ddof=1),
+                                                      **{f"seed {i}": v for i, v in enumerate(scores, 1)}}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def test_nb07_difference_right(capsys):
+    nb07.check_difference(good_diff, _seed_grid())
+    nb07.check_difference(lambda r, a, b: [np.float64(x) for x in good_diff(r, a, b)])  # any pair of numbers
+    assert capsys.readouterr().out.count("[OK]") == 2
+
+
+def _s(r, a, b):
+    return r.loc[a], r.loc[b]
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (lambda r, a, b: (-good_diff(r, a, b)[0], good_diff(r, a, b)[1]), "sign"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], math.hypot(_s(r, a, b)[0]["std"], _s(r, a, b)[1]["std"])), "number of seeds"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] / math.sqrt(_s(r, a, b)[0]["n_seeds"])
+                      + _s(r, a, b)[1]["std"] / math.sqrt(_s(r, a, b)[1]["n_seeds"])), "quadrature"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] + _s(r, a, b)[1]["std"]), "adds the two stds"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], _s(r, a, b)[0]["std"] / math.sqrt(_s(r, a, b)[0]["n_seeds"])), "second row"),
+    (lambda r, a, b: (good_diff(r, a, b)[0], math.sqrt(sum(
+        pd.Series([x[c] for c in r.columns if c.startswith("seed ")]).dropna().std(ddof=0) ** 2 / x["n_seeds"]
+        for x in _s(r, a, b)))), "sample std"),
+    (lambda r, a, b: good_diff(r, a, b)[0], "pair"),
+    (lambda r, a, b: None, None),
+    (lambda r, a, b: (..., 1.0), None),
+])
+def test_nb07_difference_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_difference(wrong, _seed_grid())
+
+
+def test_nb07_difference_not_a_function():
+    with pytest.raises(ExerciseError):
+        nb07.check_difference(3.0)
+
+
+# ============================================================================= 07: run_ablation
+def good_run_ablation(configs, seeds, train_and_score):
+    rows = {}
+    for config in configs:
+        scores = pd.Series([train_and_score(config, seed) for seed in seeds], index=seeds, dtype=float)
+        rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": len(scores),
+                              "mean": scores.mean(), "std": scores.std(ddof=1)}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _with(**change):
+    def run(configs, seeds, train_and_score):
+        table = good_run_ablation(configs, seeds, train_and_score)
+        for column, fn in change.items():
+            table[column] = fn(table, configs, seeds, train_and_score)
+        return table
+    return run
+
+
+def test_run_ablation_right(capsys):
+    nb07.check_run_ablation(good_run_ablation)
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_with(std=lambda t, c, s, f: [np.std([nb07._fake_scores(x, y) for y in s]) for x in c]), "population std"),
+    (_with(std=lambda t, c, s, f: t["std"].fillna(0.0)), "NaN"),
+    (_with(concat=lambda t, c, s, f: [str(x.concat) for x in c]), "concat_label"),
+    (_with(mean=lambda t, c, s, f: t["mean"] + 1), "average of one configuration"),
+    (lambda configs, seeds, f: good_run_ablation(configs, seeds[:1], f), "once for every configuration"),
+    (lambda configs, seeds, f: good_run_ablation(configs, seeds, f).drop(columns="n_seeds"), "no column"),
+    (lambda configs, seeds, f: good_run_ablation(configs, seeds, f).reset_index(drop=True), "indexed by config.label"),
+    (lambda configs, seeds, f: good_run_ablation(configs, seeds, f).to_dict(), "DataFrame"),
+    (not_done, "not written yet"),
+])
+def test_run_ablation_wrong(wrong, hint):
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_run_ablation(wrong)
+
+
+def test_run_ablation_truth_is_run_grids_summary():
+    configs, seeds = ablation.table6_configs()[:4], (3, 1)
+    truth = nb07.run_ablation_truth(configs, seeds, nb07._fake_scores)
+    assert list(truth.index) == [c.label for c in configs]
+    assert truth["std"].iloc[0] == pytest.approx(np.std([nb07._fake_scores(configs[0], s) for s in seeds], ddof=1))
+    assert math.isnan(nb07.run_ablation_truth(configs, (1,), nb07._fake_scores)["std"].iloc[0])
+
+
+def test_run_ablation_and_train_and_score_refuse_non_functions():
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        nb07.check_run_ablation(3)
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        nb07.check_train_and_score(None, None, None, [], [])
+
+
+# ============================================================================= 07: train_and_score
+@pytest.fixture(scope="module")
+def grid_world(shared_data):
+    from sbertlib import data, evaluation
+    from sbertlib.model.encoder import SentenceEncoder
+    start = SentenceEncoder.from_pretrained("tiny-random-bert", max_seq_length=32)
+    return (start, evaluation.STSEvaluator(split="dev", max_pairs=80), data.load_snli("dev")[:48],
+            data.load_stsb("train")[:48])
+
+
+def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_first=True, use_concat=True,
+                         train=True, use_epochs=True):
+    from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
+    from sbertlib.training import prepare_examples, seed_everything
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+
+    def train_and_score(config, seed, pairs, objective, batch_size, lr, epochs=1):
+        encoder = copy.deepcopy(start) if fresh else start
+        if set_pooling:
+            encoder.pooling = config.pooling
+        if seed_first:
+            seed_everything(seed)
+        concat = config.concat if use_concat else ablation.AblationConfig().concat
+        loss = (SoftmaxLoss(encoder, num_labels=3, concat=concat) if objective == "classification"
+                else CosineSimilarityLoss(encoder))
+        if not seed_first:
+            seed_everything(seed)
+        if train:
+            fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1, batch_size=batch_size,
+                     lr=lr, seed=seed)
+        return evaluator(encoder)
+    return train_and_score
+
+
+def test_train_and_score_right(grid_world, capsys):
+    start, evaluator, nli, stsb = grid_world
+    nb07.check_train_and_score(make_train_and_score(start, evaluator), start, evaluator, nli, stsb)
+    assert "[OK]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mistake, hint", [
+    (dict(set_pooling=False), "set the copy's pooling"),
+    (dict(use_concat=False), "concat=config.concat"),
+    (dict(train=False), "untrained network's score"),
+    (dict(fresh=False), "changed the weights of `start`"),
+    (dict(use_epochs=False), "the score of one epoch: pass `epochs`"),  # issue 29: passed before
+])
+def test_train_and_score_wrong(grid_world, mistake, hint):
+    start, evaluator, nli, stsb = grid_world
+    start = copy.deepcopy(start)  # a wrong answer may train it
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_train_and_score(make_train_and_score(start, evaluator, **mistake), start, evaluator, nli, stsb)
+
+
+def test_train_and_score_stub_is_not_done(grid_world):
+    start, evaluator, nli, stsb = grid_world
+    with pytest.raises(ExerciseError, match="not written yet"):
+        nb07.check_train_and_score(not_done, start, evaluator, nli, stsb)
+
+
+def test_table6_figures():
+    from sbertlib.evaluation import reports
+    from sbertlib.workbook import figures
+    configs = ablation.table6_configs()
+    overview = figures.table6_overview(configs)
+    assert len(overview) == 9 and overview.loc[1, "paper: NLI (classification)"] == 80.78
+    nli = nb07.run_ablation_truth(configs, (1, 2), nb07._fake_scores)
+    reg = nb07.run_ablation_truth(ablation.pooling_configs(), (1, 2), nb07._fake_scores)
+    pooling = ablation.pooling_table(nli, reg, "test")
+    _, concat = reports.table6(nli, "test")
+    assert len(figures.table6_bars(pooling, concat, "test").axes) == 2
+    lines = figures.grid_findings(nli, reg, {"mean": 10.0, "max": 90.0, "cls": 50.0})
+    assert lines[0].startswith("NLI : 9 configurations") and "rank agreement" in lines[-2]
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+def test_nb07_run_ablation_that_empties_the_configs_it_was_given_is_refused():
+    from sbertlib.workbook.lessons import nb07
+
+    def run_ablation(configs, seeds, train_and_score):
+        rows = {}
+        while configs:                      # consumes the caller's list
+            c = configs.pop(0)
+            s = [train_and_score(c, seed) for seed in seeds]
+            rows[c.label] = {"pooling": c.pooling, "concat": c.concat_label, "n_seeds": len(s),
+                             "mean": np.mean(s), "std": np.std(s, ddof=1) if len(s) > 1 else np.nan}
+        import pandas as pd
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError, match=r"run_ablation on a grid .*" + IN_PLACE):
+        nb07.check_run_ablation(run_ablation)
+
+
+def test_nb07_classifier_size_stub_is_reported_as_everywhere():
+    from sbertlib.workbook.lessons import nb07
+
+    def classifier_size(concat, n, k=3):
+        raise NotImplementedError
+    with pytest.raises(ExerciseError, match="the exercise is not done yet: classifier_size"):
+        nb07.check_classifier_size(classifier_size)
