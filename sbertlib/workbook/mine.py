@@ -12,7 +12,11 @@ and a later notebook loads it::
 :func:`keep` writes the function's (or class's) source with the imports it needs — every module and
 library object it refers to, each module-level constant, and the source of any helper it calls that
 the notebook defined (04's ``sts_evaluate`` takes its ``spearman`` along) — to
-``runs.output_dir("your_code", NAME + ".py")``, headed by the notebook it came from.
+``runs.output_dir("your_code", NAME + ".py")``, headed by the notebook it came from. **Why a kept file loads:**
+the text is written only after it has been imported back, from a file of its own, as a module of its own
+(:func:`_write_if_it_loads`): a function whose source Python does not have, a helper that needs a name the
+notebook never defined, or a syntax slip is refused at ``keep`` with a message naming it (:class:`CannotKeep`),
+so the student's check passing and the kept file loading in a later kernel are the same event.
 
 :func:`load` imports that file. When there is none yet (notebook 05 opened before 03 ran), or it no
 longer loads, it prints one line saying so and returns the workbook's reference instead (for the
