@@ -128,7 +128,7 @@ def test_centre_right(capsys):
     (lambda x: x.mean(axis=0) - x, "the wrong way round"),
     (lambda x: np.broadcast_to(x.mean(axis=0), x.shape), "the mean vector itself"),
     (lambda x: x.mean(axis=0), "expected"),
-    (lambda x: x * 2, "subtract the mean of all rows"),
+    (lambda x: x * 2, "the rows. average is the zero vector"),  # no slip named: a way to see it, not the answer
 ])
 def test_centre_slips_are_named(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):
@@ -223,3 +223,16 @@ def test_centre_in_place_is_refused_though_it_returns_the_right_numbers():
         nb01.check_centre(centre_in_place)
     assert "x - m" in str(err.value) and "x -= m" in str(err.value)
     nb01.check_centre(lambda x: x - x.mean(axis=0))  # the same numbers, the input left alone: passes
+
+
+@pytest.mark.parametrize("check, wrong", [
+    (nb01.check_cross_encoder_hours, lambda n, pps: 7.0),
+    (nb01.check_bi_encoder_seconds, lambda n, sps: 7.0),
+    (nb01.check_speedup, lambda n, pps, sps: 7.0),
+])
+def test_a_wrong_number_no_slip_explains_gets_a_way_to_find_it_not_the_formula(check, wrong):
+    """The trial of 2026-11-27 found these fallbacks were the answer in words ("hours = pairs / … / 3600")."""
+    with pytest.raises(ExerciseError) as err:
+        check(wrong)
+    hint = str(err.value).split("Hint:", 1)[1]
+    assert "by hand" in hint and "/" not in hint and "divided" not in hint and "3600" not in hint

@@ -62,7 +62,8 @@ def check_cross_encoder_hours(cross_encoder_hours: Callable[[int, float], float]
         want = _reference_pairs(n) / pps / 3600
         if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
             continue
-        hint = "hours = pairs / (pairs per second) / 3600"
+        hint = ("work out n = 3 by hand: how many forward passes does the cross-encoder make, how many seconds do they "
+                "take at its speed, and how many hours is that?")
         if want and math.isclose(got, want * 3600, rel_tol=1e-6):
             hint = "that is in seconds: divide by 3600 for hours"
         elif want and math.isclose(got, want * 60, rel_tol=1e-6):
@@ -110,7 +111,8 @@ def _anisotropy_hint(got: float, x: np.ndarray) -> str:
     centred = x - x.mean(axis=0)
     if abs(got - anisotropy_truth(centred)) < 1e-6:
         return "you centred the vectors first: measure the vectors as they are (centring is what removes anisotropy)"
-    return "normalise each row, take all pairwise cosines, leave out the diagonal and average the rest"
+    return ("try a tiny example you can do by hand (3 short vectors): is each of your values a cosine between −1 and 1, "
+            "do you average only pairs of *different* sentences, and is that average what you return?")
 
 
 def check_anisotropy(anisotropy: Callable) -> None:
@@ -209,9 +211,9 @@ def check_average_word_vectors(average_word_vectors: Callable) -> None:
         raise ExerciseError(f"your vectors differ from the averages of the known words\nHint: {hint}")
     bad = [sentences[k] for k in range(len(sentences)) if not np.allclose(got[k], want[k], atol=1e-5)]
     raise ExerciseError(f"your vectors differ from the averages of the known words for {len(bad)} of "
-                        f"{len(sentences)} hidden sentences (e.g. {bad[0]!r})\nHint: lower-case, split with "
-                        "simple_tokenize, keep the tokens found in vocab, average their rows of vectors; "
-                        "the zero vector when none is found")
+                        f"{len(sentences)} hidden sentences (e.g. {bad[0]!r})\nHint: take that sentence by hand: print the "
+                        "tokens your function makes of it and which of them it finds in vocab, and compare with what "
+                        "the exercise says counts as a word")
 
 
 # ----------------------------------------------------------------------------- the bi-encoder's seconds
@@ -224,7 +226,8 @@ def check_bi_encoder_seconds(bi_encoder_seconds: Callable[[int, float], float]) 
         want = n / sps
         if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
             continue
-        hint = "seconds = sentences / (sentences per second)"
+        hint = ("work out n = 3 by hand: how many forward passes does a bi-encoder make for n sentences, and how many "
+                "seconds do they take at its speed?")
         if n > 2 and math.isclose(got, _reference_pairs(n) / sps, rel_tol=1e-6):
             hint = "a bi-encoder encodes every sentence once — n passes, not n·(n−1)/2: the pairs are compared as vectors"
         elif math.isclose(got, want / 3600, rel_tol=1e-6):
@@ -270,7 +273,8 @@ def check_centre(centre: Callable) -> None:
             "the sign is the wrong way round: each vector minus the mean, not the mean minus the vector": x.mean(axis=0) - x,
             "that is the mean vector itself: subtract it from every row": np.broadcast_to(x.mean(axis=0), x.shape),
         }
-        hint = named_slip(got, slips, "subtract the mean of all rows (axis=0) from every row",
+        hint = named_slip(got, slips, "after centring, the rows' average is the zero vector: print your result's mean over "
+                          "the sentences and see what is left",
                           close=lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-8))
         raise ExerciseError(f"on {name} your centred vectors differ from each row minus the mean vector\nHint: {hint}")
     ok("centre is right: the shared direction (the mean vector) removed from every sentence vector")
@@ -292,7 +296,8 @@ def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
         want = speedup_truth(n, pps, sps)
         if math.isclose(got, want, rel_tol=1e-6):
             continue
-        hint = "cross-encoder seconds (all pairs) divided by bi-encoder seconds (n encodings)"
+        hint = ("work out n = 3 by hand: the time each encoder takes for the same n sentences, both in seconds, and how "
+                "many times longer the slower one takes")
         if math.isclose(got, 1 / want, rel_tol=1e-6):
             hint = "upside down: the cross-encoder's time over the bi-encoder's, so that the answer is large"
         elif math.isclose(got, want / 3600, rel_tol=1e-6) or math.isclose(got, want * 3600, rel_tol=1e-6):
