@@ -236,3 +236,18 @@ def test_a_wrong_number_no_slip_explains_gets_a_way_to_find_it_not_the_formula(c
         check(wrong)
     hint = str(err.value).split("Hint:", 1)[1]
     assert "by hand" in hint and "/" not in hint and "divided" not in hint and "3600" not in hint
+
+
+def test_average_word_vectors_without_punctuation_is_named():
+    """The trial of 2026-11-27: dropping '.' and ',' got only the general hint."""
+    from sbertlib.model.word_average import simple_tokenize
+
+    def no_punctuation(sentences, vocab, vectors):
+        out = np.zeros((len(sentences), vectors.shape[1]))
+        for k, s in enumerate(sentences):
+            rows = [vectors[vocab[t]] for t in simple_tokenize(s.lower()) if t in vocab and any(c.isalnum() for c in t)]
+            if rows:
+                out[k] = np.mean(rows, axis=0)
+        return out
+    with pytest.raises(ExerciseError, match="left out the punctuation tokens"):
+        nb01.check_average_word_vectors(no_punctuation)

@@ -176,6 +176,8 @@ def _average_slips(sentences, vocab: dict, vectors: np.ndarray) -> dict[str, np.
             variant(lambda s: simple_tokenize(s.lower()), reduce="sum"),
         "every occurrence counts: a word used twice ('a man … a guitar') weighs twice, so do not de-duplicate":
             variant(lambda s: simple_tokenize(s.lower()), unique=True),
+        "you left out the punctuation tokens ('.', ','): they are words of GloVe's vocabulary and count like any "
+        "other": variant(lambda s: [t for t in simple_tokenize(s.lower()) if any(ch.isalnum() for ch in t)]),
     }
 
 
