@@ -352,7 +352,8 @@ QUESTIONS = {
         {"It must be low: cosines near 1 say every pair is similar":
             "Spearman compares ranks. Does squeezing the cosines into a band change their order?",
          "It must be high, because all the cosines are high":
-            "Spearman never sees the values, only their order.",
+            "High compared with what? Spearman's ρ compares each pair with the other pairs: would adding 0.5 to every "
+            "cosine change ρ?",
          "It is undefined for values in such a narrow range":
             "Ranks exist for any set of numbers, however close together."}),
     "01.3": choice(
