@@ -257,7 +257,9 @@ class Exercise:
     * ``inputs``: the hidden inputs the check calls the student's function on (a function returning a list of
       argument tuples, built afresh for every check); ``slips``: ``{message naming the mistake: the same
       function written with that mistake}``; ``hint``: what to say when no slip matches; ``ok``: the message of
-      a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6).
+      a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6); ``returns(value,
+      what)``: reads the student's result before it is compared (e.g. one number out of a 0-d array or tensor),
+      raising ExerciseError for what cannot be read.
     """
 
     name: str
@@ -269,6 +271,7 @@ class Exercise:
     hint: str = ""
     ok: str = ""
     compare: Callable[[Any, Any], bool] | None = None
+    returns: Callable[[Any, str], Any] | None = None
 
     @property
     def probe_code(self) -> str | None:
@@ -282,10 +285,14 @@ class Exercise:
         __tracebackhide__ = True  # noqa: F841
         if self.reference is None or self.inputs is None:
             raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
+        require(callable(fn), f"pass your function itself, not {type(fn).__name__}",
+                f"check_{self.name}({self.name}): no parentheses after the name")
         same = self.compare or _close
         cases = list(self.inputs())
         for args in cases:
             got = call(fn, *_copies(args), what=f"your {self.name}")
+            if self.returns is not None:
+                got = self.returns(got, f"{self.name}({_shown(args)})")
             want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}

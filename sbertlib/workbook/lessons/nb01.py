@@ -53,29 +53,29 @@ def check_pair_count(pair_count: Callable[[int], int]) -> None:
     ok(f"pair_count is right: 10,000 sentences give {_reference_pairs(10_000):,} pairs")
 
 
+def _isclose(got: float, want: float) -> bool:
+    return math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12)
+
+
+CROSS_ENCODER_HOURS = Exercise(
+    "cross_encoder_hours",
+    reference=lambda n, pps: _reference_pairs(n) / pps / 3600,
+    inputs=lambda: [(10_000, 213.65), (10_000, 50.0), (1_000, 10.0), (2, 1.0), (40_000, 2_000.0), (1, 5.0)],
+    slips={"that is in seconds: divide by 3600 for hours": lambda n, pps: _reference_pairs(n) / pps,
+           "that is in minutes: divide by 60 once more": lambda n, pps: _reference_pairs(n) / pps / 60,
+           "use the number of unordered pairs n·(n−1)/2, not n²": lambda n, pps: n * n / pps / 3600,
+           "n·(n−1) counts each pair twice": lambda n, pps: n * (n - 1) / pps / 3600},
+    hint="work out n = 3 by hand: how many forward passes does the cross-encoder make, how many seconds do they take "
+         "at its speed, and how many hours is that?",
+    ok=f"cross_encoder_hours is right: the paper's 65 h for 10,000 sentences means about "
+       f"{_reference_pairs(10_000) / (PAPER_HOURS_10K * 3600):.0f} pairs per second on a V100",
+    returns=_number, compare=_isclose,
+    probe="_result = [cross_encoder_hours(n, p) for n, p in ((10_000, 65), (500, 12.5), (2, 1))]")
+
+
 def check_cross_encoder_hours(cross_encoder_hours: Callable[[int, float], float]) -> None:
     """Check ``cross_encoder_hours(n, pairs_per_second)``: hours to score every pair among ``n`` sentences."""
-    require(callable(cross_encoder_hours), "pass your function itself: check_cross_encoder_hours(cross_encoder_hours)")
-    cases = [(10_000, 213.65), (10_000, 50.0), (1_000, 10.0), (2, 1.0), (40_000, 2_000.0), (1, 5.0)]
-    for n, pps in cases:
-        got = _number(call(cross_encoder_hours, n, pps), f"cross_encoder_hours({n}, {pps})")
-        want = _reference_pairs(n) / pps / 3600
-        if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
-            continue
-        hint = ("work out n = 3 by hand: how many forward passes does the cross-encoder make, how many seconds do they "
-                "take at its speed, and how many hours is that?")
-        if want and math.isclose(got, want * 3600, rel_tol=1e-6):
-            hint = "that is in seconds: divide by 3600 for hours"
-        elif want and math.isclose(got, want * 60, rel_tol=1e-6):
-            hint = "that is in minutes: divide by 60 once more"
-        elif math.isclose(got, n * n / pps / 3600, rel_tol=1e-6):
-            hint = "use the number of unordered pairs n·(n−1)/2, not n²"
-        elif math.isclose(got, n * (n - 1) / pps / 3600, rel_tol=1e-6):
-            hint = "n·(n−1) counts each pair twice"
-        raise ExerciseError(f"cross_encoder_hours({n}, {pps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
-    implied = _reference_pairs(10_000) / (PAPER_HOURS_10K * 3600)
-    ok(f"cross_encoder_hours is right: the paper's 65 h for 10,000 sentences means about "
-       f"{implied:.0f} pairs per second on a V100")
+    CROSS_ENCODER_HOURS.check(cross_encoder_hours)
 
 
 def anisotropy_truth(vectors) -> float:
@@ -219,27 +219,25 @@ def check_average_word_vectors(average_word_vectors: Callable) -> None:
 
 
 # ----------------------------------------------------------------------------- the bi-encoder's seconds
+BI_ENCODER_SECONDS = Exercise(
+    "bi_encoder_seconds",
+    reference=lambda n, sps: n / sps,
+    inputs=lambda: [(10_000, 2_000.0), (10_000, 137.0), (1_000, 50.0), (2, 4.0), (123_457, 830.5), (1, 5.0)],
+    slips={"a bi-encoder encodes every sentence once — n passes, not n·(n−1)/2: the pairs are compared as vectors":
+               lambda n, sps: _reference_pairs(n) / sps if n > 2 else float("nan"),
+           "that is in hours: this one asks for seconds": lambda n, sps: n / sps / 3600,
+           "upside down: divide the number of sentences by the speed": lambda n, sps: sps / n,
+           "divide by the speed, do not multiply": lambda n, sps: n * sps},
+    hint="work out n = 3 by hand: how many forward passes does a bi-encoder make for n sentences, and how many "
+         "seconds do they take at its speed?",
+    ok="bi_encoder_seconds is right: encodings grow as n, pairs as n²",
+    returns=_number, compare=_isclose)
+
+
 def check_bi_encoder_seconds(bi_encoder_seconds: Callable[[int, float], float]) -> None:
     """Check ``bi_encoder_seconds(n, sentences_per_second)``: seconds for a bi-encoder to embed ``n`` sentences,
     each once (the cosine matrix is cheap beside it): it grows as n, where the cross-encoder's pairs grow as n²."""
-    require(callable(bi_encoder_seconds), "pass your function itself: check_bi_encoder_seconds(bi_encoder_seconds)")
-    for n, sps in ((10_000, 2_000.0), (10_000, 137.0), (1_000, 50.0), (2, 4.0), (123_457, 830.5), (1, 5.0)):
-        got = _number(call(bi_encoder_seconds, n, sps), f"bi_encoder_seconds({n}, {sps})")
-        want = n / sps
-        if math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12):
-            continue
-        hint = ("work out n = 3 by hand: how many forward passes does a bi-encoder make for n sentences, and how many "
-                "seconds do they take at its speed?")
-        if n > 2 and math.isclose(got, _reference_pairs(n) / sps, rel_tol=1e-6):
-            hint = "a bi-encoder encodes every sentence once — n passes, not n·(n−1)/2: the pairs are compared as vectors"
-        elif math.isclose(got, want / 3600, rel_tol=1e-6):
-            hint = "that is in hours: this one asks for seconds"
-        elif math.isclose(got, sps / n, rel_tol=1e-6):
-            hint = "upside down: divide the number of sentences by the speed"
-        elif math.isclose(got, n * sps, rel_tol=1e-6):
-            hint = "divide by the speed, do not multiply"
-        raise ExerciseError(f"bi_encoder_seconds({n}, {sps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
-    ok("bi_encoder_seconds is right: encodings grow as n, pairs as n²")
+    BI_ENCODER_SECONDS.check(bi_encoder_seconds)
 
 
 # ----------------------------------------------------------------------------- centring
@@ -288,28 +286,32 @@ def speedup_truth(n: int, pairs_per_second: float, sentences_per_second: float) 
     return (_reference_pairs(n) / pairs_per_second) / (n / sentences_per_second)
 
 
+SPEEDUP = Exercise(
+    "speedup",
+    reference=lambda n, pps, sps: speedup_truth(n, pps, sps),
+    inputs=lambda: [(10_000, 213.65, 2_000.0), (10_000, 50.0, 50.0), (1_000, 10.0, 400.0), (2, 1.0, 1.0),
+                    (40_000, 2_000.0, 1_378.0)],
+    slips={"upside down: the cross-encoder's time over the bi-encoder's, so that the answer is large":
+               lambda n, pps, sps: 1 / speedup_truth(n, pps, sps),
+           "hours divided by seconds: put both times in the same unit first":
+               lambda n, pps, sps: speedup_truth(n, pps, sps) / 3600,
+           "seconds divided by hours: put both times in the same unit first":
+               lambda n, pps, sps: speedup_truth(n, pps, sps) * 3600,
+           "count each unordered pair once, n·(n−1)/2": lambda n, pps, sps: n * n / pps / (n / sps),
+           "count each unordered pair once, n·(n−1)/2 (n·(n−1) counts each twice)":
+               lambda n, pps, sps: n * (n - 1) / pps / (n / sps),
+           "that compares one pass with one pass; the cross-encoder needs n·(n−1)/2 passes, the bi-encoder n":
+               lambda n, pps, sps: sps / pps},
+    hint="work out n = 3 by hand: the time each encoder takes for the same n sentences, both in seconds, and how "
+         "many times longer the slower one takes",
+    ok=f"speedup is right: it grows with n — {speedup_truth(10_000, 1.0, 1.0):,.1f}× at equal speeds for 10,000 sentences",
+    returns=_number, compare=lambda got, want: math.isclose(got, want, rel_tol=1e-6))
+
+
 def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
     """Check ``speedup(n, pairs_per_second, sentences_per_second)``: how many times longer the cross-encoder
     takes than the bi-encoder to find the most similar pair among ``n`` sentences."""
-    require(callable(speedup), "pass your function itself: check_speedup(speedup)")
-    for n, pps, sps in ((10_000, 213.65, 2_000.0), (10_000, 50.0, 50.0), (1_000, 10.0, 400.0), (2, 1.0, 1.0),
-                        (40_000, 2_000.0, 1_378.0)):
-        got = _number(call(speedup, n, pps, sps), f"speedup({n}, {pps}, {sps})")
-        want = speedup_truth(n, pps, sps)
-        if math.isclose(got, want, rel_tol=1e-6):
-            continue
-        hint = ("work out n = 3 by hand: the time each encoder takes for the same n sentences, both in seconds, and how "
-                "many times longer the slower one takes")
-        if math.isclose(got, 1 / want, rel_tol=1e-6):
-            hint = "upside down: the cross-encoder's time over the bi-encoder's, so that the answer is large"
-        elif math.isclose(got, want / 3600, rel_tol=1e-6) or math.isclose(got, want * 3600, rel_tol=1e-6):
-            hint = "hours divided by seconds: put both times in the same unit first"
-        elif math.isclose(got, n * n / pps / (n / sps), rel_tol=1e-6) or math.isclose(got, n * (n - 1) / pps / (n / sps), rel_tol=1e-6):
-            hint = "count each unordered pair once, n·(n−1)/2"
-        elif math.isclose(got, sps / pps, rel_tol=1e-6):
-            hint = "that compares one pass with one pass; the cross-encoder needs n·(n−1)/2 passes, the bi-encoder n"
-        raise ExerciseError(f"speedup({n}, {pps}, {sps}) = {got:.6g}, expected {want:.6g}\nHint: {hint}")
-    ok(f"speedup is right: it grows with n — {speedup_truth(10_000, 1.0, 1.0):,.1f}× at equal speeds for 10,000 sentences")
+    SPEEDUP.check(speedup)
 
 
 # ----------------------------------------------------------------------------- the exercises, declared once
@@ -317,7 +319,9 @@ def check_speedup(speedup: Callable[[int, float, float], float]) -> None:
 # right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
 EXERCISES = (
     Exercise('pair_count', probe="_result = [pair_count(n) for n in (0, 1, 2, 3, 10, 10_000, 1_000_000)]"),
-    Exercise('cross_encoder_hours', probe="_result = [cross_encoder_hours(n, p) for n, p in ((10_000, 65), (500, 12.5), (2, 1))]"),
+    CROSS_ENCODER_HOURS,
+    BI_ENCODER_SECONDS,
+    SPEEDUP,
     Exercise('anisotropy', probe="""
             _rng = _np.random.default_rng(2021)
             _result = [anisotropy(_rng.normal(size=(7, 5)) + 0.8), anisotropy(_rng.normal(size=(3, 4)))]

@@ -165,10 +165,6 @@ def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None
     ok("token-budget batches match the library's on sorted, tied and over-long inputs")
 
 
-# The cross-encoder extrapolation exercise lives in notebook 01 (the paper's "65 hours" is told there once);
-# the name stays importable here for code written against earlier versions.
-from .nb01 import check_cross_encoder_hours  # noqa: E402,F401
-
 
 # ----------------------------------------------------------------------------- precision
 def _bf16_cases() -> torch.Tensor:
