@@ -36,7 +36,7 @@ def test_cosine_matrix_right(capsys):
     (lambda a, b: good_cosine(a, b)[:, :1], "expected"),
     (lambda a, b: good_cosine(a, b) * np.nan, "NaN"),
     (lambda a, b: "cosines", "not an array"),
-    (lambda a, b: np.asarray(a) @ np.asarray(b), "your function raised ValueError"),
+    (lambda a, b: np.asarray(a) @ np.asarray(b), "your cosine_matrix raised ValueError"),
 ])
 def test_cosine_matrix_slips_are_named(wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

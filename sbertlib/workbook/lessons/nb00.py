@@ -107,50 +107,57 @@ def _cosine_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
             ("one row (1, 8) against b (7, 8)", a[:1].copy(), b)]
 
 
-def _cosine_hint(got: np.ndarray, a: np.ndarray, b: np.ndarray) -> str:
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    unit = lambda x, axis: x / np.linalg.norm(x, axis=axis, keepdims=True)  # noqa: E731
-    cos = unit(a64, 1) @ unit(b64, 1).T
-    known = {
-        "that is the dot product a·b: divide by both lengths — normalise each row to length 1 first": a64 @ b64.T,
-        "only the rows of `a` were normalised: normalise the rows of `b` too": unit(a64, 1) @ b64.T,
-        "only the rows of `b` were normalised: normalise the rows of `a` too": a64 @ unit(b64, 1).T,
-        "that is the cosine *distance* 1 − cos; the similarity is the cosine itself": 1 - cos,
-        "you divided by the norm of the whole matrix: divide each row (each sentence vector) by its own length":
-            (a64 / np.linalg.norm(a64)) @ (b64 / np.linalg.norm(b64)).T,
-    }
-    if a.shape[0] > 1 and b.shape[0] > 1:
-        known["you normalised the columns (axis 0): normalise each row, one sentence vector, to length 1 (axis=1)"] = \
-            unit(a64, 0) @ unit(b64, 0).T
-    for hint, wrong in known.items():
-        if wrong.shape == got.shape and np.allclose(got, wrong, atol=1e-4):
-            return hint
-    return "normalise every row of a and of b to length 1, then one matrix product a_unit @ b_unitᵀ"
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _unit(x, axis: int = 1) -> np.ndarray:
+    """``x`` in float64, each row (``axis=1``) or each column (``axis=0``) divided by its length."""
+    return _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True)
+
+
+def _matrix(got, what: str) -> np.ndarray:
+    """The student's matrix as float64 numpy (from an array, a tensor or nested lists), holding no NaN or inf."""
+    require(got is not None, f"{what} returned None", "return the (n, m) matrix of cosines")
+    try:
+        got = _as_numpy(got)
+    except (TypeError, ValueError, RuntimeError):
+        raise ExerciseError(f"{what} returned a {type(got).__name__}, not an array\n"
+                            "Hint: return the (n, m) matrix of cosines, a numpy array or a torch tensor") from None
+    require(bool(np.all(np.isfinite(got))), f"{what} returned a matrix holding NaN or inf",
+            "divide by the rows' lengths, which are never 0 here")
+    return got
+
+
+COSINE_MATRIX = Exercise(
+    "cosine_matrix",
+    reference=cosine_matrix_truth,
+    inputs=lambda: [(a, b) for _, a, b in _cosine_cases()],
+    slips={"rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), so a @ bᵀ, not b @ aᵀ":
+               lambda a, b: cosine_matrix_truth(a, b).T,
+           "that is the dot product a·b: divide by both lengths — normalise each row to length 1 first":
+               lambda a, b: _f64(a) @ _f64(b).T,
+           "only the rows of `a` were normalised: normalise the rows of `b` too":
+               lambda a, b: _unit(a) @ _f64(b).T,
+           "only the rows of `b` were normalised: normalise the rows of `a` too":
+               lambda a, b: _f64(a) @ _unit(b).T,
+           "that is the cosine *distance* 1 − cos; the similarity is the cosine itself":
+               lambda a, b: 1 - cosine_matrix_truth(a, b),
+           "you divided by the norm of the whole matrix: divide each row (each sentence vector) by its own length":
+               lambda a, b: (_f64(a) / np.linalg.norm(_f64(a))) @ (_f64(b) / np.linalg.norm(_f64(b))).T,
+           "you normalised the columns (axis 0): normalise each row, one sentence vector, to length 1 (axis=1)":
+               lambda a, b: _unit(a, 0) @ _unit(b, 0).T if len(a) > 1 and len(b) > 1 else float("nan")},
+    hint="normalise every row of a and of b to length 1, then one matrix product a_unit @ b_unitᵀ",
+    ok="cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths",
+    compare=lambda got, want: np.shape(got) == np.shape(want) and bool(np.allclose(got, want, atol=1e-5)),
+    returns=_matrix)
 
 
 def check_cosine_matrix(cosine_matrix: Callable) -> None:
     """Check ``cosine_matrix(a, b) -> (n, m)`` with ``out[i, j] = cos(a[i], b[j])``, against
     :func:`sbertlib.model.similarity.cos_sim` on hidden float32 rows of very different lengths (a numpy
     array or a torch tensor may come back)."""
-    require(callable(cosine_matrix), f"pass your function itself, not {type(cosine_matrix).__name__}",
-            "check_cosine_matrix(cosine_matrix) — no parentheses after the name")
-    for name, a, b in _cosine_cases():
-        got = call(cosine_matrix, a.copy(), b.copy())
-        try:
-            got = _as_numpy(got)
-        except (TypeError, ValueError):
-            raise ExerciseError(f"on {name} your function returned a {type(got).__name__}, not an array") from None
-        want = cosine_matrix_truth(a, b)
-        if got.shape == want.T.shape and got.shape != want.shape:
-            raise ExerciseError(f"on {name} you returned shape {got.shape}, expected {want.shape}\n"
-                                "Hint: rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), so a @ bᵀ, not b @ aᵀ")
-        require(got.shape == want.shape, f"on {name} you returned shape {got.shape}, expected {want.shape}",
-                "one row per sentence of a, one column per sentence of b")
-        require(bool(np.all(np.isfinite(got))), f"on {name} your matrix holds NaN or inf",
-                "divide by the rows' lengths, which are never 0 here")
-        require(np.allclose(got, want, atol=1e-5), f"on {name} your matrix differs from the cosines "
-                f"(largest difference {np.abs(got - want).max():.3g})", _cosine_hint(got, a, b))
-    ok("cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths")
+    COSINE_MATRIX.check(cosine_matrix)
 
 
 # ----------------------------------------------------------------------------- nearest-neighbour hits
@@ -234,6 +241,7 @@ def check_nearest_neighbour_hits(nearest_neighbour_hits: Callable, sim=None, par
 # Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
 # right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
 EXERCISES = (
+    COSINE_MATRIX,
     Exercise('most_similar_pair', probe="""
             _rng = _np.random.default_rng(2020)
             _result = []
