@@ -4,9 +4,9 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from scipy.stats import pearsonr, spearmanr
+from scipy.stats import pearsonr, rankdata, spearmanr
 
-from . import Exercise, ExerciseError, call, ok, require
+from . import Exercise, ExerciseError, _brief, call, ok, require
 from .questions import choice
 
 __all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "check_worst_k", "hidden_cases",
@@ -35,24 +35,53 @@ def _ordinal_ranks(a: np.ndarray) -> np.ndarray:
     return np.argsort(np.argsort(a, kind="stable"), kind="stable").astype(float)
 
 
-def _hint(got: float, x: np.ndarray, y: np.ndarray) -> str:
-    want = float(spearmanr(x, y).statistic)
-    if abs(got - 100 * want) < 1e-6:
-        return "you returned Spearman × 100; return ρ itself, between −1 and 1 (tables multiply by 100)"
-    if abs(got - float(pearsonr(x, y)[0])) < 1e-6:
-        return "that is Pearson's r of the raw values: rank both lists first, then take Pearson of the ranks"
-    if abs(got - float(pearsonr(_ordinal_ranks(x), _ordinal_ranks(y))[0])) < 1e-6:
-        return ("tied values got different ranks (argsort of argsort); tied values must share the *average* "
-                "of the ranks they span, e.g. scipy.stats.rankdata")
-    n = len(x)
-    rx, ry = _ordinal_ranks(x), _ordinal_ranks(y)
-    shortcut = 1 - 6 * np.sum((rx - ry) ** 2) / (n * (n ** 2 - 1))
-    from scipy.stats import rankdata
-    shortcut_avg = 1 - 6 * np.sum((rankdata(x) - rankdata(y)) ** 2) / (n * (n ** 2 - 1))
-    if abs(got - shortcut) < 1e-6 or abs(got - shortcut_avg) < 1e-6:
-        return ("the shortcut 1 − 6·Σd²/(n(n²−1)) is exact only without ties; "
-                "compute Pearson's r of the (average) ranks instead")
-    return "rank x and y separately (average ranks for ties), then Pearson's r of the two rank vectors"
+def _shortcut(rx: np.ndarray, ry: np.ndarray) -> float:
+    """1 − 6·Σd²/(n(n²−1)) of two rank vectors: Spearman's ρ only when there are no ties."""
+    n = len(rx)
+    return float(1 - 6 * np.sum((np.asarray(rx) - np.asarray(ry)) ** 2) / (n * (n ** 2 - 1)))
+
+
+def spearman_truth(x, y) -> float:
+    """Spearman's ρ (−1 … 1) as scipy computes it: Pearson's r of the average ranks."""
+    return float(spearmanr(x, y).statistic)
+
+
+def _one_float(got, what: str) -> float:
+    """The student's ρ as a float, or an ExerciseError saying what came back instead."""
+    require(got is not None and got is not NotImplemented and got is not Ellipsis, f"{what} returned {got!r}",
+            "return ρ as a float")
+    try:
+        return float(np.asarray(got, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned {_brief(got)}, not a single number\n"
+                            "Hint: return one float (if you called scipy/np.corrcoef, pick the right entry "
+                            "of its result)") from None
+
+
+SPEARMAN = Exercise(
+    "spearman",
+    probe="""
+            _rng = _np.random.default_rng(2026)
+            _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
+                       spearman(_rng.normal(size=30), _rng.normal(size=30))]
+            """,
+    reference=spearman_truth, kept=True,
+    # the hidden data include ties (as STS gold scores have: many pairs share a score), a monotone non-linear
+    # relation and a reversed order
+    inputs=lambda: [(x, y) for _, x, y in hidden_cases()],
+    slips={"you returned Spearman × 100; return ρ itself, between −1 and 1 (tables multiply by 100)":
+               lambda x, y: 100 * spearman_truth(x, y),
+           "that is Pearson's r of the raw values: rank both lists first, then take Pearson of the ranks":
+               lambda x, y: float(pearsonr(x, y)[0]),
+           "tied values got different ranks (argsort of argsort); tied values must share the *average* "
+           "of the ranks they span, e.g. scipy.stats.rankdata":
+               lambda x, y: float(pearsonr(_ordinal_ranks(x), _ordinal_ranks(y))[0]),
+           "the shortcut 1 − 6·Σd²/(n(n²−1)) is exact only without ties; "
+           "compute Pearson's r of the (average) ranks instead":
+               lambda x, y: _shortcut(rankdata(x), rankdata(y))},  # with argsort ranks it is their Pearson r
+    hint="rank x and y separately (average ranks for ties), then Pearson's r of the two rank vectors",
+    ok="spearman is right, ties included: Spearman's ρ is Pearson's r of the (average) ranks",
+    compare=lambda got, want: abs(got - want) <= 1e-6, returns=_one_float)
 
 
 def check_spearman(spearman: Callable) -> None:
@@ -61,28 +90,7 @@ def check_spearman(spearman: Callable) -> None:
     The hidden data include ties (as STS gold scores have: many pairs share a score), a monotone
     non-linear relation and a reversed order.
     """
-    require(callable(spearman), f"pass your function itself, not {type(spearman).__name__}",
-            "check_spearman(spearman) — no parentheses after the name")
-    for name, x, y in hidden_cases():
-        got = call(spearman, x.copy(), y.copy())
-        require(got is not None and got is not NotImplemented and got is not Ellipsis,
-                f"on {name} your function returned {got!r}", "return ρ as a float")
-        try:
-            value = float(np.asarray(got, dtype=float).reshape(()))
-        except (TypeError, ValueError):
-            raise ExerciseError(f"on {name} your function returned {got!r}, not a single number\n"
-                                "Hint: return one float (if you called scipy/np.corrcoef, pick the right entry "
-                                "of its result)") from None
-        want = float(spearmanr(x, y).statistic)
-        if abs(value - want) > 1e-6:
-            raise ExerciseError(f"on {name}: you returned {value:.6f}, Spearman's ρ is {want:.6f}\n"
-                                f"Hint: {_hint(value, x, y)}")
-    ok("spearman is right, ties included: Spearman's ρ is Pearson's r of the (average) ranks")
-
-
-def spearman_truth(x, y) -> float:
-    """Spearman's ρ (−1 … 1) as scipy computes it: Pearson's r of the average ranks."""
-    return float(spearmanr(x, y).statistic)
+    SPEARMAN.check(spearman)
 
 
 # ----------------------------------------------------------------------------- your STS evaluation
@@ -431,11 +439,7 @@ def check_genre_shares(genre_shares: Callable) -> None:
 # Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
 # right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
 EXERCISES = (
-    Exercise('spearman', probe="""
-            _rng = _np.random.default_rng(2026)
-            _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
-                       spearman(_rng.normal(size=30), _rng.normal(size=30))]
-            """, reference=spearman_truth, kept=True),
+    SPEARMAN,
     Exercise('sts_evaluate', probe="""
             from sbertlib import data as _data
             from sbertlib.workbook.profiles import load_encoder as _load_encoder
