@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import Exercise, call, named_slip, ok, require
+from . import Exercise, ExerciseError, ok, require
 from .questions import choice
 
 STOPWORDS = frozenset("""
@@ -134,68 +134,86 @@ def _measure_case(seed: int = 10) -> tuple[np.ndarray, np.ndarray]:
     return a.astype(np.float32), b.astype(np.float32)
 
 
-def _measure_slips(measure: str, a: np.ndarray, b: np.ndarray) -> dict[str, np.ndarray]:
-    a, b = a.astype(np.float64), b.astype(np.float64)
-    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
-    diff = a[:, None, :] - b[None, :, :]
-    l2, l1, cos = np.sqrt((diff ** 2).sum(-1)), np.abs(diff).sum(-1), unit(a) @ unit(b).T
-    du = unit(a)[:, None, :] - unit(b)[None, :, :]
-    slips = {
-        "cosine": {"that is the dot product: divide by both lengths (normalise the rows first)": a @ b.T,
-                   "that is the cosine distance 1 − cos; the explorer wants the similarity, cos itself": 1 - cos},
-        "dot": {"that is the cosine: the dot product uses the vectors as they are, lengths included": cos},
-        "euclidean": {"a distance is smaller for closer vectors: return MINUS the distance, so that larger = more similar": l2,
-                      "that is the squared distance: take the square root (and negate it)": -(l2 ** 2),
-                      "that is the Manhattan (L1) distance: Euclidean is the square root of the sum of squared "
-                      "differences": -l1,
-                      "you normalised the vectors first: measure the distance between the vectors as they are":
-                          -np.sqrt((du ** 2).sum(-1))},
-        "manhattan": {"a distance is smaller for closer vectors: return MINUS the distance, so that larger = more similar": l1,
-                      "that is the Euclidean (L2) distance: Manhattan sums the absolute differences": -l2,
-                      "you forgot the absolute value: Manhattan sums |a − b| over the dimensions": -diff.sum(-1)},
-    }
-    return slips[measure]
+def _f64(x) -> np.ndarray:
+    return np.asarray(x, dtype=np.float64)
+
+
+def _unit(x) -> np.ndarray:
+    return _f64(x) / np.linalg.norm(_f64(x), axis=1, keepdims=True)
+
+
+def _diff(a, b) -> np.ndarray:
+    """``(n, m, dim)``: a[i] − b[j]."""
+    return _f64(a)[:, None, :] - _f64(b)[None, :, :]
+
+
+def _l2(a, b) -> np.ndarray:
+    return np.sqrt((_diff(a, b) ** 2).sum(-1))
+
+
+def _l1(a, b) -> np.ndarray:
+    return np.abs(_diff(a, b)).sum(-1)
+
+
+def _scores(got, what: str) -> np.ndarray:
+    """The student's scores as float64 numpy (from an array, a tensor or nested lists)."""
+    require(got is not None, f"{what} returned None", "return the (n, m) matrix")
+    try:
+        return np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned a {type(got).__name__}, not an array") from None
+
+
+def _only(measure: str, slip):
+    """A slip of ``measure`` alone: on another measure's input it names nothing."""
+    return lambda a, b, m: slip(a, b) if m == measure else None
+
+
+SIMILARITY = Exercise(
+    "similarity",
+    reference=similarity_truth,
+    inputs=lambda: [(*_measure_case(), measure) for measure in MEASURE_NAMES],
+    # {message naming the mistake: the function written with that mistake, for the measure it concerns}
+    slips={"rows of a, columns of b: out[i, j] compares a[i] with b[j]":
+               lambda a, b, m: similarity_truth(a, b, m).T,
+           "that is the dot product: divide by both lengths (normalise the rows first)":
+               _only("cosine", lambda a, b: _f64(a) @ _f64(b).T),
+           "that is the cosine distance 1 − cos; the explorer wants the similarity, cos itself":
+               _only("cosine", lambda a, b: 1 - _unit(a) @ _unit(b).T),
+           "that is the cosine: the dot product uses the vectors as they are, lengths included":
+               _only("dot", lambda a, b: _unit(a) @ _unit(b).T),
+           "a distance is smaller for closer vectors: return MINUS the distance, so that larger = more similar":
+               lambda a, b, m: _l2(a, b) if m == "euclidean" else _l1(a, b) if m == "manhattan" else None,
+           "that is the squared distance: take the square root (and negate it)":
+               _only("euclidean", lambda a, b: -(_l2(a, b) ** 2)),
+           "that is the Manhattan (L1) distance: Euclidean is the square root of the sum of squared differences":
+               _only("euclidean", lambda a, b: -_l1(a, b)),
+           "you normalised the vectors first: measure the distance between the vectors as they are":
+               _only("euclidean", lambda a, b: -_l2(_unit(a), _unit(b))),
+           "that is the Euclidean (L2) distance: Manhattan sums the absolute differences":
+               _only("manhattan", lambda a, b: -_l2(a, b)),
+           "you forgot the absolute value: Manhattan sums |a − b| over the dimensions":
+               _only("manhattan", lambda a, b: -_diff(a, b).sum(-1))},
+    hint="cosine: normalise the rows of a and b to length 1, then a @ bᵀ; dot: a @ bᵀ, the vectors as they are; "
+         "euclidean: minus the square root of the summed squared differences of a[i] and b[j]; manhattan: minus the "
+         "summed absolute differences of a[i] and b[j]",
+    ok="similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four",
+    compare=lambda got, want: np.shape(got) == np.shape(want) and bool(np.allclose(got, want, atol=1e-4, rtol=1e-5)),
+    returns=_scores)
 
 
 def check_similarity(similarity) -> None:
     """Check ``similarity(a, b, measure) -> (n, m)`` for ``cosine``, ``dot``, ``euclidean`` and ``manhattan``
     (the distances negated: larger = more similar) against :func:`sbertlib.model.similarity.similarity_matrix`,
     on hidden float32 rows of very different lengths."""
-    from . import ExerciseError
-    require(callable(similarity), f"pass your function itself, not {type(similarity).__name__}",
-            "nb10.check_similarity(similarity) — no parentheses after the name")
-    a, b = _measure_case()
-    for measure in MEASURE_NAMES:
-        got = call(similarity, a.copy(), b.copy(), measure,
-                   what=f"`similarity(a, b, {measure!r})` with a {a.shape}, b {b.shape}")
-        require(got is not None, f"`similarity(a, b, {measure!r})` returned None", "return the (n, m) matrix")
-        try:
-            got = np.asarray(got.detach().cpu().numpy() if hasattr(got, "detach") else got, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ExerciseError(f"`similarity(a, b, {measure!r})` returned a {type(got).__name__}, not an array") from None
-        want = similarity_truth(a, b, measure)
-        require(not (got.shape == want.T.shape != want.shape),
-                f"{measure}: shape {got.shape}, expected {want.shape}",
-                "rows of a, columns of b: out[i, j] compares a[i] with b[j]")
-        require(got.shape == want.shape, f"{measure}: shape {got.shape} for a {a.shape} and b {b.shape}, "
-                f"expected {want.shape}", "one score for every row of a with every row of b")
-        if np.allclose(got, want, atol=1e-4, rtol=1e-5):
-            continue
-        what = {"cosine": "normalise the rows of a and b to length 1, then a @ bᵀ",
-                "dot": "a @ bᵀ, the vectors as they are",
-                "euclidean": "minus the square root of the summed squared differences of a[i] and b[j]",
-                "manhattan": "minus the summed absolute differences of a[i] and b[j]"}[measure]
-        hint = named_slip(got, _measure_slips(measure, a, b), what,
-                          close=lambda x, y: np.shape(x) == np.shape(y) and np.allclose(x, y, atol=1e-4))
-        raise ExerciseError(f"{measure}: your scores differ from the library's (largest difference "
-                            f"{np.abs(got - want).max():.3g})\nHint: {hint}")
-    ok("similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
+    SIMILARITY.check(similarity)
 
 
 # ----------------------------------------------------------------------------- the exercises, declared once
 # Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
 # right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
 EXERCISES = (
+    SIMILARITY,
     Exercise('a', probe=None),
     Exercise('b', probe=None),  # any paraphrase pair without shared words is right
     Exercise('answer', probe=None),
