@@ -10,11 +10,12 @@ different numbers, then on the notebook's own embeddings.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, ExerciseError, call, named_slip, ok, require
+from . import Exercise, ExerciseError, _brief, call, named_slip, ok, require
 from .questions import choice
 
 TOLERANCE = 1e-4
@@ -78,99 +79,125 @@ def _hidden_cases() -> list[tuple[np.ndarray, list]]:
     return cases
 
 
-def _one_number(fn: Callable, emb, labels, what: str) -> float:
-    require(fn is not None and fn is not Ellipsis and callable(fn),
-            f"`{what}` must be a function (emb, labels) -> float; got {type(fn).__name__}.",
-            "Define it with `def` in the solution cell and run that cell first.")
-    value = call(fn, emb, labels, what=f"`{what}`")
+def _one_number(value, what: str) -> float:
+    """The student's score as a float, or an ExerciseError: one finite number is what both scores return."""
     if hasattr(value, "item") and np.size(value) == 1:
         value = value.item()
     require(isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value),
-            f"`{what}` must return one finite number, got {value!r}.")
+            f"{what} must return one finite number, got {_brief(value)}.")
     return float(value)
 
 
-def _compare(fn: Callable, truth: Callable, what: str, hint: str, emb=None, labels=None, slips=None) -> float:
-    cases = _hidden_cases() + ([(emb, labels)] if emb is not None else [])
-    for idx, (x, lab) in enumerate(cases):
-        got, want = _one_number(fn, x, lab, what), truth(x, lab)
-        where = "the notebook's embeddings" if emb is not None and idx == len(cases) - 1 else f"hidden test set {idx + 1}"
-        if abs(got - want) > TOLERANCE:
-            named = named_slip(got, slips(x, lab) if slips else {}, hint,
-                               close=lambda a, b: abs(a - b) <= TOLERANCE)
-            raise ExerciseError(f"On {where} `{what}` gives {got:.4f}, expected {want:.4f}.\nHint: {named}")
-    return truth(emb, labels) if emb is not None else truth(*cases[0])
+def _close(got: float, want: float) -> bool:
+    return abs(got - want) <= TOLERANCE
 
 
-def _separation_slips(emb, labels) -> dict:
-    """What the usual slips of ``separation`` give, each named."""
-    raw = np.asarray(emb, dtype=np.float64)
-    x, lab = _unit(emb), _labels(labels, len(raw))
+def _raw(emb) -> np.ndarray:
+    return np.asarray(emb.detach().cpu().numpy() if hasattr(emb, "detach") else emb, dtype=np.float64)
+
+
+# ----------------------------------------------------------------------------- the usual slips, each a function
+def _gap(emb, labels, normalise: bool = True, keep_diagonal: bool = False) -> float:
+    """Separation by cosines (``normalise``) or dot products, with or without each row paired with itself."""
+    x = _unit(emb) if normalise else _raw(emb)
+    lab = _labels(labels, len(x))
     same = lab[:, None] == lab[None, :]
-    off = ~np.eye(len(x), dtype=bool)
+    s = same if keep_diagonal else same & ~np.eye(len(x), dtype=bool)
+    score = x @ x.T
+    return float(score[s].mean() - score[~same].mean())
 
-    def gap(cos, keep_diagonal=False):
-        s = same if keep_diagonal else same & off
-        return float(cos[s].mean() - cos[~same].mean())
 
-    def per_label(cos):
-        intra, inter = [], []
-        for c in np.unique(lab):
-            m = lab == c
-            if m.sum() > 1:
-                intra.append(cos[np.ix_(m, m)][~np.eye(m.sum(), dtype=bool)].mean())
-            inter.append(cos[np.ix_(m, ~m)].mean())
-        return float(np.mean(intra) - np.mean(inter))
+def _gap_per_label(emb, labels) -> float:
+    """Separation averaged per label first: each label's mean within and mean to the rest, then their means."""
+    x = _unit(emb)
+    lab = _labels(labels, len(x))
     cos = x @ x.T
-    return {
-        "that is with dot products: normalise the rows first, a cosine ignores the vectors' lengths": lambda: gap(raw @ raw.T),
-        "the same-label pairs include each sentence with itself (cosine 1): leave the diagonal out": lambda: gap(cos, True),
-        "that averages per label first: average over all same-label pairs, each pair counting once": lambda: per_label(cos),
-        "the wrong way round: same-label pairs minus different-label pairs": lambda: -gap(cos),
-    }
+    intra, inter = [], []
+    for c in np.unique(lab):
+        m = lab == c
+        if m.sum() > 1:
+            intra.append(cos[np.ix_(m, m)][~np.eye(m.sum(), dtype=bool)].mean())
+        inter.append(cos[np.ix_(m, ~m)].mean())
+    return float(np.mean(intra) - np.mean(inter))
 
 
-def _nn_slips(emb, labels) -> dict:
-    """What the usual slips of ``nn_agreement`` give, each named."""
-    raw = np.asarray(emb, dtype=np.float64)
-    x, lab = _unit(emb), _labels(labels, len(raw))
-
-    def agreement(score, exclude_self=True, largest=True):
-        m = score.copy()
-        np.fill_diagonal(m, -np.inf if largest else np.inf) if exclude_self else None
-        nearest = m.argmax(axis=1) if largest else m.argmin(axis=1)
-        return float(np.mean(lab[nearest] == lab))
-    dist = np.linalg.norm(raw[:, None, :] - raw[None, :, :], axis=-1)
-    return {
-        "every row is its own nearest neighbour (cosine 1): exclude it before the argmax (-inf on the diagonal)":
-            lambda: agreement(x @ x.T, exclude_self=False),
-        "that is the nearest by dot product: normalise the rows first (cosine)": lambda: agreement(raw @ raw.T),
-        "that is the nearest by Euclidean distance of the raw vectors: use the cosine": lambda: agreement(dist, largest=False),
-        "a count, not a share: divide by the number of rows": lambda: agreement(x @ x.T) * len(raw),
-        "that is the *least* similar other row: take the highest cosine (argmax)":
-            lambda: agreement(x @ x.T, largest=False),
-    }
+def _agreement(emb, labels, score: str = "cosine", exclude_self: bool = True, largest: bool = True) -> float:
+    """1-NN agreement with the neighbour found by ``score`` (cosine, dot or euclidean distance of the raw rows),
+    itself excluded or not, the most (``largest``) or least similar."""
+    from scipy.spatial.distance import cdist
+    raw = _raw(emb)
+    lab = _labels(labels, len(raw))
+    m = (_unit(emb) @ _unit(emb).T if score == "cosine" else raw @ raw.T if score == "dot" else cdist(raw, raw))
+    if exclude_self:
+        np.fill_diagonal(m, -np.inf if largest else np.inf)
+    nearest = m.argmax(axis=1) if largest else m.argmin(axis=1)
+    return float(np.mean(lab[nearest] == lab))
 
 
 # ----------------------------------------------------------------------------- checks
-SEPARATION_HINT = "the mean cosine of the same-label pairs (two different sentences) minus that of the different-label pairs"
-NN_HINT = "for each row, the other row of highest cosine: does it carry the same label? The share of rows where it does"
+SEPARATION = Exercise(
+    "separation",
+    probe="""
+            _rng = _np.random.default_rng(2030)
+            _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
+            """,
+    reference=separation_truth, inputs=_hidden_cases,
+    slips={"that is with dot products: normalise the rows first, a cosine ignores the vectors' lengths":
+               lambda emb, labels: _gap(emb, labels, normalise=False),
+           "the same-label pairs include each sentence with itself (cosine 1): leave the diagonal out":
+               lambda emb, labels: _gap(emb, labels, keep_diagonal=True),
+           "that averages per label first: average over all same-label pairs, each pair counting once": _gap_per_label,
+           "the wrong way round: same-label pairs minus different-label pairs":
+               lambda emb, labels: -separation_truth(emb, labels)},
+    hint="the mean cosine of the same-label pairs (two different sentences) minus that of the different-label pairs",
+    ok=f"separation matches the reference on {len(_hidden_cases())} hidden sets",
+    compare=_close, returns=_one_number)
+
+NN_AGREEMENT = Exercise(
+    "nn_agreement",
+    probe="""
+            _rng = _np.random.default_rng(2031)
+            _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
+            """,
+    reference=nn_agreement_truth, inputs=_hidden_cases,
+    slips={"every row is its own nearest neighbour (cosine 1): exclude it before the argmax (-inf on the diagonal)":
+               lambda emb, labels: _agreement(emb, labels, exclude_self=False),
+           "that is the nearest by dot product: normalise the rows first (cosine)":
+               lambda emb, labels: _agreement(emb, labels, "dot"),
+           "that is the nearest by Euclidean distance of the raw vectors: use the cosine":
+               lambda emb, labels: _agreement(emb, labels, "euclidean", largest=False),
+           "a count, not a share: divide by the number of rows":
+               lambda emb, labels: nn_agreement_truth(emb, labels) * len(labels),
+           "that is the *least* similar other row: take the highest cosine (argmax)":
+               lambda emb, labels: _agreement(emb, labels, largest=False)},
+    hint="for each row, the other row of highest cosine: does it carry the same label? The share of rows where it does",
+    ok=f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets",
+    compare=_close, returns=_one_number)
+
+
+def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
+    """``exercise``'s check of ``fn`` on its hidden sets and then, if given, on the notebook's own ``emb`` and
+    ``labels``; the reference's value on the notebook's data (on the first hidden set without it)."""
+    require(fn is not None and fn is not Ellipsis and callable(fn),
+            f"`{exercise.name}` must be a function (emb, labels) -> float; got {type(fn).__name__}.",
+            "Define it with `def` in the solution cell and run that cell first.")
+    if emb is None:
+        exercise.check(fn)
+        return exercise.reference(*exercise.inputs()[0])
+    value = exercise.reference(emb, labels)
+    replace(exercise, inputs=lambda: [*exercise.inputs(), (emb, labels)],
+            ok=f"{exercise.ok} and on your data ({value:{shown}})").check(fn)
+    return value
 
 
 def check_separation(separation: Callable, emb=None, labels: Sequence | None = None) -> float:
     """Pass when ``separation(emb, labels)`` equals :func:`separation_truth` on hidden data (and on ``emb``)."""
-    value = _compare(separation, separation_truth, "separation", SEPARATION_HINT, emb, labels, _separation_slips)
-    ok(f"separation matches the reference on {len(_hidden_cases())} hidden sets"
-       + (f" and on your data ({value:+.4f})" if emb is not None else ""))
-    return value
+    return _check(SEPARATION, separation, emb, labels, "+.4f")
 
 
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
     """Pass when ``nn_agreement(emb, labels)`` equals :func:`nn_agreement_truth` on hidden data (and on ``emb``)."""
-    value = _compare(nn_agreement, nn_agreement_truth, "nn_agreement", NN_HINT, emb, labels, _nn_slips)
-    ok(f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets"
-       + (f" and on your data ({value:.3f})" if emb is not None else ""))
-    return value
+    return _check(NN_AGREEMENT, nn_agreement, emb, labels, ".3f")
 
 
 # ----------------------------------------------------------------------------- PCA by SVD
@@ -388,14 +415,8 @@ def check_cosine_by_label(cosine_by_label: Callable, labels: Sequence[str] = ("e
 # Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
 # right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
 EXERCISES = (
-    Exercise('separation', probe="""
-            _rng = _np.random.default_rng(2030)
-            _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
-            """),
-    Exercise('nn_agreement', probe="""
-            _rng = _np.random.default_rng(2031)
-            _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
-            """),
+    SEPARATION,
+    NN_AGREEMENT,
 )
 
 
