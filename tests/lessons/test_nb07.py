@@ -26,8 +26,8 @@ def test_nb07_classifier_size_right(capsys):
 
 @pytest.mark.parametrize("wrong, hint", [
     (lambda concat, n, k: len(concat) * n * k, "bias"),
-    (lambda concat, n, k: 3 * n * k + k, "len\\(concat\\)"),
-    (lambda concat, n, k: len(concat) * n, "feature size"),
+    (lambda concat, n, k: 3 * n * k + k, "count the parts in `concat`"),
+    (lambda concat, n, k: len(concat) * n, "size of the classifier's input"),
     (lambda concat, n, k: len(concat) * n * 3 + 3, "not 3"),
     (lambda concat, n, k: None, None),
     (lambda concat, n, k: "lots", None),
@@ -51,7 +51,8 @@ RESULTS = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 53.5, ("u", "v", "u*v
 
 
 def good_gain(results, part, base=("u", "v")):
-    return nb07.grid_mean(results, base + (part,)) - nb07.grid_mean(results, base)
+    with_part = tuple(p for p in ("u", "v", "|u-v|", "u*v") if p in base or p == part)   # Table 6's order
+    return nb07.grid_mean(results, with_part) - nb07.grid_mean(results, base)
 
 
 def _rows(results, concat):
@@ -154,7 +155,7 @@ def test_nb07_gain_reference_and_probe_agree():
     ex = next(e for e in nb07.EXERCISES if e.name == "gain")
     scope = {"_pd": pd, "_np": np, "gain": nb07.gain_truth}
     exec(textwrap.dedent(ex.probe_code).strip(), scope)
-    assert scope["_result"] == pytest.approx([9.25, -2.25, -0.75, 3.5])
+    assert scope["_result"] == pytest.approx([9.25, -2.25, -0.75, 3.5, 10.75])
     assert next(e for e in nb07.EXERCISES if e.name == "most_important").probe is None
 
 
@@ -362,3 +363,212 @@ def test_nb07_classifier_size_stub_is_reported_as_everywhere():
         raise NotImplementedError
     with pytest.raises(ExerciseError, match="the exercise is not done yet: classifier_size"):
         nb07.check_classifier_size(classifier_size)
+
+
+# ============================================================================= student trial, round 2
+# 1 · train_and_score that ignores an argument: the check's points use values no profile holds, and the message
+# names the argument ignored.
+def test_nb07_point_settings_are_none_a_student_could_hard_code():
+    values = nb07.hard_codable()
+    assert nb07.POINT_SETTINGS["lr"] not in values["lr"] and nb07.POINT_SETTINGS["batch_size"] not in values["batch_size"]
+    assert nb07.POINT_EPOCHS not in values["epochs"] and not set(nb07.POINT_SEEDS) & set(values["seed"])
+    from sbertlib.workbook.profiles import PROFILES
+    assert all(prof.nli.lr != nb07.POINT_SETTINGS["lr"] and prof.stsb.lr != nb07.POINT_SETTINGS["lr"]
+               for prof in PROFILES.values())
+
+
+def _ignoring(start, evaluator, **fixed):
+    """The student's train_and_score, right but for the arguments in ``fixed``, hard-coded instead of used."""
+    from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
+    from sbertlib.training import prepare_examples, seed_everything
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+
+    def train_and_score(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
+        given = dict(seed=seed, batch_size=batch_size, lr=lr, epochs=epochs)
+        given.update(fixed)
+        encoder = copy.deepcopy(start)
+        encoder.pooling = config.pooling
+        seed_everything(given["seed"])
+        loss = (SoftmaxLoss(encoder, num_labels=3, concat=config.concat) if objective == "classification"
+                else CosineSimilarityLoss(encoder))
+        fit_loop(loss, prepare_examples(train_pairs, loss), epochs=given["epochs"], batch_size=given["batch_size"],
+                 lr=given["lr"], seed=given["seed"])
+        return evaluator(encoder)
+    return train_and_score
+
+
+@pytest.mark.parametrize("fixed, says", [
+    (dict(lr=1e-3), "at lr=0.001 (a profile's rate), not at the lr=0.003 passed in: your function ignores its `lr`"),
+    (dict(lr=2e-5), "ignores its `lr` argument"),
+    (dict(batch_size=16), "batch_size=16, not the batch_size=6 passed in: your function ignores its `batch_size`"),
+    (dict(seed=42), "seed 42, not the seed 17 passed in: your function ignores its `seed` argument"),
+    (dict(epochs=4), "4 epochs, not the epochs=1 passed in: your function ignores its `epochs` argument"),
+])
+def test_nb07_train_and_score_that_ignores_an_argument_is_named(grid_world, fixed, says):
+    start, evaluator, nli, stsb = grid_world
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_train_and_score(_ignoring(start, evaluator, **fixed), start, evaluator, nli, stsb)
+    assert says in str(err.value)
+
+
+# 2 · gain with the part put last: fails on a legal call whose row Table 6 writes in another order.
+def test_nb07_gain_with_the_part_put_last_is_named():
+    def gain(results, part, base=("u", "v")):
+        return nb07.grid_mean(results, tuple(base) + (part,)) - nb07.grid_mean(results, tuple(base))
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_gain(gain, "|u-v|", RESULTS)
+    text = str(err.value)
+    assert "('u', 'v', 'u*v')" in text and "Table 6's order: (u, v, |u-v|, u*v)" in text
+    assert "here the row (u, v, |u-v|, u*v), not (u, v, u*v, |u-v|)" in text
+    assert "shown above" not in text
+
+
+def test_nb07_gain_with_the_part_put_last_that_gives_nan_is_named():
+    def gain(results, part, base=("u", "v")):   # a lookup of its own: NaN for a row that is not there
+        def score(concat):
+            rows = results[(results["pooling"] == "mean") & (results["concat"] == "(" + ", ".join(concat) + ")")]
+            return rows["mean"].mean()
+        return score(tuple(base) + (part,)) - score(tuple(base))
+    with pytest.raises(ExerciseError, match=re.escape("written in Table 6's order")):
+        nb07.check_gain(gain, "|u-v|", RESULTS)
+
+
+def test_nb07_gain_truth_puts_the_part_in_table6s_order():
+    assert nb07.with_part(("u", "v", "u*v"), "|u-v|") == ("u", "v", "|u-v|", "u*v")
+    assert nb07.with_part(("u*v",), "|u-v|") == ("|u-v|", "u*v")
+    assert nb07.with_part(("u", "v"), "u*v") == ("u", "v", "u*v")
+    inputs = nb07._gain_inputs()
+    assert any(tuple(b) + (p,) != nb07.with_part(b, p) for _, p, b in inputs)
+
+
+# 3 · run_ablation whose n_seeds is the tuple of seeds: named before pandas touches it.
+def test_nb07_run_ablation_with_the_seeds_as_n_seeds_is_named():
+    def run_ablation(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": tuple(seeds),
+                                  "mean": np.mean(scores), "std": np.std(scores, ddof=1)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_run_ablation(run_ablation)
+    text = str(err.value)
+    assert "the column n_seeds holds (1, 2, 3) (a tuple)" in text and "the number of seeds, one integer per row" in text
+    assert "setting an array element" not in text
+
+
+def test_nb07_run_ablation_with_a_list_of_scores_as_mean_is_named():
+    def run_ablation(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": len(seeds),
+                                  "mean": scores, "std": float(np.std(scores, ddof=1)) if len(seeds) > 1 else np.nan}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError, match="the column mean holds .* one number per row"):
+        nb07.check_run_ablation(run_ablation)
+
+
+# 4 · train_and_score returning the encoder: its own hint, not another exercise's.
+def test_nb07_train_and_score_returning_the_encoder_gets_its_own_hint(grid_world):
+    start, evaluator, nli, stsb = grid_world
+
+    def returns_encoder(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
+        encoder = copy.deepcopy(start)
+        encoder.pooling = config.pooling
+        return encoder
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_train_and_score(returns_encoder, start, evaluator, nli, stsb)
+    text = str(err.value)
+    assert "is a SentenceEncoder, not a number" in text and "returns the STSb dev score" in text
+    assert "results" not in text
+
+
+# 5 · diff_and_se returning a dict: named as a dict, a pair asked for.
+def test_nb07_diff_and_se_returning_a_dict_is_named():
+    def diff_and_se(results, a, b):
+        d, se = good_diff(results, a, b)
+        return {"difference": d, "se": se}
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_difference(diff_and_se, _seed_grid())
+    text = str(err.value)
+    assert "returned a dict (keys ['difference', 'se']), not a pair" in text
+    assert "return a pair (difference, standard error)" in text and "results.loc" not in text
+
+
+# 6 · train_and_score that shuffles the pairs it was given in place.
+def test_nb07_train_and_score_that_shuffles_the_pairs_in_place_is_named(grid_world):
+    import random
+    start, evaluator, nli, stsb = grid_world
+    right = make_train_and_score(start, evaluator)
+
+    def shuffles(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
+        random.shuffle(train_pairs)
+        return right(config, seed, train_pairs, objective, batch_size, lr, epochs)
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_train_and_score(shuffles, start, evaluator, nli, stsb)
+    text = str(err.value)
+    assert "changed `train_pairs` in place (the same pairs in another order)" in text
+    assert "the notebook's pairs would change" in text and "reproducible" not in text
+
+
+# 7 · the classification loss on the regression points.
+def test_nb07_train_and_score_with_softmax_for_regression_gets_a_hint(grid_world):
+    start, evaluator, nli, stsb = grid_world
+    from sbertlib.losses import SoftmaxLoss
+    from sbertlib.training import prepare_examples, seed_everything
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+
+    def always_softmax(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
+        encoder = copy.deepcopy(start)
+        encoder.pooling = config.pooling
+        seed_everything(seed)
+        loss = SoftmaxLoss(encoder, num_labels=3, concat=config.concat)
+        fit_loop(loss, prepare_examples(train_pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
+        return evaluator(encoder)
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_train_and_score(always_softmax, start, evaluator, nli, stsb)
+    text = str(err.value)
+    assert "is not a class id" in text and "cosine similarity" in text and "regression objective" in text
+    assert "shown above are where it stopped" not in text
+    assert err.value.__cause__ is not None   # Jupyter still shows the student's failing line
+
+
+# 8 · hints point at the idea, not the formula.
+def test_nb07_classifier_size_fallback_does_not_give_the_formula():
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_classifier_size(lambda concat, n, k: len(concat) * n * k + 2 * k)
+    text = str(err.value)
+    assert "reread the warm-up" in text and "len(concat)·n" not in text and "× k" not in text
+
+
+@pytest.mark.parametrize("wrong", [lambda concat, n, k: len(concat) * n, lambda concat, n, k: len(concat) * n + k])
+def test_nb07_classifier_size_slips_do_not_give_the_formula(wrong):
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_classifier_size(wrong)
+    assert "× k" not in str(err.value) and "+ k" not in str(err.value)
+
+
+def test_nb07_diff_and_se_fallback_does_not_give_the_formula():
+    def diff_and_se(results, a, b):
+        d, se = good_diff(results, a, b)
+        return d, 2 * se
+    with pytest.raises(ExerciseError) as err:
+        nb07.check_difference(diff_and_se, _seed_grid())
+    text = str(err.value)
+    assert "reread Exercise 4's text" in text and "√" not in text.split("Hint:")[1]
+
+
+# 9 · the warm-up's `...` placeholders are "not done yet".
+def test_nb07_classifier_size_with_the_placeholders_is_not_done():
+    def classifier_size(concat, n, k=3):
+        features = ...   # how many numbers the classifier sees  # noqa: F841
+        return ...       # weights (features × k) plus biases
+    with pytest.raises(ExerciseError, match="the exercise is not done yet: classifier_size still holds the stub's `...`"):
+        nb07.check_classifier_size(classifier_size)
+
+    def half_done(concat, n, k=3):
+        features = ...
+        return features * k + k
+    with pytest.raises(ExerciseError, match="not done yet"):
+        nb07.check_classifier_size(half_done)

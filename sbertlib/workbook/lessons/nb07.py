@@ -12,7 +12,7 @@ from ... import paper
 from ...evaluation import ablation
 from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, call, ok, require, two_items
+from . import Exercise, ExerciseError, _brief, call, ok, require, two_items
 from .questions import choice, number
 from ...errors import UnknownName
 
@@ -44,9 +44,15 @@ def check_classifier_size(classifier_size: Callable) -> None:
             "check_classifier_size(classifier_size)")
     for n, k in ((768, 3), (384, 3), (64, 3), (100, 2), (10, 6)):
         for concat in TABLE6_CONCATS:
-            got = call(classifier_size, concat, n, k, what=f"classifier_size({concat}, {n}, {k})")
-            require(got is not None and got is not Ellipsis, f"classifier_size returned {got!r}",
-                    "return the number of parameters, an int")
+            try:
+                got = call(classifier_size, concat, n, k, what=f"classifier_size({concat}, {n}, {k})")
+            except ExerciseError as err:   # `features * k` with the stub's `features = ...` left in
+                cause = err.__cause__
+                if isinstance(cause, TypeError) and "'ellipsis'" in str(cause):
+                    raise ExerciseError(_PLACEHOLDER_LEFT) from cause
+                raise
+            require(got is not Ellipsis, _PLACEHOLDER_LEFT.split("\nHint: ")[0], _PLACEHOLDER_LEFT.split("\nHint: ")[1])
+            require(got is not None, f"classifier_size returned {got!r}", "return the number of parameters, an int")
             if isinstance(got, torch.Tensor) and got.numel() == 1:
                 got = got.item()
             require(isinstance(got, (int, float)) and not isinstance(got, bool) and float(got) == int(got),
@@ -55,15 +61,24 @@ def check_classifier_size(classifier_size: Callable) -> None:
             if int(got) == want:
                 continue
             features = len(concat) * n
-            hints = {features * k: "you forgot the bias: the linear layer also has one bias per class (k numbers)",
-                     features: "that is the feature size; the layer maps it to k classes: (features × k) + k",
-                     features + k: "weights are a matrix: features × k, plus k biases",
-                     3 * n * k + k: "not every concatenation has 3 parts: use len(concat) · n features",
-                     n * k + k: "the features are len(concat) embeddings side by side, not one",
+            # the named slips say which part of the count went wrong, never the count itself
+            hints = {features * k: "you forgot the bias: the linear layer also has a bias for each class it outputs",
+                     features: "that is the size of the classifier's input (the concatenated features), not the number "
+                               "of its parameters: a linear layer has a weight for every (input, output) pair, and biases",
+                     features + k: "a linear layer's weights are a matrix, a weight for every (input, output) pair, not "
+                                   "one per input",
+                     3 * n * k + k: "not every concatenation has 3 parts: count the parts in `concat`",
+                     n * k + k: "the classifier sees every part of `concat` side by side, not one embedding",
                      features * 3 + 3: "use k, the number of classes passed in, not 3"}
+            fallback = ("reread the warm-up's text: which features the classifier sees for these parts, how many "
+                        "classes it maps them to, and its bias; count every trainable number once")
             raise ExerciseError(f"classifier_size({concat}, n={n}, k={k}) returned {int(got):,}, expected {want:,}\n"
-                                f"Hint: {hints.get(int(got), 'W_t maps len(concat)·n features to k logits, with a bias')}")
+                                f"Hint: {hints.get(int(got), fallback)}")
     ok("classifier_size matches SoftmaxLoss's classifier for every concatenation of Table 6")
+
+
+_PLACEHOLDER_LEFT = ("the exercise is not done yet: classifier_size still holds the stub's `...` placeholders\n"
+                     "Hint: replace each `...` with your code")
 
 
 def _row(results: pd.DataFrame, concat: str) -> pd.Series:
@@ -82,16 +97,18 @@ def grid_mean(results: pd.DataFrame, concat: tuple[str, ...], pooling: str = "me
     return float(rows.iloc[0]["mean"])
 
 
-def _number(x, name: str) -> float:
-    require(x is not None and x is not Ellipsis, f"{name} is {x!r}", f"set {name} to a number read from `results`")
+def _number(x, name: str, hint: str) -> float:
+    """``x`` as a float, or an ExerciseError naming ``name`` with ``hint``: what this exercise returns."""
+    require(x is not None and x is not Ellipsis, f"{name} is {x!r}", hint)
     if isinstance(x, torch.Tensor) and x.numel() == 1:
         x = x.item()
+    if isinstance(x, (str, bytes)):
+        raise ExerciseError(f"{name} is a {type(x).__name__} ({_brief(x)}), not a number\nHint: {hint}")
     try:
         value = float(x)
     except (TypeError, ValueError):
-        raise ExerciseError(f"{name} is a {type(x).__name__}, not a number\n"
-                            "Hint: pick one value, e.g. results.loc[row, 'mean']") from None
-    require(math.isfinite(value), f"{name} is {value}", "use the 'mean' column")
+        raise ExerciseError(f"{name} is a {type(x).__name__}, not a number\nHint: {hint}") from None
+    require(math.isfinite(value), f"{name} is {value}", hint)
     return value
 
 
@@ -113,6 +130,12 @@ def _which_is_worth_more(with_abs: pd.Series, with_prod: pd.Series) -> str:
 
 # ----------------------------------------------------------------------------- what a part is worth
 PARTS = ("|u-v|", "u*v")  # the two parts Section 6 weighs against each other, each added to (u, v)
+ORDER = ("u", "v", "|u-v|", "u*v")  # Table 6 writes a concatenation's parts in this order
+
+
+def with_part(base: tuple[str, ...], part: str) -> tuple[str, ...]:
+    """``base`` with ``part`` added, its parts in Table 6's order (:data:`ORDER`): the row's concatenation."""
+    return tuple(p for p in ORDER if p in tuple(base) or p == part)
 
 
 def _mean_of(results: pd.DataFrame, concat: tuple[str, ...], column: str = "mean") -> float:
@@ -127,7 +150,7 @@ def _mean_of(results: pd.DataFrame, concat: tuple[str, ...], column: str = "mean
 def gain_truth(results: pd.DataFrame, part: str, base: tuple[str, ...] = ("u", "v")) -> float:
     """What adding ``part`` to the concatenation ``base`` is worth in a grid: the mean STSb dev score (mean pooling)
     of ``base + (part,)`` minus that of ``base``, in points — one thing varied, everything else held."""
-    return _mean_of(results, tuple(base) + (part,)) - _mean_of(results, tuple(base))
+    return _mean_of(results, with_part(base, part)) - _mean_of(results, tuple(base))
 
 
 def _all_poolings(results: pd.DataFrame, concat: tuple[str, ...]) -> float:
@@ -141,7 +164,7 @@ def _first_row(results: pd.DataFrame, concat: tuple[str, ...]) -> float:
 
 
 def _paper_gain(part: str, base: tuple[str, ...]) -> float:
-    return paper.TABLE6_CONCAT[tuple(base) + (part,)] - paper.TABLE6_CONCAT[tuple(base)]
+    return paper.TABLE6_CONCAT[with_part(base, part)] - paper.TABLE6_CONCAT[tuple(base)]
 
 
 def _grid(means: dict[tuple[str, ...], float], first: tuple[str, ...] = ("max", "cls"), seed: int = 0) -> pd.DataFrame:
@@ -166,7 +189,9 @@ def _gain_inputs() -> list[tuple]:
     b = _grid({("u", "v"): 44.0, ("|u-v|",): 41.5, ("u*v",): 46.75, ("|u-v|", "u*v"): 47.0, ("u", "v", "u*v"): 49.5,
                ("u", "v", "|u-v|"): 43.25, ("u", "v", "|u-v|", "u*v"): 45.0}, first=("cls", "max"), seed=2)
     return [(a, "|u-v|", ("u", "v")), (a, "u*v", ("u", "v")), (b, "|u-v|", ("u", "v")),
-            (a, "u*v", ("u", "v", "|u-v|")), (b, "u*v", ("|u-v|",)), (b, "u*v", ("u", "v", "|u-v|"))]
+            (a, "u*v", ("u", "v", "|u-v|")), (b, "u*v", ("|u-v|",)), (b, "u*v", ("u", "v", "|u-v|")),
+            # the part goes before the last of `base` in Table 6's order: (u, v, |u-v|, u*v), not (u, v, u*v, |u-v|)
+            (a, "|u-v|", ("u", "v", "u*v")), (b, "|u-v|", ("u*v",))]
 
 
 def _as_part(value) -> str | None:
@@ -184,12 +209,13 @@ def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
     parts against its standard error."""
     require(callable(gain), f"pass your function itself, not {type(gain).__name__}",
             "check_gain(gain, most_important, nli_results)")
-    _exercise("gain").check(gain)
+    _check_gain_on_hidden_inputs(gain)
     base = ("u", "v")
     rows = {part: _row(results, "(" + ", ".join(base + (part,)) + ")") for part in PARTS}
     _row(results, "(u, v)")
     ours = {part: gain_truth(results, part, base) for part in PARTS}
-    theirs = {part: _number(call(gain, results.copy(), part, what="your gain"), f"gain(results, {part!r})")
+    theirs = {part: _number(call(gain, results.copy(), part, what="your gain"), f"gain(results, {part!r})",
+                            "return one number: the difference of two rows' 'mean' values, in points")
               for part in PARTS}
     for part in PARTS:
         require(abs(theirs[part] - ours[part]) <= 1e-6,
@@ -219,6 +245,44 @@ def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
        f"{ours['u*v']:+.2f} (paper: {paper_gains['|u-v|']:+.2f} and {paper_gains['u*v']:+.2f}): {pick} first, "
        + ("as in the paper" if pick == max(PARTS, key=paper_gains.get) else "unlike the paper")
        + f"; {_which_is_worth_more(rows['|u-v|'], rows['u*v'])}")
+
+
+ORDER_SLIP = ("the row with the part is written in Table 6's order: (u, v, |u-v|, u*v) — a part added to `base` "
+              "takes its place in that order, which is not always the end")
+
+
+def _check_gain_on_hidden_inputs(gain: Callable) -> None:
+    """The declared check of ``gain``, and the one slip it cannot name from a value: the part put last, which finds
+    no row (an error, or NaN) on an input where Table 6's order puts it before a part of ``base``."""
+    __tracebackhide__ = True  # noqa: F841
+    last: dict = {}
+
+    def watched(results, part, base=("u", "v")):
+        last.clear()
+        last["args"] = (results, part, tuple(base))
+        last["got"] = gain(results, part, base)
+        return last["got"]
+    try:
+        _exercise("gain").check(watched)
+    except ExerciseError as err:
+        if "args" not in last:
+            raise
+        results, part, base = last["args"]
+        appended = tuple(base) + (part,)
+        if appended == with_part(base, part):
+            raise
+        cause = err.__cause__
+        try:
+            nan = "got" in last and math.isnan(float(last["got"]))
+        except (TypeError, ValueError):
+            nan = False
+        if not (nan or isinstance(cause, (LookupError, UnknownName))):
+            raise
+        shown = f"gain(<DataFrame of shape {results.shape}>, {part!r}, {base!r})"
+        got = (f"raised {type(cause).__name__}: {cause}" if cause is not None else "returned nan")
+        label = "(" + ", ".join(with_part(base, part)) + ")"
+        raise ExerciseError(f"{shown} {got}\nHint: {ORDER_SLIP}: here the row {label}, not "
+                            f"({', '.join(appended)})") from cause
 
 
 def _exercise(name: str) -> Exercise:
@@ -253,32 +317,43 @@ def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None)
     if results is not None and {"mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)"} <= set(results.index) \
             and results["n_seeds"].min() > 1:
         cases.append((results, "mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)"))
+    pair = "return a pair (difference, standard error): a tuple of two numbers, in that order"
     for table, a, b in cases:
-        got = two_items(call(diff_and_se, table.copy(), a, b, what="diff_and_se"), f"diff_and_se(results, {a!r}, {b!r}) returned",
-                        "return a pair: (difference of the means, its standard error)")
-        d, se = (_number(x, name) for x, name in zip(got, ("the difference", "the standard error")))
+        said = f"diff_and_se(results, {a!r}, {b!r}) returned"
+        value = call(diff_and_se, table.copy(), a, b, what="diff_and_se")
+        if isinstance(value, (dict, pd.Series)) and not (isinstance(value, pd.Series) and isinstance(value.index, pd.RangeIndex)):
+            keys = list(value.keys())
+            raise ExerciseError(f"{said} a {type(value).__name__} (keys {_brief(keys)}), not a pair\nHint: {pair}")
+        got = two_items(value, said, pair)
+        d, se = (_number(x, f"{name} (the {place} of the pair diff_and_se returned)", pair)
+                 for x, name, place in zip(got, ("the difference", "the standard error"), ("first", "second")))
         want_d, want_se = ablation.difference(table, a, b)
         ra, rb = table.loc[a], table.loc[b]
         na, nb, sa, sb = ra["n_seeds"], rb["n_seeds"], ra["std"], rb["std"]
         if abs(d - want_d) > 1e-6:
             hint = ("the sign is flipped: first row minus second row" if abs(d + want_d) <= 1e-6 else
-                    "subtract the two rows' 'mean' columns")
+                    "the difference is that of the two rows' 'mean' values")
             raise ExerciseError(f"difference for ({a}) − ({b}) = {d:.4f}, expected {want_d:.4f}\nHint: {hint}")
         if abs(se - want_se) <= 1e-6:
             continue
         pop = [float(pd.Series([r[c] for c in table.columns if c.startswith("seed ")]).dropna().std(ddof=0))
                for r in (ra, rb)]
-        slips = {math.sqrt(sa ** 2 + sb ** 2): "divide each variance by its number of seeds: s²/n (the standard "
-                                                 "error of a mean shrinks with √n)",
-                 sa / math.sqrt(na) + sb / math.sqrt(nb): "standard errors add in quadrature: √(se_a² + se_b²), "
-                                                          "not se_a + se_b",
-                 sa + sb: "that adds the two stds: use √(s_a²/n_a + s_b²/n_b)",
-                 math.sqrt(sa ** 2 / na): "both means are uncertain: add the second row's s²/n too",
-                 math.sqrt((sa ** 2 + sb ** 2) / (na + nb)): "each row has its own number of seeds: s_a²/n_a + s_b²/n_b",
+        # each named slip says which part of the text's formula went wrong, not the formula
+        slips = {math.sqrt(sa ** 2 + sb ** 2): "the number of seeds is missing: a mean over more seeds is less "
+                                                 "uncertain, so each row's variance is divided by its own n",
+                 sa / math.sqrt(na) + sb / math.sqrt(nb): "you added the two standard errors; independent errors "
+                                                          "combine in quadrature (their variances add), as in the text",
+                 sa + sb: "that adds the two stds: each mean's uncertainty shrinks with its number of seeds, and two "
+                          "independent ones combine in quadrature — reread the formula in the text",
+                 math.sqrt(sa ** 2 / na): "only the first row's uncertainty: both means are uncertain, the second row "
+                                          "counts too",
+                 math.sqrt((sa ** 2 + sb ** 2) / (na + nb)): "you pooled the seed counts: each row's variance is "
+                                                            "divided by that row's own number of seeds",
                  math.sqrt(pop[0] ** 2 / na + pop[1] ** 2 / nb): "use the sample std (ddof=1, the 'std' column), "
                                                                  "not the population std"}
         hint = next((h for v, h in slips.items() if abs(se - v) <= 1e-6),
-                    "se = √(s_a²/n_a + s_b²/n_b) with the 'std' and 'n_seeds' columns")
+                    "reread Exercise 4's text: each row's standard error from its 'std' and 'n_seeds', then how the two "
+                    "combine for a difference")
         raise ExerciseError(f"standard error for ({a}) − ({b}) = {se:.4f}, expected {want_se:.4f}\nHint: {hint}")
     ok(f"diff_and_se matches the library on {len(cases)} tables (difference of means, √(s_a²/n_a + s_b²/n_b))")
 
@@ -301,34 +376,93 @@ def _state(model) -> dict:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
+# The check's points use settings no profile or notebook cell holds, so that a function which ignores an argument
+# (and hard-codes the profile's lr, the notebook's batch size, one epoch, a seed of the plan) trains another run.
+POINT_SETTINGS = dict(batch_size=6, lr=3e-3)   # 3e-3: a rate at which a concatenation changes the encoder measurably
+POINT_SEEDS = (17, 23, 31, 13)
+POINT_EPOCHS = 3                                 # the one point that passes `epochs`; the others use its default, 1
+_SCORE_HINT = ("train_and_score returns the STSb dev score of the trained copy — what the notebook's evaluation "
+               "(stsb_dev) gives for it: one float")
+
+
+def hard_codable() -> dict[str, tuple]:
+    """The values of each argument a student could hard-code instead of using it: every profile's NLI and STSb
+    lr, batch size and epochs, the notebook's NLI batch (16), the profiles' seed and the notebook's default seeds
+    (1, 2, 3)."""
+    from ..profiles import PROFILES
+    args = [a for prof in PROFILES.values() for a in (prof.nli, prof.stsb)]
+    return {"lr": tuple(sorted({a.lr for a in args})),
+            "batch_size": tuple(sorted({a.batch_size for a in args} | {16})),
+            "epochs": tuple(sorted({a.epochs for a in args} | {1})),
+            "seed": tuple(sorted({a.seed for a in args} | {1, 2, 3}))}
+
+
+def _point_cases(nli_pairs, stsb_pairs) -> list[tuple]:
+    """(config, seed, pairs, objective, epochs): a pooling other than mean, a concatenation other than the default,
+    the regression objective, and a point with `epochs` passed."""
+    s = POINT_SEEDS
+    return [(ablation.AblationConfig("max"), s[0], list(nli_pairs[:24]), "classification", 1),
+            (ablation.AblationConfig("mean", ("u", "v")), s[1], list(nli_pairs[:24]), "classification", 1),
+            (ablation.AblationConfig("cls"), s[2], list(stsb_pairs[:24]), "regression", 1),
+            (ablation.AblationConfig("mean"), s[3], list(stsb_pairs[:16]), "regression", POINT_EPOCHS)]
+
+
+def _wrong_loss_hint(error: BaseException, objective: str) -> str | None:
+    """The hint for the other objective's loss on this objective's pairs (the library's label check stopped it)."""
+    text = str(error)
+    if objective == "regression" and "is not a class id" in text:
+        return ("the regression points train on the cosine similarity of the two sentence vectors against the gold "
+                "score (the regression objective), not with the 3-way NLI classifier: STSb's labels are scores, "
+                "not class ids")
+    if objective == "classification" and "numeric gold score" in text:
+        return ("the classification points train the 3-way softmax classifier on the NLI labels (the classification "
+                "objective), not a cosine against a score: NLI's labels are classes")
+    return None
+
+
+def _pairs_key(pairs) -> list[str]:
+    return sorted(map(repr, pairs))
+
+
 def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs, stsb_pairs) -> None:
     """Check ``train_and_score(config, seed, train_pairs, objective, batch_size, lr, epochs=1) -> score``
-    against :func:`train_and_score_truth` (the library's run of the same point) on three small runs — a
-    pooling other than mean, a concatenation other than the default, the regression objective — with
-    ``start`` the untrained network and ``evaluator`` the notebook's STSb dev scorer. The first run is made
-    twice (a seeded run gives the same score), and ``start`` must come out untouched."""
+    against :func:`train_and_score_truth` (the library's run of the same point) on four small runs — a
+    pooling other than mean, a concatenation other than the default, the regression objective, two epochs — with
+    ``start`` the untrained network and ``evaluator`` the notebook's STSb dev scorer. The points' seeds, lr, batch
+    size and epochs are none a profile or the notebook uses (:func:`hard_codable`), so an argument ignored changes
+    the run, and the message names it. The first run is made twice (a seeded run gives the same score); ``start``
+    and the pairs passed in must come out untouched."""
+    import copy
     from . import student_raised, unfinished
     require(callable(train_and_score), f"pass your function itself, not {type(train_and_score).__name__}",
             "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
-    cases = [(ablation.AblationConfig("max"), 2, list(nli_pairs[:24]), "classification", 1),
-             (ablation.AblationConfig("mean", ("u", "v")), 1, list(nli_pairs[:24]), "classification", 1),
-             (ablation.AblationConfig("cls"), 1, list(stsb_pairs[:24]), "regression", 1),
-             (ablation.AblationConfig("mean"), 3, list(stsb_pairs[:16]), "regression", 2)]  # epochs is honoured
-    settings = dict(batch_size=8, lr=1e-3)   # a rate at which a concatenation changes the encoder measurably
+    settings = POINT_SETTINGS
     before = _state(start)
-    for case, (config, seed, pairs, objective, epochs) in enumerate(cases):
-        what = f"train_and_score({config.label}, seed {seed}, {objective}" + (f", epochs={epochs})" if epochs > 1 else ")")
+    for case, (config, seed, pairs, objective, epochs) in enumerate(_point_cases(nli_pairs, stsb_pairs)):
+        what = (f"train_and_score({config.label}, seed {seed}, {objective}, batch_size={settings['batch_size']}, "
+                f"lr={settings['lr']:g}" + (f", epochs={epochs})" if epochs > 1 else ")"))
+        args = (config, seed, pairs, objective, settings["batch_size"], settings["lr"]) + ((epochs,) if epochs > 1 else ())
         got = []
         for _ in range(2 if case == 0 else 1):   # the first point twice: a seeded run is reproducible
+            given = copy.deepcopy(pairs)
             try:
-                value = (train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"])
-                         if epochs == 1 else
-                         train_and_score(config, seed, pairs, objective, settings["batch_size"], settings["lr"], epochs))
+                value = train_and_score(*args)
             except Exception as exc:  # noqa: BLE001 - the student's code raised: say so, show their line
-                require(not unfinished(exc), "train_and_score is not written yet (it raised NotImplementedError)",
-                        "replace the `raise NotImplementedError` line with your code")
+                require(not unfinished(exc), "the exercise is not done yet: train_and_score is not written yet (it "
+                        "raised NotImplementedError)", "replace the `raise NotImplementedError` line with your code")
+                hint = _wrong_loss_hint(exc, objective)
+                if hint is not None:
+                    raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: {hint}") from exc
                 raise student_raised(what, exc) from exc
-            got.append(_number(value, f"the score of {what}"))
+            if pairs != given:
+                how = ("the same pairs in another order" if _pairs_key(pairs) == _pairs_key(given) else
+                       "not the pairs it was given any more")
+                raise ExerciseError(
+                    f"{what} changed `train_pairs` in place ({how}): in the notebook that list is nli_pairs or "
+                    f"stsb_train, so the notebook's pairs would change behind its back and every later run would "
+                    f"train on other data\nHint: leave the pairs passed in as they are — your training loop already "
+                    f"shuffles them, with the seed, each epoch; reorder a copy if you must")
+            got.append(_number(value, f"the score of {what}", _SCORE_HINT))
             after = _state(start)
             require(all(torch.equal(before[k], after[k]) for k in before),
                     f"{what} changed the weights of `start`, the untrained network",
@@ -338,25 +472,62 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
             raise ExerciseError(f"{what} gave {got[0]:.2f}, then {got[1]:.2f} when run again\nHint: a run must be "
                                 "reproducible: seed_everything(seed) before the loss is built (its classifier's initial "
                                 "weights are drawn then) and pass seed to the loop")
-        want = train_and_score_truth(start, evaluator, config, seed, pairs, objective, epochs=epochs, **settings)
+        point = dict(config=config, seed=seed, objective=objective, epochs=epochs, **settings)
+
+        def run(**change) -> float:
+            p = {**point, **change}
+            return train_and_score_truth(start, evaluator, p["config"], p["seed"], pairs, p["objective"],
+                                         batch_size=p["batch_size"], lr=p["lr"], epochs=p["epochs"])
+        want = run()
         if abs(got[0] - want) <= 0.01:
             continue
-        untrained = copy_with_pooling(start, config.pooling)
-        hint = "a fresh copy of start, its pooling set, seed_everything(seed), the objective's loss, your loop, then score"
-        if abs(got[0] - float(evaluator(untrained))) <= 0.01:
-            hint = "that is the untrained network's score: train the copy before you score it"
-        elif epochs > 1 and abs(got[0] - train_and_score_truth(start, evaluator, config, seed, pairs, objective,
-                                                               **settings)) <= 0.01:
-            hint = "that is the score of one epoch: pass `epochs` on to your training loop"
-        elif config.pooling != "mean" and abs(got[0] - train_and_score_truth(
-                start, evaluator, ablation.AblationConfig("mean", config.concat), seed, pairs, objective, **settings)) <= 0.01:
-            hint = "the run used mean pooling: set the copy's pooling to config.pooling before training"
-        elif config.concat != ablation.AblationConfig().concat and abs(got[0] - train_and_score_truth(
-                start, evaluator, ablation.AblationConfig(config.pooling), seed, pairs, objective, **settings)) <= 0.01:
-            hint = "the classifier saw the default features: build the loss with concat=config.concat"
-        raise ExerciseError(f"{what} scored {got[0]:.2f}; the library's run of the same point {want:.2f}\nHint: {hint}")
+        raise ExerciseError(f"{what} scored {got[0]:.2f}; the library's run of the same point {want:.2f}\n"
+                            f"Hint: {_which_slip(got[0], point, run, start, evaluator, len(pairs))}")
     ok("train_and_score trains each point as the library's grid does (fresh copy, pooling, seed, objective, "
-       "concatenation) — with your training loop")
+       "concatenation, and the batch size, lr and epochs passed in) — with your training loop")
+
+
+def _which_slip(got: float, point: dict, run: Callable, start, evaluator, n_pairs: int) -> str:
+    """The hint naming the one thing the student's run did differently, tried in turn (each a training of the
+    library's, made only when the answer is wrong): untrained, the pooling, the concatenation, then each argument
+    replaced by a value the student could have hard-coded instead of using it."""
+    config, default = point["config"], ablation.AblationConfig()
+    tries: list[tuple[str, Callable[[], float]]] = [
+        ("that is the untrained network's score: train the copy before you score it",
+         lambda: float(evaluator(copy_with_pooling(start, config.pooling))))]
+    if config.pooling != "mean":
+        tries.append(("the run used mean pooling: set the copy's pooling to config.pooling before training",
+                      lambda: run(config=ablation.AblationConfig("mean", config.concat))))
+    if config.concat != default.concat:
+        tries.append(("the classifier saw the default features: build the loss with concat=config.concat",
+                      lambda: run(config=ablation.AblationConfig(config.pooling))))
+    values = hard_codable()
+    for e in values["epochs"]:
+        if e != point["epochs"]:
+            tries.append((("that is the score of one epoch: pass `epochs` on to your training loop" if e == 1 else
+                           f"that is the score of {e} epochs, not the epochs={point['epochs']} passed in: your function "
+                           f"ignores its `epochs` argument — pass it on to your training loop"),
+                          lambda e=e: run(epochs=e)))
+    for lr in values["lr"]:
+        tries.append((f"that is the score of the same run at lr={lr:g} (a profile's rate), not at the lr={point['lr']:g} "
+                      f"passed in: your function ignores its `lr` argument — pass it on to your training loop",
+                      lambda lr=lr: run(lr=lr)))
+    for b in values["batch_size"]:
+        if b <= n_pairs:
+            tries.append((f"that is the score of the same run with batch_size={b}, not the batch_size="
+                          f"{point['batch_size']} passed in: your function ignores its `batch_size` argument — pass it "
+                          f"on to your training loop", lambda b=b: run(batch_size=b)))
+    for s in values["seed"]:
+        tries.append((f"that is the score of the same run with seed {s}, not the seed {point['seed']} passed in: your "
+                      f"function ignores its `seed` argument — seed with it, and pass it to the loop",
+                      lambda s=s: run(seed=s)))
+    for hint, score in tries:
+        try:
+            if abs(got - score()) <= 0.01:
+                return hint
+        except Exception:  # noqa: BLE001 - a run that cannot be made on this point names nothing
+            continue
+    return "a fresh copy of start, its pooling set, seed_everything(seed), the objective's loss, your loop, then score"
 
 
 def copy_with_pooling(start, pooling: str):
@@ -384,6 +555,26 @@ def run_ablation_truth(configs, seeds, train_and_score: Callable):
         rows[c.label] = {"pooling": c.pooling, "concat": c.concat_label, "n_seeds": len(s), "mean": s.mean(),
                          "std": s.std(ddof=1) if len(s) > 1 else math.nan}
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+_NUMBER_COLUMNS = {"n_seeds": ("the number of seeds, one integer per row", "count the seeds the mean is over"),
+                   "mean": ("the mean score over the seeds, one number per row",
+                            "the average of one configuration's scores over its seeds"),
+                   "std": ("the sample std over the seeds, one number per row (NaN with one seed)",
+                           "the spread of one configuration's scores over its seeds")}
+
+
+def _numbers_per_row(table: pd.DataFrame, column: str, where: str, meaning: tuple[str, str]) -> None:
+    """Every cell of ``column`` one number (an int for n_seeds), or an ExerciseError naming the row and what it holds."""
+    __tracebackhide__ = True  # noqa: F841
+    what, hint = meaning
+    for label, value in table[column].items():
+        cell = value.item() if isinstance(value, (torch.Tensor, np.ndarray)) and np.size(value) == 1 else value
+        number = isinstance(cell, (int, float, np.integer, np.floating)) and not isinstance(cell, (bool, np.bool_))
+        whole = number and (column != "n_seeds" or (math.isfinite(float(cell)) and float(cell) == int(cell)))
+        if not whole:
+            raise ExerciseError(f"on {where} the column {column} holds {_brief(cell)} (a {type(cell).__name__}) in row "
+                                f"{label!r}: {what}\nHint: {hint}")
 
 
 def check_run_ablation(run_ablation: Callable) -> None:
@@ -415,6 +606,8 @@ def check_run_ablation(run_ablation: Callable) -> None:
                 "columns pooling, concat, n_seeds, mean and std (the library's tables read them)")
         require(list(map(str, table.index)) == list(want.index), f"on {where} the rows are {list(table.index)[:3]}…",
                 "one row per configuration, in the order given, indexed by config.label")
+        for column, meaning in _NUMBER_COLUMNS.items():   # before pandas turns a wrong cell into its own error
+            _numbers_per_row(table, column, where, meaning)
         require(list(table["pooling"]) == list(want["pooling"]) and list(table["concat"]) == list(want["concat"]),
                 f"on {where} the pooling/concat columns are {list(table['pooling'])[:2]}… / {list(table['concat'])[:2]}…",
                 "pooling: config.pooling; concat: config.concat_label, e.g. '(u, v, |u-v|)'")
@@ -451,13 +644,14 @@ EXERCISES = (
                                 "n_seeds": [2] * 7, "mean": [70.5, 52.25, 61.5, 50.0, 60.75, 55.0, 58.5],
                                 "std": [0.5, 0.25, 1.0, 0.75, 0.5, 0.3, 0.2]})
             _t.index = [p + " pooling, " + c for p, c in zip(_t["pooling"], _t["concat"])]
-            _result = [gain(_t, "|u-v|"), gain(_t, "u*v"), gain(_t, "u*v", ("u", "v", "|u-v|")), gain(_t, "u*v", ("|u-v|",))]
+            _result = [gain(_t, "|u-v|"), gain(_t, "u*v"), gain(_t, "u*v", ("u", "v", "|u-v|")), gain(_t, "u*v", ("|u-v|",)),
+                       gain(_t, "|u-v|", ("u", "v", "u*v"))]
             """, reference=gain_truth, inputs=_gain_inputs,
              # {message naming the mistake: the function written with that mistake}; the first that matches is named
              slips={
                  "the sign is flipped: a part's worth is the score WITH it minus the score WITHOUT it (a part that helps "
                  "has a positive gain)":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, tuple(base) + (part,)),
+                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, with_part(base, part)),
                  "that is a relative change (a ratio, or a share of the score without the part); Table 6 and the paper's "
                  "conclusion are read in points of Spearman: the difference of the two scores":
                      lambda r, part, base=("u", "v"): gain_truth(r, part, base) / _mean_of(r, tuple(base)),
@@ -465,34 +659,34 @@ EXERCISES = (
                  "are read in points of Spearman: the difference of the two scores":
                      lambda r, part, base=("u", "v"): 100 * gain_truth(r, part, base) / _mean_of(r, tuple(base)),
                  "that is the ratio of the two scores; a part's worth in Table 6 is their difference, in points":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) / _mean_of(r, tuple(base)),
+                     lambda r, part, base=("u", "v"): _mean_of(r, with_part(base, part)) / _mean_of(r, tuple(base)),
                  "the wrong rows: you compared with the default (u, v, |u-v|); the row without the part is `base` itself, so "
                  "that only the part differs between the two":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v", "|u-v|")),
+                     lambda r, part, base=("u", "v"): _mean_of(r, with_part(base, part)) - _mean_of(r, ("u", "v", "|u-v|")),
                  "the wrong rows: you scored the part alone against `base`; the row with the part is `base` with the part "
                  "added (its other parts kept), so that only the part differs between the two":
                      lambda r, part, base=("u", "v"): _mean_of(r, (part,)) - _mean_of(r, tuple(base)),
                  "the wrong rows: you always compared with (u, v); compare with the `base` passed in":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)) - _mean_of(r, ("u", "v")),
+                     lambda r, part, base=("u", "v"): _mean_of(r, with_part(base, part)) - _mean_of(r, ("u", "v")),
                  "the wrong rows: you left `base` out and compared (u, v) with and without the part; both rows must hold "
                  "the `base` passed in":
                      lambda r, part, base=("u", "v"): _mean_of(r, ("u", "v", part)) - _mean_of(r, ("u", "v")),
                  "the wrong rows: you averaged every pooling that has the concatenation; Table 6's concatenations are all "
                  "trained with mean pooling — take the mean-pooling rows only":
-                     lambda r, part, base=("u", "v"): _all_poolings(r, tuple(base) + (part,)) - _all_poolings(r, tuple(base)),
+                     lambda r, part, base=("u", "v"): _all_poolings(r, with_part(base, part)) - _all_poolings(r, tuple(base)),
                  "the wrong rows: the first row with a concatenation can be another pooling's (max and cls pooling are "
                  "trained with the default concatenation too); Table 6's concatenations are the mean-pooling rows":
-                     lambda r, part, base=("u", "v"): _first_row(r, tuple(base) + (part,)) - _first_row(r, tuple(base)),
+                     lambda r, part, base=("u", "v"): _first_row(r, with_part(base, part)) - _first_row(r, tuple(base)),
                  "that is the score with the part itself: subtract the score without it":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,)),
+                     lambda r, part, base=("u", "v"): _mean_of(r, with_part(base, part)),
                  "you subtracted the 'std' column; the score is the 'mean' column":
-                     lambda r, part, base=("u", "v"): _mean_of(r, tuple(base) + (part,), "std") - _mean_of(r, tuple(base), "std"),
+                     lambda r, part, base=("u", "v"): _mean_of(r, with_part(base, part), "std") - _mean_of(r, tuple(base), "std"),
                  "that is the paper's gain (Table 6); read ours from the table passed in":
                      lambda r, part, base=("u", "v"): _paper_gain(part, base),
              },
              hint="the mean-pooling score of `base` with the part added, minus that of `base` alone, in points, read "
                   "from the table passed in",
-             ok="gain compares the right two rows, in points, on 6 hidden Table 6 grids"),
+             ok="gain compares the right two rows, in points, on 8 hidden Table 6 inputs"),
     Exercise('most_important', probe=None),  # depends on the student's own grid: its check grades it
     Exercise('diff_and_se', probe="""
             _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
