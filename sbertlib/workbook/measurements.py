@@ -111,6 +111,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 ALONE.format(nb="06"), XEON_IDLE, "2026-11-25", {"total": 34, "opened alone": 29}),
     Measurement("nb07-offline-xeon-2026-11-25", "notebook 07 alone with the student's train_and_score and loop "
                 "(27 runs), offline", ALONE.format(nb="07"), XEON_SHARED_AMX, "2026-11-25", {"total": 75}),
+    Measurement("build-07-offline-epyc-2026-11-27",
+                "notebook 07 alone with the reference loop and train_and_score (27 runs), offline, with the check of "
+                "train_and_score at its 2026-11-27 settings (9 small runs: 5 of the student's, 4 references)",
+                "python -m sbertlib build --profile offline --only 07 --out /tmp/w/b07, empty SBERTLIB_OUTPUT_DIR "
+                "(under the heavy-job lock; a student trial's idle kernels beside it)",
+                EPYC, "2026-11-27", {"total": 81}),
     Measurement("nb08-offline-xeon-2026-11-25", "notebook 08 with notebook 03's NLI model saved, offline; and "
                 "when it trains that model first", ALONE.format(nb="08"), XEON_SHARED_AMX, "2026-11-25",
                 {"total": 24, "training 03's model first": 74}),
