@@ -287,3 +287,48 @@ def test_no_hint_of_exercises_2_and_3_writes_the_formula(fn, check):
     hint = str(err.value).split("Hint:", 1)[-1]
     for formula in ("components.T", "@ components", "bias = mean", "Vh[:", "weight = "):
         assert formula not in hint, (formula, hint)
+
+
+@pytest.mark.parametrize("settings", [dict(lr=5.0), dict(lr=2e-5)], ids=["lr 5.0", "the loop's default lr"])
+def test_a_short_run_at_another_learning_rate_is_refused_by_its_weights(student, recipe_world, settings):
+    """The trial of 2026-11-27: on smoke the run has 2 steps, the first at the warm-up's learning rate 0, so both
+    losses were the recipe's whatever the rate; the trained weights tell."""
+    teacher_data, recipe = recipe_world
+    short = teacher_data[:16]   # 2 batches of 8: 2 steps, as on smoke
+    result = loop_run(student, short, epochs=1, batch_size=8, length_grouping=True, **settings)
+    assert len(result[1]) == 2
+    with pytest.raises(ExerciseError, match="trained weights are not"):
+        nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(short), short, recipe)
+    right = loop_run(student, short, epochs=1, batch_size=8, length_grouping=True, lr=1e-3)
+    nb14.check_distillation_run(right, student, nb14.fingerprint(student), 1, 8, len(short), short, recipe)
+
+
+def test_inverse_projection_that_shares_memory_with_components_is_named():
+    def sharing(components, mean):
+        lin = torch.nn.Linear(components.shape[0], components.shape[1])
+        lin.weight = torch.nn.Parameter(components.T)
+        lin.bias = torch.nn.Parameter(mean)
+        return lin
+    with pytest.raises(ExerciseError, match="shares its memory with `components`"):
+        nb14.check_inverse_projection(sharing)
+
+
+def test_inverse_projection_without_no_grad_is_told_to_use_it():
+    def no_no_grad(components, mean):
+        lin = torch.nn.Linear(components.shape[0], components.shape[1])
+        lin.weight.copy_(components.T)
+        lin.bias.copy_(mean)
+        return lin
+    with pytest.raises(ExerciseError, match="torch.no_grad"):
+        nb14.check_inverse_projection(no_no_grad)
+
+
+def test_an_objective_that_takes_the_list_as_a_tensor_is_told_what_the_list_holds(student):
+    class ListAsTensor(losses.SBERTLoss):
+        n_texts = (1,)
+        label_kind = "vector"
+
+        def loss_from_embeddings(self, embeddings, labels):
+            return F.mse_loss(embeddings, labels)   # the list itself, not its one tensor
+    with pytest.raises(ExerciseError, match="one tensor per text column"):
+        nb14.check_distillation_objective(ListAsTensor, student)

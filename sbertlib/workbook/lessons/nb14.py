@@ -67,7 +67,16 @@ def check_distillation_objective(cls, encoder) -> None:
         raise ExerciseError("DistillationObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     for s, t in _hidden_vectors():
         sg = s.clone().requires_grad_(True)
-        got = call(objective.loss_from_embeddings, [sg], t.clone())
+        try:
+            got = call(objective.loss_from_embeddings, [sg], t.clone())
+        except ExerciseError as err:
+            cause = err.__cause__
+            if isinstance(cause, (AttributeError, TypeError)) and "'list'" in str(cause):
+                raise ExerciseError(f"your loss_from_embeddings raised {type(cause).__name__}: {cause}\nHint: "
+                                    "`embeddings` is a list, one tensor per text column (SBERTLoss's convention); "
+                                    "a distillation example has one text, so its vectors are the list's only "
+                                    "item") from cause
+            raise
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"loss_from_embeddings returned {got!r}", "return the loss: a scalar tensor")
         require(isinstance(got, torch.Tensor), f"loss_from_embeddings returned a {type(got).__name__}, not a tensor",
@@ -225,10 +234,15 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
     for table, width in _hidden_tables():
         reduced, components, mean = pca_truth(table, width)
         hidden = table.shape[1]
+        given_c, given_m = components.clone(), mean.clone()
         try:
-            got = call(inverse_projection, components.clone(), mean.clone())
+            got = call(inverse_projection, given_c, given_m)
         except ExerciseError as err:
             cause = err.__cause__
+            if isinstance(cause, RuntimeError) and "leaf Variable that requires grad" in str(cause):
+                raise ExerciseError(f"your function raised {type(cause).__name__}: {cause}\nHint: a new Linear's "
+                                    "weight and bias are trainable: write into them inside `with torch.no_grad():`, "
+                                    "as the exercise says") from cause
             if isinstance(cause, RuntimeError) and width != hidden and any(
                     t in str(cause) for t in ("size of tensor", "shape", "size mismatch")):
                 raise ExerciseError(f"your function raised {type(cause).__name__}: {cause}\nHint: a Linear's weight has "
@@ -244,6 +258,11 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
                 f"your Linear maps {got.in_features} → {got.out_features}, not {width} → {hidden}",
                 "nn.Linear(width, H): from the student's width to the teacher's")
         require(got.bias is not None, "your Linear has no bias", "the bias puts the mean word piece back: keep it")
+        for param, given, what in ((got.weight, given_c, "components"), (got.bias, given_m, "mean")):
+            require(param.untyped_storage().data_ptr() != given.untyped_storage().data_ptr(),
+                    f"your Linear's {'weight' if param is got.weight else 'bias'} shares its memory with `{what}`: "
+                    f"training the projection would change the notebook's {what} behind its back",
+                    "copy the values into the layer's own weight and bias (under torch.no_grad()), or clone them first")
         w, b = got.weight.detach().float(), got.bias.detach().float()
         require(torch.allclose(w, components.T, atol=1e-5),
                 "the weight is not the inverse of the PCA's projection"
@@ -266,9 +285,10 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
 RECIPE_STEPS = 6  # steps of a reference run the student's first losses are compared with
 
 
-def reference_losses(start, teacher_data, args, steps: int = RECIPE_STEPS) -> list[float]:
+def reference_losses(start, teacher_data, args, steps: int = RECIPE_STEPS, model_out: list | None = None) -> list[float]:
     """The first ``steps`` losses of the workbook's run of the recipe ``args`` (``fit``, the library's
-    DistillationLoss) from a copy of ``start``: what a loop that follows the recipe gives, step for step."""
+    DistillationLoss) from a copy of ``start``: what a loop that follows the recipe gives, step for step.
+    ``model_out``, a list, receives the model as it is after those steps."""
     import copy
 
     from ...training import fit
@@ -278,6 +298,8 @@ def reference_losses(start, teacher_data, args, steps: int = RECIPE_STEPS) -> li
         if step >= steps:
             raise KeyboardInterrupt  # fit returns the history so far
     history = fit(model, losses.DistillationLoss(model), teacher_data, args, show_progress_bar=False, callback=stop)
+    if model_out is not None:
+        model_out.append(model)
     return [float(x) for x in history.losses[:steps]]
 
 
@@ -294,9 +316,11 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
     """Check what ``train_distillation(start)`` returned — ``(objective, step_losses, seconds)``, or None where the
     run was loaded rather than trained: ``start``
     untouched (``before`` is its :func:`fingerprint`), the objective holds the trained copy, and the loop ran
-    ``epochs × ceil(n_examples / batch_size)`` steps with finite losses that went down. Given ``teacher_data``
-    and the profile's ``recipe`` (``profile.training_arguments("distill")``), its first losses must be the
-    recipe's (:func:`reference_losses`): a run at another learning rate, or with other batches, is refused."""
+    ``epochs × ceil(n_examples / batch_size)`` steps with finite losses. Given ``teacher_data`` and the profile's
+    ``recipe`` (``profile.training_arguments("distill")``), its first losses must be the recipe's
+    (:func:`reference_losses`): a run at another learning rate, or with other batches, is refused. A run as short as
+    that comparison (smoke: 2 steps, the first at the warm-up's learning rate 0) is compared by its trained weights
+    too, which the last update's learning rate and clipping decide."""
     if result is None:                 # nothing trained this time: the run was loaded
         print("the distillation run was loaded, trained before: nothing to check (RETRAIN = True trains and checks it)")
         return
@@ -328,7 +352,8 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
             "time the run with time.perf_counter()")
     followed = ""
     if teacher_data is not None and recipe is not None:  # the recipe, not only the number of steps
-        want = reference_losses(start, teacher_data, recipe, min(RECIPE_STEPS, n))
+        reference_model: list = []
+        want = reference_losses(start, teacher_data, recipe, min(RECIPE_STEPS, n), model_out=reference_model)
         got = values[:len(want)]
         if not all(math.isclose(g, w, rel_tol=1e-4, abs_tol=1e-7) for g, w in zip(got, want)):
             shown = ", ".join(f"{g:.5f}" for g in got)
@@ -336,6 +361,18 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
                                 f"({', '.join(f'{w:.5f}' for w in want)}, the same start and seed trained by the "
                                 f"workbook)\nHint: {_recipe_hint(got, want)}")
         followed = f"; its first {len(want)} losses are the recipe's"
+        if n <= RECIPE_STEPS:  # the whole run was repeated: its weights must be the recipe's too
+            mine = dict(objective.model.named_parameters())
+            off = [name for name, p in reference_model[0].named_parameters()
+                   if name in mine and not torch.allclose(mine[name].detach().float(), p.detach().float(),
+                                                          rtol=1e-4, atol=1e-6)]
+            require(not off, f"your run's losses are the recipe's but its trained weights are not ({len(off)} tensors "
+                             f"differ, e.g. {off[0] if off else ''}): the updates were made with another learning "
+                             f"rate or gradient clipping",
+                    "the loss of a step is computed before that step's update, so only the weights show the last one: "
+                    "pass the recipe's learning rate (profile.distill.lr) and leave the loop's clipping as notebook 03 "
+                    "wrote it")
+            followed += " and so are its trained weights"
     ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epoch(s)); the start is untouched{followed}; "
        f"loss {values[0]:.5f} → {values[-1]:.5f}")
 
