@@ -572,3 +572,31 @@ def test_nb07_classifier_size_with_the_placeholders_is_not_done():
         return features * k + k
     with pytest.raises(ExerciseError, match="not done yet"):
         nb07.check_classifier_size(half_done)
+
+
+
+# The second trial (2026-11-27): abs() was told as a flipped sign, the pair swapped got the general hint, and seeds
+# taken as list positions got a message that contradicted itself.
+@pytest.mark.parametrize("wrong, says", [
+    (lambda d, se: (abs(d), se), "size of the difference (abs)"),
+    (lambda d, se: (se, d), "the two are swapped"),
+])
+def test_nb07_diff_and_se_abs_and_swapped_are_named(wrong, says):
+    table = _seed_grid()
+
+    def diff_and_se(results, a, b):
+        return wrong(*good_diff(results, a, b))
+    with pytest.raises(ExerciseError, match=re.escape(says)):
+        nb07.check_difference(diff_and_se, table)
+
+
+def test_nb07_run_ablation_with_list_positions_as_seeds_is_named():
+    def positions(configs, seeds, train_and_score):
+        return good_run_ablation(configs, list(range(len(seeds))), train_and_score)
+    with pytest.raises(ExerciseError, match="not the seeds given"):
+        nb07.check_run_ablation(positions)
+
+
+def test_nb07_gain_as_a_size_is_named_not_as_a_flipped_sign():
+    with pytest.raises(ExerciseError, match=re.escape("size of the gain (abs)")):
+        nb07.check_gain(lambda r, p, b=("u", "v"): abs(good_gain(r, p, b)), "|u-v|", RESULTS)

@@ -331,8 +331,14 @@ def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None)
         ra, rb = table.loc[a], table.loc[b]
         na, nb, sa, sb = ra["n_seeds"], rb["n_seeds"], ra["std"], rb["std"]
         if abs(d - want_d) > 1e-6:
-            hint = ("the sign is flipped: first row minus second row" if abs(d + want_d) <= 1e-6 else
-                    "the difference is that of the two rows' 'mean' values")
+            if abs(d - abs(want_d)) <= 1e-6:
+                hint = "you took the size of the difference (abs): keep its sign, first row minus second row"
+            elif abs(d + want_d) <= 1e-6:
+                hint = "the sign is flipped: first row minus second row"
+            elif abs(d - want_se) <= 1e-6 and abs(se - want_d) <= 1e-6:
+                hint = "the two are swapped: the difference first, then its standard error"
+            else:
+                hint = "the difference is that of the two rows' 'mean' values"
             raise ExerciseError(f"difference for ({a}) − ({b}) = {d:.4f}, expected {want_d:.4f}\nHint: {hint}")
         if abs(se - want_se) <= 1e-6:
             continue
@@ -596,6 +602,10 @@ def check_run_ablation(run_ablation: Callable) -> None:
         require(isinstance(table, pd.DataFrame), f"on {where} run_ablation returned a {type(table).__name__}",
                 "return a pandas DataFrame, one row per configuration")
         wanted_calls = [(c, s) for c in configs for s in seeds]
+        used_seeds = sorted({s for _, s in calls}, key=str)
+        require(not calls or set(used_seeds) <= set(seeds),
+                f"on {where} train_and_score was called with seeds {used_seeds}, not the seeds given {list(seeds)}",
+                "pass each seed of `seeds` itself, not its position in the list")
         require(sorted(calls, key=str) == sorted(wanted_calls, key=str),
                 f"on {where} train_and_score was called {len(calls)} times for {len(set(calls))} distinct "
                 f"(configuration, seed) points; the grid has {len(wanted_calls)}",
@@ -649,6 +659,8 @@ EXERCISES = (
             """, reference=gain_truth, inputs=_gain_inputs,
              # {message naming the mistake: the function written with that mistake}; the first that matches is named
              slips={
+                 "you took the size of the gain (abs): keep its sign — a part that hurts has a negative gain":
+                     lambda r, part, base=("u", "v"): abs(gain_truth(r, part, base)),
                  "the sign is flipped: a part's worth is the score WITH it minus the score WITHOUT it (a part that helps "
                  "has a positive gain)":
                      lambda r, part, base=("u", "v"): _mean_of(r, tuple(base)) - _mean_of(r, with_part(base, part)),
@@ -728,8 +740,10 @@ QUESTIONS = {
         "71.0 ± 1.2 against 69.5 ± 1.5 (mean ± sample std, 3 seeds each): how many standard errors of the difference "
         "apart are the two means?",
         1.355, 0.06,
-        "The standard error of a mean is its std / √3, and the two variances add.",
-        "The standard error of a mean is its std / √3, and the two variances add.",
+        "Too low. How uncertain is a mean over 3 seeds compared with one seed's spread, and how do two independent "
+        "uncertainties combine?",
+        "Too high. Is the uncertainty of a mean over 3 seeds the std itself? And how do two independent uncertainties "
+        "combine?",
         {0.78: "Each mean's standard error is its std divided by √(number of seeds).",
          0.96: "Variances add, not standard errors: √(1.2²/3 + 1.5²/3)."}),
     "07.3b": choice(
