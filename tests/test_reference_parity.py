@@ -48,7 +48,8 @@ def test_same_embeddings_as_sentence_transformers(ours, reference_embeddings, st
     assert np.abs(mine - theirs).max() <= 1e-5
 
 
-@pytest.mark.parametrize("split", ["dev", "test"])
+# test in the default run; dev (the same comparison on another split, ~30 s) with -m slow
+@pytest.mark.parametrize("split", [pytest.param("dev", marks=pytest.mark.slow), "test"])
 def test_same_spearman_as_embedding_similarity_evaluator(ours, reference, shared_data, split):
     from sentence_transformers.evaluation import EmbeddingSimilarityEvaluator
     pairs = data.load_stsb(split, shared_data)

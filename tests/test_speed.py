@@ -116,11 +116,6 @@ def test_nb11_checks():
         nb11.check_padding_share(lambda lengths, bs, sort: 1 - sum(lengths) / (max(lengths) * len(lengths)))
     with pytest.raises(ExerciseError):
         nb11.check_padding_share(None)
-    nb11.check_cross_encoder_hours(lambda n, r: n * (n - 1) / 2 / r / 3600)
-    with pytest.raises(ExerciseError):
-        nb11.check_cross_encoder_hours(lambda n, r: n * n / r / 3600)      # ordered pairs with self
-    with pytest.raises(ExerciseError):
-        nb11.check_cross_encoder_hours(lambda n, r: n * (n - 1) / 2 / r)   # seconds, not hours
 
 
 # ----------------------------------------------------------------------------- GPU synchronisation, memory

@@ -176,13 +176,18 @@ def test_cv_accuracy_right_and_equals_the_library(capsys):
     assert "[OK]" in capsys.readouterr().out
 
 
+SLOW = pytest.mark.slow  # each wrong cv_accuracy runs the check's cross-validations (~9 s): three stay in the default run
+
+
 @pytest.mark.parametrize("slip, hint", [
-    ("fraction", "a fraction"), ("C once on all", "chosen once, on all examples"),
-    ("unstratified", "not stratified"), ("per fold", "return one number"),
+    ("fraction", "a fraction"), pytest.param("C once on all", "chosen once, on all examples", marks=SLOW),
+    pytest.param("unstratified", "not stratified", marks=SLOW), ("per fold", "return one number"),
     ("own seed", "must follow the `seed` argument"),  # issue 29: passed before (every call used seed 0)
     # the student trial: rejected, but with the general recipe hint
-    ("swapped", "train and test are swapped"), ("last fold skipped", "one fold is missing"),
-    ("own Cs", "chosen from the Cs you are given"), ("own folds", "the `folds` argument"),
+    pytest.param("swapped", "train and test are swapped", marks=SLOW),
+    pytest.param("last fold skipped", "one fold is missing", marks=SLOW),
+    pytest.param("own Cs", "chosen from the Cs you are given", marks=SLOW),
+    pytest.param("own folds", "the `folds` argument", marks=SLOW),
 ])
 def test_cv_accuracy_wrong(slip, hint):
     with pytest.raises(ExerciseError, match=hint):
