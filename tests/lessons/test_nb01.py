@@ -251,3 +251,13 @@ def test_average_word_vectors_without_punctuation_is_named():
         return out
     with pytest.raises(ExerciseError, match="left out the punctuation tokens"):
         nb01.check_average_word_vectors(no_punctuation)
+
+
+def test_average_word_vectors_scaled_to_length_one_is_named():
+    """The third trial (2026-11-27): normalised averages got a hint about tokenising."""
+    def normalised(sentences, vocab, vectors):
+        out = nb01.average_word_vectors_truth(sentences, vocab, vectors)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+    with pytest.raises(ExerciseError, match="scaled each average to length 1"):
+        nb01.check_average_word_vectors(normalised)

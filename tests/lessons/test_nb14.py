@@ -332,3 +332,17 @@ def test_an_objective_that_takes_the_list_as_a_tensor_is_told_what_the_list_hold
             return F.mse_loss(embeddings, labels)   # the list itself, not its one tensor
     with pytest.raises(ExerciseError, match="one tensor per text column"):
         nb14.check_distillation_objective(ListAsTensor, student)
+
+
+def test_a_run_on_part_of_the_data_or_returning_the_mean_loss_is_named(student, recipe_world):
+    """The third trial (2026-11-27): a run on a subset was told 'nothing was trained', a mean loss 'ran None steps'."""
+    teacher_data, recipe = recipe_world
+    part = loop_run(student, teacher_data[:8], epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
+    with pytest.raises(ExerciseError, match="the loop ran 1 steps"):
+        nb14.check_distillation_run(part, student, nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data,
+                                    recipe)
+    objective_, step_losses, seconds = loop_run(student, teacher_data, epochs=1, batch_size=8, lr=1e-3,
+                                                length_grouping=True)
+    with pytest.raises(ExerciseError, match="the second thing returned is a float, not the loss of every step"):
+        nb14.check_distillation_run((objective_, sum(step_losses) / len(step_losses), seconds), student,
+                                    nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data, recipe)

@@ -178,7 +178,14 @@ def _average_slips(sentences, vocab: dict, vectors: np.ndarray) -> dict[str, np.
             variant(lambda s: simple_tokenize(s.lower()), unique=True),
         "you left out the punctuation tokens ('.', ','): they are words of GloVe's vocabulary and count like any "
         "other": variant(lambda s: [t for t in simple_tokenize(s.lower()) if any(ch.isalnum() for ch in t)]),
+        "you scaled each average to length 1: return the mean itself (the cosine ignores its length later)":
+            _unit_rows(variant(lambda s: simple_tokenize(s.lower()))),
     }
+
+
+def _unit_rows(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
 def check_average_word_vectors(average_word_vectors: Callable) -> None:

@@ -336,15 +336,18 @@ def check_distillation_run(result, start, before: tuple[float, ...], epochs: int
             "training changed the student you started from: the table below needs it as it was (the 'PCA word "
             "pieces, not trained' row would show the trained model)", "train a copy (copy.deepcopy) of the start")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
+    require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
+            f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
+            "return the list your train_loop gave: one loss per step")
+    per_epoch = math.ceil(n_examples / batch_size)
+    n = len(step_losses)
+    require(n == epochs * per_epoch, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch(s) of "
+            f"{per_epoch} batches = {epochs * per_epoch}",
+            "train on every teacher example with profile.distill's epochs, batch_size and lr")
     require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
     require(getattr(objective.model, "projection", None) is not None or objective.model.dim == start.dim,
             "the trained model lost its projection to the teacher's width")
-    per_epoch = math.ceil(n_examples / batch_size)
-    n = len(step_losses) if hasattr(step_losses, "__len__") else None
-    require(n == epochs * per_epoch, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch(s) of "
-            f"{per_epoch} batches = {epochs * per_epoch}",
-            "train on every teacher example with profile.distill's epochs, batch_size and lr")
     values = [float(x) for x in step_losses]
     require(all(math.isfinite(x) for x in values), "a step's loss is not a finite number",
             "a learning rate too high? the profile's distill.lr")
