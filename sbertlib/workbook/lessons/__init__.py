@@ -303,8 +303,10 @@ class Exercise:
 
 
 def _copies(args: tuple) -> tuple:
+    """Fresh copies of the hidden inputs (arrays, tensors, lists, dicts deep; anything else shallow), so neither the
+    student's function nor the reference can change what the next call gets."""
     import copy
-    return tuple(_snapshot(a) if _snapshot(a) is not None else copy.copy(a) for a in args)
+    return tuple(copy.copy(a) if (snap := _snapshot(a)) is None else snap for a in args)
 
 
 def _close(a, b) -> bool:
