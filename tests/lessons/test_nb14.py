@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import pytest
 import torch
 import torch.nn.functional as F
 from pathlib import Path
+from types import SimpleNamespace
 from sbertlib import losses
 from sbertlib.workbook.lessons import ExerciseError, nb14
 
@@ -15,14 +17,15 @@ from sbertlib.workbook.lessons import ExerciseError, nb14
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
 
 
-def solution(name: str, stub: bool = False):
-    """``name`` as notebook 14's solution cell (or its stub) defines it."""
+def solution(name: str, stub: bool = False, namespace: dict | None = None):
+    """``name`` as notebook 14's solution cell (or its stub) defines it (``namespace``: the notebook's names it
+    reads)."""
     nb = json.loads(NOTEBOOK.read_text())
     cells = [c for c in nb["cells"] if "solution" in c.get("metadata", {}).get("tags", [])]
     sources = [c["metadata"]["stub"] if stub else "".join(c["source"]) for c in cells]
     found = [s for s in sources if f"def {name}(" in s or f"class {name}(" in s]
     assert len(found) == 1, name
-    namespace = {"torch": torch, "F": F, "losses": losses, "copy": copy}
+    namespace = {"torch": torch, "F": F, "losses": losses, "copy": copy, **(namespace or {})}
     exec(found[0], namespace)
     return namespace[name]
 
@@ -192,7 +195,122 @@ def test_the_projection_check_refuses_a_non_function():
         nb14.check_inverse_projection(torch.nn.Linear(2, 3))
 
 
-def run_of(student, steps=4, train=True, same=False):
+# ----------------------------------------------------------------------------- Exercise 4: the run, and the function
+@pytest.fixture(scope="module")
+def teacher_data():
+    gen = torch.Generator().manual_seed(0)
+    sentences = [("a " * (k % 7 + 1) + f"sentence {k}").strip() for k in range(48)]
+    return [(s, torch.randn(24, generator=gen).tolist()) for s in sentences]
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    from sbertlib.training import TrainingArguments
+    return TrainingArguments(epochs=1, batch_size=8, lr=1e-3, length_grouping=True)   # the profiles' distill, shorter
+
+
+NOTEBOOK_DATA: list = []   # the notebook's teacher_data, as a function that ignores its `data` reads it
+
+
+def distil(**hard_coded):
+    """A train_distillation with the student's loop (notebook 03's, as the library runs it) that takes every setting
+    from `recipe` except those ``hard_coded``; ``data="notebook"`` trains on the notebook's teacher_data instead."""
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    use_notebook_data = hard_coded.pop("data", None) == "notebook"
+
+    def train_distillation(start, data, recipe):
+        objective = losses.DistillationLoss(copy.deepcopy(start))
+        examples = prepare_examples(NOTEBOOK_DATA if use_notebook_data else data, objective)
+        settings = dict(epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                        warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
+                        length_grouping=recipe.length_grouping)
+        t0 = time.perf_counter()
+        step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
+        return objective, step_losses, time.perf_counter() - t0
+    return train_distillation
+
+
+def clipped_at_a_tenth(start, data, recipe):
+    """A student's function that hard-codes its clipping (the third trial's 0.1, accepted on smoke until now)."""
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    objective = losses.DistillationLoss(copy.deepcopy(start))
+    t0 = time.perf_counter()
+    step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
+                           batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,
+                           max_grad_norm=0.1, seed=recipe.seed, length_grouping=recipe.length_grouping)
+    return objective, step_losses, time.perf_counter() - t0
+
+
+def check(fn, result, start, teacher_data, recipe):
+    nb14.check_distillation_run(fn, result, start, nb14.fingerprint(start), teacher_data, recipe)
+
+
+def test_the_notebooks_function_passes_on_its_run_and_on_the_checks_recipes(student, teacher_data, recipe, capsys):
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    fn = solution("train_distillation", namespace={"DistillationObjective": losses.DistillationLoss, "time": time,
+                                                   "training": SimpleNamespace(prepare_examples=prepare_examples),
+                                                   "train_loop": fit_loop})
+    check(fn, fn(student, teacher_data, recipe), student, teacher_data, recipe)
+    out = capsys.readouterr().out
+    assert "[OK] your run: 6 steps" in out and "on the check's 2 recipes of its own" in out
+
+
+def test_a_loaded_run_still_has_its_function_checked(student, teacher_data, recipe, capsys):
+    check(distil(), None, student, teacher_data, recipe)
+    assert "[OK] the distillation run was loaded" in capsys.readouterr().out
+    with pytest.raises(ExerciseError, match="lr=0.001"):
+        check(distil(lr=1e-3), None, student, teacher_data, recipe)
+
+
+def test_the_checks_recipes_are_no_profiles_and_not_the_loops_defaults(student, teacher_data):
+    """A value hard-coded from a profile (issue 29: `profile.stsb.lr` equals `profile.distill.lr` on smoke) or
+    left at the loop's default trains another run than the check's recipes."""
+    from sbertlib.workbook.profiles import PROFILES
+    stages = [a for p in PROFILES.values() for a in (p.nli, p.stsb, p.distill)]
+    probes = nb14.probe_recipes(student, teacher_data[:nb14.PROBE_EXAMPLES])
+    for field in ("epochs", "batch_size", "lr", "warmup_ratio", "seed", "length_grouping"):
+        for value in {getattr(a, field) for a in stages} | {nb14.LOOP_DEFAULTS[field]}:
+            assert any(getattr(p, field) != value for p in probes), (field, value)
+    for field in ("batch_size", "lr", "warmup_ratio", "seed"):   # these, in every probe
+        assert not {getattr(p, field) for p in probes} & ({getattr(a, field) for a in stages}
+                                                          | {nb14.LOOP_DEFAULTS[field]}), field
+    norms: list[float] = []
+    nb14.recipe_run(student, teacher_data[:nb14.PROBE_EXAMPLES], probes[0].__class__(
+        **{**nb14.PROBES[0], "max_grad_norm": None}), grad_norms=norms)
+    clipped = sum(n > probes[0].max_grad_norm for n in norms)
+    assert 0 < clipped < len(norms), (norms, probes[0].max_grad_norm)   # some steps clipped, some not
+
+
+@pytest.mark.parametrize("hard_coded, hint", [
+    (dict(lr=1e-3), r"the run with lr=0.001, not the recipe's lr=0.004: your function does not pass recipe.lr"),
+    (dict(lr=2e-5), r"lr=2e-05"),
+    (dict(max_grad_norm=None), r"another clipping .* does not pass recipe.max_grad_norm"),
+    (dict(data="notebook"), "trained on the notebook's teacher_data, not on the `data` passed in"),
+    pytest.param(dict(max_grad_norm=1.0), r"another clipping", marks=pytest.mark.slow),
+    pytest.param(dict(seed=42), r"seed=42, not the recipe's seed=7", marks=pytest.mark.slow),
+    pytest.param(dict(length_grouping=True), r"length_grouping=True", marks=pytest.mark.slow),
+    pytest.param(dict(warmup_ratio=0.1), r"warmup_ratio=0.1, not the recipe's warmup_ratio=0.25",
+                 marks=pytest.mark.slow),
+    pytest.param(dict(epochs=1), r"ran 4 steps; .* = 8\nHint: that is 1 epoch", marks=pytest.mark.slow),
+    pytest.param(dict(batch_size=16), "batches of 16", marks=pytest.mark.slow),
+], ids=lambda v: str(v)[:30])
+def test_a_setting_not_taken_from_the_recipe_is_named(student, teacher_data, recipe, hard_coded, hint):
+    NOTEBOOK_DATA[:] = teacher_data
+    with pytest.raises(ExerciseError, match=hint):
+        check(distil(**hard_coded), None, student, teacher_data, recipe)
+
+
+def test_a_hard_coded_clipping_that_clips_every_step_is_refused_and_its_unread_setting_named(student, teacher_data,
+                                                                                              recipe):
+    """The third trial (2026-11-27): max_grad_norm=0.1 gave the recipe's weights on smoke's 2 steps."""
+    with pytest.raises(ExerciseError, match=r"never reads recipe.max_grad_norm"):
+        check(clipped_at_a_tenth, None, student, teacher_data, recipe)
+
+
+def run_of(student, steps=6, train=True, same=False):
     model = student if same else copy.deepcopy(student)
     if train:
         with torch.no_grad():
@@ -200,71 +318,38 @@ def run_of(student, steps=4, train=True, same=False):
     return losses.DistillationLoss(model), [0.5 - 0.01 * k for k in range(steps)], 1.5
 
 
-def test_a_right_run_passes(student, capsys):
-    before = nb14.fingerprint(student)
-    nb14.check_distillation_run(run_of(student), student, before, epochs=2, batch_size=10, n_examples=20)
-    assert "[OK]" in capsys.readouterr().out
-
-
 @pytest.mark.parametrize("kwargs, hint", [
-    (dict(steps=3), "the loop ran 3 steps"),
+    (dict(steps=3), "the loop ran 3 steps; the profile's recipe is 1 epoch"),
     (dict(train=False), "nothing was trained"),
     (dict(same=True), "changed the student you started from"),
 ])
-def test_run_mistakes_are_named(student, kwargs, hint):
+def test_the_notebooks_run_mistakes_are_named(student, teacher_data, recipe, kwargs, hint):
     start = copy.deepcopy(student)
     before = nb14.fingerprint(start)
     with pytest.raises(ExerciseError, match=hint):
-        nb14.check_distillation_run(run_of(start, **kwargs), start, before, epochs=2, batch_size=10, n_examples=20)
+        nb14.check_distillation_run(distil(), run_of(start, **kwargs), start, before, teacher_data, recipe)
 
 
-def test_a_loaded_run_is_not_checked(student, capsys):
-    nb14.check_distillation_run(None, student, nb14.fingerprint(student), 1, 10, 20)
-    assert "[OK]" not in capsys.readouterr().out
-
-
-def test_a_run_that_is_not_three_things_is_refused(student):
+def test_a_run_that_is_not_three_things_or_returns_the_mean_loss_is_named(student, teacher_data, recipe):
     with pytest.raises(ExerciseError, match="return three things"):
-        nb14.check_distillation_run([0.5, 0.4], student, nb14.fingerprint(student), 1, 10, 20)
+        check(distil(), [0.5, 0.4], student, teacher_data, recipe)
+    objective_, step_losses, seconds = distil()(student, teacher_data, recipe)
+    with pytest.raises(ExerciseError, match="the second thing returned is a float, not the loss of every step"):
+        check(distil(), (objective_, sum(step_losses) / len(step_losses), seconds), student, teacher_data, recipe)
 
 
-@pytest.fixture(scope="module")
-def recipe_world(student):
-    from sbertlib.training import TrainingArguments
-    gen = torch.Generator().manual_seed(0)
-    sentences = [("a " * (k % 7 + 1) + f"sentence {k}").strip() for k in range(48)]
-    teacher_data = [(s, torch.randn(24, generator=gen).tolist()) for s in sentences]
-    recipe = TrainingArguments(epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
-    return teacher_data, recipe
+def test_a_function_that_trains_the_start_itself_is_named(student, teacher_data, recipe):
+    def in_place(start, data, recipe):
+        objective, step_losses, seconds = distil()(start, data, recipe)
+        start.load_state_dict(objective.model.state_dict())
+        return objective, step_losses, seconds
+    with pytest.raises(ExerciseError, match="changed the student you started from"):
+        check(in_place, None, copy.deepcopy(student), teacher_data, recipe)
 
 
-def loop_run(start, teacher_data, **settings):
-    """A run of the student's loop (notebook 03's, as the library runs it) with ``settings``."""
-    from sbertlib.training import prepare_examples
-    from sbertlib.workbook.lessons.nb03 import fit_loop
-    objective = losses.DistillationLoss(copy.deepcopy(start))
-    step_losses = fit_loop(objective, prepare_examples(teacher_data, objective), **settings)
-    return objective, step_losses, 1.0
-
-
-def test_a_run_that_follows_the_recipe_passes(student, recipe_world, capsys):
-    teacher_data, recipe = recipe_world
-    result = loop_run(student, teacher_data, epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
-    nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data, recipe)
-    assert "its first 6 losses are the recipe's" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("settings, hint", [
-    (dict(lr=2e-5, length_grouping=True), "the learning rate"),        # the loop's default rate: passed before
-    (dict(lr=1e-3, length_grouping=False), "your batches are not the recipe's"),
-])
-def test_a_run_off_the_recipe_is_refused_though_its_step_count_is_right(student, recipe_world, settings, hint):
-    teacher_data, recipe = recipe_world
-    result = loop_run(student, teacher_data, epochs=1, batch_size=8, **settings)
-    assert len(result[1]) == 6  # the right number of steps
-    with pytest.raises(ExerciseError, match=hint):
-        nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(teacher_data),
-                                    teacher_data, recipe)
+def test_the_check_refuses_a_run_in_place_of_the_function(student, teacher_data, recipe):
+    with pytest.raises(ExerciseError, match="pass your function itself"):
+        check(distil()(student, teacher_data, recipe), None, student, teacher_data, recipe)
 
 
 def test_no_hint_of_the_objective_check_names_the_one_line_answer(student):
@@ -287,20 +372,6 @@ def test_no_hint_of_exercises_2_and_3_writes_the_formula(fn, check):
     hint = str(err.value).split("Hint:", 1)[-1]
     for formula in ("components.T", "@ components", "bias = mean", "Vh[:", "weight = "):
         assert formula not in hint, (formula, hint)
-
-
-@pytest.mark.parametrize("settings", [dict(lr=5.0), dict(lr=2e-5)], ids=["lr 5.0", "the loop's default lr"])
-def test_a_short_run_at_another_learning_rate_is_refused_by_its_weights(student, recipe_world, settings):
-    """The trial of 2026-11-27: on smoke the run has 2 steps, the first at the warm-up's learning rate 0, so both
-    losses were the recipe's whatever the rate; the trained weights tell."""
-    teacher_data, recipe = recipe_world
-    short = teacher_data[:16]   # 2 batches of 8: 2 steps, as on smoke
-    result = loop_run(student, short, epochs=1, batch_size=8, length_grouping=True, **settings)
-    assert len(result[1]) == 2
-    with pytest.raises(ExerciseError, match="trained weights are not"):
-        nb14.check_distillation_run(result, student, nb14.fingerprint(student), 1, 8, len(short), short, recipe)
-    right = loop_run(student, short, epochs=1, batch_size=8, length_grouping=True, lr=1e-3)
-    nb14.check_distillation_run(right, student, nb14.fingerprint(student), 1, 8, len(short), short, recipe)
 
 
 def test_inverse_projection_that_shares_memory_with_components_is_named():
@@ -332,17 +403,3 @@ def test_an_objective_that_takes_the_list_as_a_tensor_is_told_what_the_list_hold
             return F.mse_loss(embeddings, labels)   # the list itself, not its one tensor
     with pytest.raises(ExerciseError, match="one tensor per text column"):
         nb14.check_distillation_objective(ListAsTensor, student)
-
-
-def test_a_run_on_part_of_the_data_or_returning_the_mean_loss_is_named(student, recipe_world):
-    """The third trial (2026-11-27): a run on a subset was told 'nothing was trained', a mean loss 'ran None steps'."""
-    teacher_data, recipe = recipe_world
-    part = loop_run(student, teacher_data[:8], epochs=1, batch_size=8, lr=1e-3, length_grouping=True)
-    with pytest.raises(ExerciseError, match="the loop ran 1 steps"):
-        nb14.check_distillation_run(part, student, nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data,
-                                    recipe)
-    objective_, step_losses, seconds = loop_run(student, teacher_data, epochs=1, batch_size=8, lr=1e-3,
-                                                length_grouping=True)
-    with pytest.raises(ExerciseError, match="the second thing returned is a float, not the loss of every step"):
-        nb14.check_distillation_run((objective_, sum(step_losses) / len(step_losses), seconds), student,
-                                    nb14.fingerprint(student), 1, 8, len(teacher_data), teacher_data, recipe)
