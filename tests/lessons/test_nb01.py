@@ -153,6 +153,8 @@ def test_nb01_pair_count_right(capsys):
     (lambda n: n * (n - 1), "symmetric"),
     (lambda n: n * (n + 1) // 2, r"n·\(n\+1\)/2 includes each sentence paired with itself"),  # got n²'s hint
     (lambda n: n * (n + 1) / 2, r"n·\(n\+1\)/2 includes"),
+    (lambda n: n * n / 2, r"n²/2 halves the ordered pairs, but n² still holds each sentence paired with itself"),
+    (lambda n: n ** 2 // 2, r"n²//2 halves"),
     (lambda n: 49_995_000, None),  # the one number, hard-coded
     (lambda n: None, None),
 ])
@@ -170,6 +172,8 @@ def test_nb01_hours_right(capsys):
     (lambda n, pps: n * (n - 1) / 2 / pps, "seconds"),
     (lambda n, pps: n * (n - 1) / 2 / pps / 60, "minutes"),
     (lambda n, pps: n * n / pps / 3600, "n²"),
+    (lambda n, pps: pps * 3600 / (n * (n - 1) / 2) if n > 1 else pps * 3600, "upside down"),
+    (lambda n, pps: n * (n - 1) / 2 / pps // 3600, "rounded down to whole hours"),
     (lambda n, pps: 65.0, None),
     (lambda n, pps: NotImplemented, None),
 ])
@@ -205,6 +209,8 @@ def _unit(v):
     (lambda v: (_unit(v) @ _unit(v).T).mean(), "diagonal"),                      # each sentence with itself
     (lambda v: (v @ v.T)[~np.eye(len(v), dtype=bool)].mean(), "dot product"),    # not normalised
     (lambda v: good_anisotropy(v - v.mean(axis=0)), "centred"),                  # measures the fixed vectors
+    (lambda v: ((_unit(v) @ _unit(v).T).sum() - len(v)) / len(v) ** 2, r"divided by n² = \d+: there are n·\(n−1\)"),
+    (lambda v: np.triu(_unit(v) @ _unit(v).T, 1).sum() / (len(v) * (len(v) - 1)), r"summed each pair once \(i < j\)"),
     (lambda v: 0.9, None),
     (lambda v: None, None),
 ])

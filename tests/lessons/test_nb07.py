@@ -129,7 +129,7 @@ def test_nb07_most_important_names_the_paper_and_the_size_slips(capsys):
         nb07.check_gain(good_gain, "|u-v|", product_wins)
     nb07.check_gain(good_gain, "u*v", product_wins)
     out = capsys.readouterr().out
-    assert "u*v first, unlike the paper" in out and "beyond 2 standard errors: u*v is worth more" in out
+    assert "u*v ranks first, unlike the paper" in out and "beyond 2 standard errors: u*v is worth more" in out
     costs_more = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 46.0, ("u", "v", "u*v"): 51.0})
     with pytest.raises(ExerciseError, match="ranked the gains by their size"):
         nb07.check_gain(good_gain, "|u-v|", costs_more)
@@ -139,7 +139,7 @@ def test_nb07_gain_compares_the_two_with_their_standard_error(capsys):
     close = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 50.05, ("u", "v", "u*v"): 49.1})
     nb07.check_gain(good_gain, "|u-v|", close)  # |u-v| − u*v = 0.95, se ≈ 0.55: within the seed noise
     out = capsys.readouterr().out
-    assert "changes nothing measurable" in out and "worth more" not in out
+    assert "seed noise alone could swap it" in out and "worth more" not in out
     nb07.check_gain(good_gain, "|u-v|", close.assign(n_seeds=1, std=np.nan))
     assert "no standard error" in capsys.readouterr().out
 
@@ -274,7 +274,7 @@ def grid_world(shared_data):
 
 
 def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_first=True, use_concat=True,
-                         train=True, use_epochs=True):
+                         train=True, use_epochs=True, pass_seed=True, returns="score"):
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
     from sbertlib.workbook.lessons.nb03 import fit_loop
@@ -290,10 +290,12 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
                 else CosineSimilarityLoss(encoder))
         if not seed_first:
             seed_everything(seed)
+        step_losses = [float("nan")]
         if train:
-            fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1, batch_size=batch_size,
-                     lr=lr, seed=seed)
-        return evaluator(encoder)
+            step_losses = fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1,
+                                   batch_size=batch_size, lr=lr, **(dict(seed=seed) if pass_seed else {}))
+        return {"score": evaluator(encoder), "last loss": step_losses[-1],
+                "mean loss": sum(step_losses) / len(step_losses)}[returns]
     return train_and_score
 
 
@@ -309,6 +311,9 @@ def test_train_and_score_right(grid_world, capsys):
     (dict(train=False), "untrained network's score"),
     (dict(fresh=False), "changed the weights of `start`"),
     (dict(use_epochs=False), "the score of one epoch: pass `epochs`"),  # issue 29: passed before
+    (dict(pass_seed=False), r"loop kept its own default seed \(42\).*pass seed=seed to it too"),   # issue 29, stop 32
+    (dict(returns="last loss"), r"that is the training loss \(its last step's value\), not the score"),
+    pytest.param(dict(returns="mean loss"), r"training loss \(its mean value\)", marks=pytest.mark.slow),
 ])
 def test_train_and_score_wrong(grid_world, mistake, hint):
     start, evaluator, nli, stsb = grid_world

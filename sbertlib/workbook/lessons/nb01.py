@@ -45,7 +45,11 @@ def check_pair_count(pair_count: Callable[[int], int]) -> None:
     if wrong:  # the slip is named from every n (at n = 1, n² and n·(n+1)/2 are both 1)
         slips = {"n² counts every ordered pair and each sentence with itself": lambda n: n * n,
                  "n·(n−1) counts (a, b) and (b, a) separately — a similarity is symmetric": lambda n: n * (n - 1),
-                 "n·(n+1)/2 includes each sentence paired with itself": lambda n: n * (n + 1) // 2}
+                 "n·(n+1)/2 includes each sentence paired with itself": lambda n: n * (n + 1) // 2,
+                 "n²/2 halves the ordered pairs, but n² still holds each sentence paired with itself (n of them)":
+                     lambda n: n * n / 2,
+                 "n²//2 halves the ordered pairs, but n² still holds each sentence paired with itself (n of them)":
+                     lambda n: n * n // 2}
         hint = named_slip(got, {h: (lambda f=f: {n: f(n) for n in _PAIR_NS}) for h, f in slips.items()},
                           "count each unordered pair of two different sentences once", close=lambda a, b: a == b)
         n = wrong[0]
@@ -64,7 +68,11 @@ CROSS_ENCODER_HOURS = Exercise(
     slips={"that is in seconds: divide by 3600 for hours": lambda n, pps: _reference_pairs(n) / pps,
            "that is in minutes: divide by 60 once more": lambda n, pps: _reference_pairs(n) / pps / 60,
            "use the number of unordered pairs n·(n−1)/2, not n²": lambda n, pps: n * n / pps / 3600,
-           "n·(n−1) counts each pair twice": lambda n, pps: n * (n - 1) / pps / 3600},
+           "n·(n−1) counts each pair twice": lambda n, pps: n * (n - 1) / pps / 3600,
+           "that is upside down (speed × time / pairs): the time is the pairs divided by how many are scored per second":
+               lambda n, pps: pps * 3600 / max(_reference_pairs(n), 1),
+           "that is rounded down to whole hours: // drops the fraction — use / for a time":
+               lambda n, pps: _reference_pairs(n) / pps // 3600},
     hint="work out n = 3 by hand: how many forward passes does the cross-encoder make, how many seconds do they take "
          "at its speed, and how many hours is that?",
     ok=f"cross_encoder_hours is right: the paper's 65 h for 10,000 sentences means about "
@@ -108,6 +116,13 @@ def _anisotropy_hint(got: float, x: np.ndarray) -> str:
         return "you included the diagonal (each sentence with itself, cosine 1): average over pairs i ≠ j only"
     if abs(got - raw[~np.eye(n, dtype=bool)].mean()) < 1e-6 or abs(got - raw.mean()) < 1e-6:
         return "that is the mean dot product: normalise the rows first, so that dot products are cosines"
+    off = cos[~np.eye(n, dtype=bool)].sum()
+    if abs(got - off / n ** 2) < 1e-6:
+        return (f"you left the diagonal out of the sum but divided by n² = {n * n}: there are n·(n−1) = {n * (n - 1)} "
+                f"pairs i ≠ j")
+    if abs(got - off / 2 / (n * (n - 1))) < 1e-6:
+        return ("you summed each pair once (i < j) but divided by n·(n−1), the number of ordered pairs: count the pairs "
+                "you summed")
     centred = x - x.mean(axis=0)
     if abs(got - anisotropy_truth(centred)) < 1e-6:
         return "you centred the vectors first: measure the vectors as they are (centring is what removes anisotropy)"

@@ -122,8 +122,8 @@ def _which_is_worth_more(with_abs: pd.Series, with_prod: pd.Series) -> str:
     if not math.isfinite(se):
         return f"|u-v| − u*v = {diff:+.2f}, with no standard error to judge it by (one seed)"
     if abs(diff) < 2 * se:
-        return (f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, under 2 standard errors: in ours, which of the two is "
-                "added changes nothing measurable")
+        return (f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, under 2 standard errors: your ranking reads these numbers "
+                "right, but seed noise alone could swap it — more seeds would tell")
     bigger = "|u-v|" if diff > 0 else "u*v"
     return f"|u-v| − u*v = {diff:+.2f} ± {se:.2f}, beyond 2 standard errors: {bigger} is worth more in ours"
 
@@ -242,7 +242,7 @@ def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
         raise ExerciseError(f"in your grid adding |u-v| to (u, v) gains {ours['|u-v|']:+.2f}, adding u*v "
                             f"{ours['u*v']:+.2f}; most_important = {pick!r}\nHint: {hint}")
     ok(f"in our grid, adding |u−v| to (u, v) changes STSb dev by {ours['|u-v|']:+.2f}, adding u*v by "
-       f"{ours['u*v']:+.2f} (paper: {paper_gains['|u-v|']:+.2f} and {paper_gains['u*v']:+.2f}): {pick} first, "
+       f"{ours['u*v']:+.2f} (paper: {paper_gains['|u-v|']:+.2f} and {paper_gains['u*v']:+.2f}): {pick} ranks first, "
        + ("as in the paper" if pick == max(PARTS, key=paper_gains.get) else "unlike the paper")
        + f"; {_which_is_worth_more(rows['|u-v|'], rows['u*v'])}")
 
@@ -488,19 +488,45 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
         if abs(got[0] - want) <= 0.01:
             continue
         raise ExerciseError(f"{what} scored {got[0]:.2f}; the library's run of the same point {want:.2f}\n"
-                            f"Hint: {_which_slip(got[0], point, run, start, evaluator, len(pairs))}")
+                            f"Hint: {_which_slip(got[0], point, run, start, evaluator, len(pairs), pairs)}")
     ok("train_and_score trains each point as the library's grid does (fresh copy, pooling, seed, objective, "
        "concatenation, and the batch size, lr and epochs passed in) — with your training loop")
 
 
-def _which_slip(got: float, point: dict, run: Callable, start, evaluator, n_pairs: int) -> str:
+def point_run(start, evaluator, point: dict, pairs, loop_seed: int) -> tuple[float, list[float]]:
+    """One point trained as :func:`train_and_score_truth` trains it, but with the loop's seed ``loop_seed`` (the
+    truth passes the point's seed to both ``seed_everything`` and the loop): (the score, the loss of every step)."""
+    from ...losses import CosineSimilarityLoss
+    from ...training import TrainingArguments, fit, seed_everything
+    encoder = copy_with_pooling(start, point["config"].pooling)
+    seed_everything(point["seed"])
+    loss = (SoftmaxLoss(encoder, num_labels=3, concat=point["config"].concat)
+            if point["objective"] == "classification" else CosineSimilarityLoss(encoder))
+    history = fit(encoder, loss, pairs, TrainingArguments(epochs=point["epochs"], batch_size=point["batch_size"],
+                                                          lr=point["lr"], seed=loop_seed), show_progress_bar=False)
+    return float(evaluator(encoder)), [float(x) for x in history.losses]
+
+
+def _which_slip(got: float, point: dict, run: Callable, start, evaluator, n_pairs: int, pairs=None) -> str:
     """The hint naming the one thing the student's run did differently, tried in turn (each a training of the
-    library's, made only when the answer is wrong): untrained, the pooling, the concatenation, then each argument
-    replaced by a value the student could have hard-coded instead of using it."""
+    library's, made only when the answer is wrong): a training loss returned instead of the score, untrained, the
+    pooling, the concatenation, the loop left at its own seed, then each argument replaced by a value the student
+    could have hard-coded instead of using it."""
     config, default = point["config"], ablation.AblationConfig()
+    if pairs is not None:
+        _, step_losses = point_run(start, evaluator, point, pairs, point["seed"])
+        for what, value in (("last step's", step_losses[-1]), ("mean", sum(step_losses) / len(step_losses))):
+            if math.isclose(got, value, rel_tol=1e-4, abs_tol=1e-6):
+                return (f"that is the training loss (its {what} value), not the score: return the STSb dev score of "
+                        "the trained copy, stsb_dev(encoder)")
     tries: list[tuple[str, Callable[[], float]]] = [
         ("that is the untrained network's score: train the copy before you score it",
          lambda: float(evaluator(copy_with_pooling(start, config.pooling))))]
+    if pairs is not None:
+        tries.append(("that is the run whose loop kept its own default seed (42): seed_everything(seed) seeds the "
+                      "classifier's first weights, but your loop reseeds the data order and dropout with its `seed` "
+                      "argument — pass seed=seed to it too",
+                      lambda: point_run(start, evaluator, point, pairs, 42)[0]))
     if config.pooling != "mean":
         tries.append(("the run used mean pooling: set the copy's pooling to config.pooling before training",
                       lambda: run(config=ablation.AblationConfig("mean", config.concat))))
