@@ -21,3 +21,62 @@ def test_call_watches_arrays_tensors_lists_and_dicts_and_leaves_other_arguments_
     call(lambda m: torch.nn.init.zeros_(m.weight), model)  # a model may be meant to change (a training step)
     nan = np.array([np.nan, 1.0])
     assert call(lambda v: v + 1, nan)[1] == 2.0  # NaN stays NaN: not taken for a change
+
+
+# Where a lesson's code calls one of its parameters directly, not through `call`: each is not a student's function
+# given notebook data, or is checked for changes another way. A new check that calls the student's function
+# directly fails below: route it through `call` (which names an input changed in place), or add it here with why.
+NOT_THROUGH_CALL = {
+    ("nb01", "variant", "tokenise"): "the library's tokenisers, in a slip's re-creation",
+    ("nb02", "check_siamese_classifier", "cls"): "the student's class, built around the check's own encoder",
+    ("nb02", "pair_loss_truth", "model"): "the check's model",
+    ("nb02", "_grads", "fn"): "the student's pair_loss again on the inputs its first call (through call) left alone",
+    ("nb03", "_fresh_pair", "make_loss"): "the check's own loss factory",
+    ("nb03", "check_mnrl", "cls"): "the student's class, built around the check's own model",
+    ("nb05", "check_regression_objective", "cls"): "the student's class, built around the check's own model",
+    ("nb05", "check_regression_objective", "encoder"): "the notebook's encoder, encoding",
+    ("nb06", "check_triplet_objective", "cls"): "the student's class, built around the check's own model",
+    ("nb07", "check_train_and_score", "train_and_score"): "compares its pairs and `start` before and after itself, "
+                                                            "naming a reordered list and trained start",
+    ("nb07", "point_run", "evaluator"): "the notebook's scorer",
+    ("nb07", "_which_slip", "evaluator"): "the notebook's scorer",
+    ("nb07", "_which_slip", "run"): "the check's own reference runs",
+    ("nb07", "run_ablation_truth", "train_and_score"): "the reference grid over a given point function",
+    ("nb07", "_check_gain_on_hidden_inputs", "gain"): "inside the wrapper that Exercise.check calls through call",
+    ("nb08", "mean_over", "pick"): "the check's own choice of C",
+    ("nb10", "_only", "slip"): "a slip's re-creation",
+    ("nb11", "_fastest", "allowed"): "the check's own rule",
+    ("nb11", "__torch_function__", "func"): "torch's function, under the check's watcher",
+    ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
+                                  "design, which the check reads",
+    ("nb14", "check_distillation_objective", "cls"): "the student's class, built around the check's own model",
+}
+
+
+def _direct_calls() -> set[tuple[str, str, str]]:
+    """(lesson, function, parameter) for every call of a parameter in the lessons' code that is not an argument of
+    `call(...)` (a lambda passed to `call` counts as through it)."""
+    import ast
+    from pathlib import Path
+    import sbertlib.workbook.lessons as lessons
+    found = set()
+    for path in sorted(Path(lessons.__file__).parent.glob("nb*.py")):
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+            through = {id(sub) for node in ast.walk(fn) if isinstance(node, ast.Call)
+                       and isinstance(node.func, ast.Name) and node.func.id == "call"
+                       for arg in node.args for sub in ast.walk(arg)}
+            found |= {(path.stem, fn.name, node.func.id) for node in ast.walk(fn)
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params
+                      and id(node) not in through}
+    return found
+
+
+def test_every_check_calls_the_students_function_through_call():
+    """Issue 29: a check that calls the student's function itself misses an input changed in place (the notebook's
+    own data changed behind its back). Every direct call of a parameter is listed, with why, above."""
+    found = _direct_calls()
+    assert found - set(NOT_THROUGH_CALL) == set(), "call these through lessons.call, or list them with why"
+    assert set(NOT_THROUGH_CALL) - found == set(), "no longer called directly: remove from NOT_THROUGH_CALL"

@@ -269,3 +269,15 @@ def test_nb03_mnrl_stub_is_reported_as_everywhere():
             raise NotImplementedError
     with pytest.raises(ExerciseError, match="the exercise is not done yet: your loss_from_embeddings"):
         nb03.check_mnrl(MNRL, torch.nn.Linear(2, 2))
+
+
+def test_nb03_a_loop_that_changes_its_examples_list_is_refused(encoder, nli_data):
+    """Issue 29: the loop was called directly, so a loop that changed the notebook's examples passed."""
+    right = make_loop()
+
+    def appending(loss, examples, **settings):
+        values = right(loss, examples, **settings)
+        examples.append(examples[0])
+        return values
+    with pytest.raises(ExerciseError, match="changed its second argument .* in place"):
+        nb03.check_train_loop(appending, encoder, *nli_data)

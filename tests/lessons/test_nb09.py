@@ -303,3 +303,21 @@ def test_nb09_nn_agreement_wrong_answers_fail(wrong, hint):
     x, labels = _data(3)
     with pytest.raises(ExerciseError, match=hint):
         nb09.check_nn_agreement(wrong, x, labels)
+
+
+def test_pca_and_cosine_by_label_that_change_their_input_in_place_are_refused():
+    """Issue 29: these checks passed copies, so a function centring or normalising the notebook's embeddings in
+    place passed, and the notebook's own embeddings changed behind its back."""
+    from lesson_helpers import IN_PLACE
+
+    def pca_in_place(emb, k=2):
+        emb -= emb.mean(axis=0)
+        return good_pca(emb, k)
+
+    def cosine_by_label_in_place(premise, hypothesis, gold, labels):
+        premise /= np.linalg.norm(premise, axis=1, keepdims=True)
+        return good_cosine_by_label(premise, hypothesis, gold, labels)
+    with pytest.raises(ExerciseError, match=IN_PLACE):
+        nb09.check_pca(pca_in_place)
+    with pytest.raises(ExerciseError, match=IN_PLACE):
+        nb09.check_cosine_by_label(cosine_by_label_in_place)

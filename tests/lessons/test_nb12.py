@@ -569,3 +569,12 @@ def test_index_comparison_and_nprobe_curve_draw_what_they_are_given():
     ax = fig2.axes[0]
     assert list(ax.lines[0].get_xdata()) == [1, 2, 4] and "your nprobe = 4" in [t.get_text() for t in ax.get_legend().get_texts()]
     plt.close("all")
+
+
+def test_nb12_rerank_that_normalises_the_query_vectors_in_place_is_refused():
+    """Issue 29: the check passed copies, so the notebook's query vectors could change behind its back."""
+    def normalising(queries, query_emb, corpus, corpus_emb, cross_encoder, k):
+        query_emb /= np.linalg.norm(query_emb, axis=1, keepdims=True)
+        return rerank(queries, query_emb, corpus, corpus_emb, cross_encoder, k)
+    with pytest.raises(ExerciseError, match="changed its second argument .* in place"):
+        nb12.check_rerank(normalising)

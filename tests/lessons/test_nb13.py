@@ -224,3 +224,14 @@ def test_a_split_that_raises_is_told_as_the_students_error():
         nb13.check_split(split)
     shown = "\n".join(err.value._render_traceback_())
     assert "In your code:" in shown and "sentence3" in shown and "lessons/nb13.py" not in shown
+
+
+def test_a_split_that_shuffles_the_pairs_it_was_given_is_refused():
+    """Issue 29: the repeat-for-a-seed calls went around `call`; every call now names a list changed in place."""
+    from lesson_helpers import IN_PLACE
+
+    def shuffling(pairs, share, seed):
+        random.Random(seed).shuffle(pairs)
+        return data.group_split(pairs, share, seed)
+    with pytest.raises(ExerciseError, match=IN_PLACE):
+        nb13.check_split(shuffling)

@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import Exercise, ExerciseError, call, ok, require, student_raised, two_items, unfinished
+from . import Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice, number
 from ...search import faiss_search, recall_at_k, semantic_search
 
@@ -424,13 +424,8 @@ def check_rerank(retrieve_and_rerank: Callable) -> None:
     queries, q_emb, corpus, c_emb = _rerank_case()
     for k in (3, 6):
         judge = _Judge(queries, corpus)
-        try:
-            result = retrieve_and_rerank(list(queries), q_emb.copy(), list(corpus), c_emb.copy(), judge, k)
-        except Exception as err:  # noqa: BLE001
-            if unfinished(err):
-                raise ExerciseError("`retrieve_and_rerank` is not done yet (it raised NotImplementedError).") from None
-            raise student_raised(f"`retrieve_and_rerank` ({len(queries)} queries, {len(corpus)} candidates, k={k})",
-                                 err) from err
+        result = call(retrieve_and_rerank, list(queries), q_emb.copy(), list(corpus), c_emb.copy(), judge, k,
+                      what=f"`retrieve_and_rerank` ({len(queries)} queries, {len(corpus)} candidates, k={k})")
         scores, ids = (_as_array(x, w) for x, w in zip(two_items(result, "`retrieve_and_rerank` returned",
                                                                   "return (scores, ids), each of shape (queries, k)"),
                                                         ("scores", "ids")))

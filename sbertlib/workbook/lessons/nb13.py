@@ -123,12 +123,14 @@ def check_split(split_pairs: Callable) -> None:
     for share in (0.2, 0.3):
         for seed in SEEDS:
             _check_one(split_pairs, pairs, share, seed)
-    again = [list(x) for x in two_items(split_pairs(list(pairs), 0.2, 7), "`split_pairs` returned", "")]
-    first = [list(x) for x in two_items(split_pairs(list(pairs), 0.2, 7), "`split_pairs` returned", "")]
+    def split(seed: int) -> list[list]:
+        result = call(split_pairs, list(pairs), 0.2, seed, what=f"`split_pairs` (test_share=0.2, seed={seed})")
+        return [list(x) for x in two_items(result, "`split_pairs` returned", "")]
+    again, first = split(7), split(7)
     require([[id(p) for p in part] for part in again] == [[id(p) for p in part] for part in first],
             "the same seed gave two different splits",
             "shuffle with random.Random(seed), not the global random module or an unseeded one")
-    other = [list(x) for x in two_items(split_pairs(list(pairs), 0.2, 8), "`split_pairs` returned", "")]
+    other = split(8)
     require({id(p) for p in other[1]} != {id(p) for p in first[1]},
             "seeds 7 and 8 gave the same test part", "use the seed to shuffle the groups")
     ok("your split keeps every sentence on one side — chains through either column included — with about "
