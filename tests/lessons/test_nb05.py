@@ -88,10 +88,10 @@ def _run(start, copy_first=True, steps=4, objective_cls=None):
     return objective, [0.5] * steps, 1.5
 
 
-def test_nb05_regression_run_right_passes(tiny_encoder, capsys):
+def test_nb05_regression_run_right_passes(tiny_encoder):
     before = nb05.fingerprint(tiny_encoder)
     nb05.check_regression_run(_run(tiny_encoder), tiny_encoder, before, epochs=2, batch_size=16, n_examples=20)
-    assert "trained a copy for 4 steps" in capsys.readouterr().out
+    assert nb05.fingerprint(tiny_encoder) == before
 
 
 @pytest.mark.parametrize("result, hint", [
@@ -109,17 +109,70 @@ def test_nb05_regression_run_wrong_fails(tiny_encoder, result, hint):
         nb05.check_regression_run(result(start), start, before, epochs=2, batch_size=16, n_examples=20)
 
 
-def test_nb05_regression_runs_name_the_run_and_pass_when_loaded(tiny_encoder, capsys):
+@pytest.fixture(scope="module")
+def stsb_examples():
+    from sbertlib import data
+    return [(p.sentence1, p.sentence2, p.score) for p in data.load_stsb("train")[:48]]
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    from sbertlib.training import TrainingArguments
+    return TrainingArguments(epochs=2, batch_size=16, lr=2e-5, length_grouping=True)   # a profile's STSb stage
+
+
+NOTEBOOK_DATA: list = []   # the notebook's stsb_examples, as a function that ignores its `data` reads it
+
+
+def regress(**hard_coded):
+    """A train_regression with the student's loop (notebook 03's, as the library runs it) that takes every setting
+    from `recipe` except those ``hard_coded``; ``data="notebook"`` trains on the notebook's stsb_examples instead."""
     import copy
-    nb05.check_regression_runs({}, 2, 16, 20)
-    assert "trained before and are loaded" in capsys.readouterr().out
+    import time
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    use_notebook_data = hard_coded.pop("data", None) == "notebook"
+
+    def train_regression(start, data, recipe):
+        objective = nb05.ReferenceRegressionObjective(copy.deepcopy(start))
+        examples = prepare_examples(NOTEBOOK_DATA if use_notebook_data else data, objective)
+        settings = dict(epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                        warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
+                        length_grouping=recipe.length_grouping)
+        t0 = time.perf_counter()
+        step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
+        return objective, step_losses, time.perf_counter() - t0
+    return train_regression
+
+
+def test_nb05_regression_runs_name_the_run_and_check_the_function_when_loaded(tiny_encoder, stsb_examples, recipe,
+                                                                               capsys):
+    import copy
+    nb05.check_regression_runs(regress(), {}, tiny_encoder, stsb_examples, recipe)
+    assert "loaded (RETRAIN = True trains them again); on the check's 2 recipes of its own" in capsys.readouterr().out
     good, bad = copy.deepcopy(tiny_encoder), copy.deepcopy(tiny_encoder)
-    runs = {"stsb": (good, nb05.fingerprint(good), _run(good)), "two-stage": (bad, nb05.fingerprint(bad), _run(bad, copy_first=False))}
+    runs = {"stsb": (good, nb05.fingerprint(good), _run(good, steps=6)),
+            "two-stage": (bad, nb05.fingerprint(bad), _run(bad, copy_first=False, steps=6))}
     with pytest.raises(ExerciseError, match="the 'two-stage' run: training changed the model you started from"):
-        nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
+        nb05.check_regression_runs(regress(), runs, tiny_encoder, stsb_examples, recipe)
     del runs["two-stage"]
-    nb05.check_regression_runs(runs, epochs=2, batch_size=16, n_examples=20)
-    assert "trained a copy for 4 steps" in capsys.readouterr().out
+    nb05.check_regression_runs(regress(), runs, tiny_encoder, stsb_examples, recipe)
+    assert "your 1 run(s): the recipe's steps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("hard_coded, hint", [
+    (dict(lr=2e-5), r"the run with lr=2e-05, not the recipe's lr=0.004: your function does not pass recipe.lr"),
+    (dict(max_grad_norm=1.0), r"another clipping .* does not pass recipe.max_grad_norm"),
+    (dict(data="notebook"), "trained on the notebook's stsb_examples, not on the `data` passed in"),
+    pytest.param(dict(length_grouping=True), r"length_grouping=True", marks=pytest.mark.slow),
+    pytest.param(dict(seed=42), r"seed=42, not the recipe's seed=7", marks=pytest.mark.slow),
+], ids=lambda v: str(v)[:30])
+def test_nb05_train_regression_that_hard_codes_a_setting_is_named(tiny_encoder, stsb_examples, recipe, hard_coded,
+                                                                  hint):
+    """Issue 29: the check counted steps only, so a run at another learning rate or clipping passed."""
+    NOTEBOOK_DATA[:] = stsb_examples
+    with pytest.raises(ExerciseError, match=hint):
+        nb05.check_regression_runs(regress(**hard_coded), {}, tiny_encoder, stsb_examples, recipe)
 
 
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):

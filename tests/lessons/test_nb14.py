@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from pathlib import Path
 from types import SimpleNamespace
 from sbertlib import losses
-from sbertlib.workbook.lessons import ExerciseError, nb14
+from sbertlib.workbook.lessons import ExerciseError, nb14, training_runs
 
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
@@ -270,16 +270,16 @@ def test_the_checks_recipes_are_no_profiles_and_not_the_loops_defaults(student, 
     left at the loop's default trains another run than the check's recipes."""
     from sbertlib.workbook.profiles import PROFILES
     stages = [a for p in PROFILES.values() for a in (p.nli, p.stsb, p.distill)]
-    probes = nb14.probe_recipes(student, teacher_data[:nb14.PROBE_EXAMPLES])
+    probes = training_runs.probe_recipes(student, teacher_data[:training_runs.PROBE_EXAMPLES], losses.DistillationLoss)
     for field in ("epochs", "batch_size", "lr", "warmup_ratio", "seed", "length_grouping"):
-        for value in {getattr(a, field) for a in stages} | {nb14.LOOP_DEFAULTS[field]}:
+        for value in {getattr(a, field) for a in stages} | {training_runs.LOOP_DEFAULTS[field]}:
             assert any(getattr(p, field) != value for p in probes), (field, value)
     for field in ("batch_size", "lr", "warmup_ratio", "seed"):   # these, in every probe
         assert not {getattr(p, field) for p in probes} & ({getattr(a, field) for a in stages}
-                                                          | {nb14.LOOP_DEFAULTS[field]}), field
+                                                          | {training_runs.LOOP_DEFAULTS[field]}), field
     norms: list[float] = []
-    nb14.recipe_run(student, teacher_data[:nb14.PROBE_EXAMPLES], probes[0].__class__(
-        **{**nb14.PROBES[0], "max_grad_norm": None}), grad_norms=norms)
+    training_runs.recipe_run(student, teacher_data[:training_runs.PROBE_EXAMPLES], probes[0].__class__(
+        **{**training_runs.PROBES[0], "max_grad_norm": None}), losses.DistillationLoss, grad_norms=norms)
     clipped = sum(n > probes[0].max_grad_norm for n in norms)
     assert 0 < clipped < len(norms), (norms, probes[0].max_grad_norm)   # some steps clipped, some not
 

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from ... import losses
 from . import Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
+from .training_runs import check_on_recipes, fingerprint
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -157,17 +158,9 @@ def check_regression_objective(cls, encoder) -> None:
        "on the encoder's u and v equals CosineSimilarityLoss")
 
 
-def fingerprint(model) -> tuple[float, ...]:
-    """A cheap summary of a model's weights: one sum per parameter tensor (changes when training steps it)."""
-    with torch.no_grad():
-        return tuple(float(p.double().sum()) for p in model.parameters())
-
-
-def check_regression_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,
-                         n_examples: int) -> None:
-    """Check what ``train_regression(start)`` returned — ``(objective, step_losses, seconds)`` — after the
-    run: ``start`` is untouched (``before`` is its :func:`fingerprint` from before), the objective holds the
-    trained copy, and the loop ran the recipe's ``epochs × ceil(n_examples / batch_size)`` steps."""
+def _run_parts(result, start, before: tuple[float, ...]):
+    """(objective, step_losses) of what ``train_regression`` returned, each checked for its kind; the start
+    untouched and the objective's copy trained."""
     import math
     require(isinstance(result, (tuple, list)) and len(result) == 3,
             f"train_regression returned {type(result).__name__}{'' if not hasattr(result, '__len__') else f' of {len(result)} items'}",
@@ -181,36 +174,57 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
             "or 'no fine-tuning' would show the trained model)",
             "train a copy of the start, and leave the start itself alone")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
+    require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
+            f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
+            "return the list your train_loop gave: one loss per step")
     require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
-    want_steps = epochs * math.ceil(n_examples / batch_size)
-    n = len(step_losses) if hasattr(step_losses, "__len__") else None
-    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
-            f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
-            "train on every STSb example with the profile's STSb stage (profile.stsb: its epochs, batch size and learning rate)")
-    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number")
+    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
+            "a learning rate too high? pass recipe.lr")
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the run with time.perf_counter()")
-    ok(f"{type(objective).__name__} trained a copy for {n} steps ({epochs} epochs); the start is untouched")
+    return objective, step_losses
 
 
-def check_regression_runs(new_runs: dict, epochs: int, batch_size: int, n_examples: int) -> None:
-    """:func:`check_regression_run` for each run notebook 05 trained this time: ``{objective: (start, its
-    fingerprint before, what train_regression returned)}`` — empty when both were loaded from an earlier run."""
+def check_regression_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,
+                         n_examples: int) -> None:
+    """Check what ``train_regression(start, data, recipe)`` returned — ``(objective, step_losses, seconds)`` —
+    after the notebook's run: ``start`` is untouched (``before`` is its :func:`fingerprint` from before), the
+    objective holds the trained copy, and the loop ran the recipe's ``epochs × ceil(n_examples / batch_size)``
+    steps."""
+    import math
+    _, step_losses = _run_parts(result, start, before)
+    want_steps = epochs * math.ceil(n_examples / batch_size)
+    n = len(step_losses)
+    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
+            f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
+            "train on every example of `data` with the recipe's epochs and batch_size")
+
+
+def check_regression_runs(train_regression: Callable, new_runs: dict, start, stsb_examples, recipe) -> None:
+    """Check ``train_regression(start, data, recipe) -> (objective, step_losses, seconds)``: each run notebook 05
+    trained this time (``new_runs``: ``{objective: (its start, its fingerprint before, what train_regression
+    returned)}``, empty when both were loaded) with :func:`check_regression_run`; then the function itself on the
+    check's own recipes from the untrained ``start`` (:func:`training_runs.check_on_recipes`): every loss and the
+    trained weights must be the library's run of the same recipe, and a setting not taken from ``recipe`` is named."""
+    require(callable(train_regression), f"pass your function itself, not {type(train_regression).__name__}",
+            "checks.check_regression_runs(train_regression, new_runs, start, stsb_examples, profile.stsb)")
     require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
-    if not new_runs:
-        ok("both runs were trained before and are loaded, not trained now: nothing new to check "
-           "(RETRAIN = True trains them again with your train_regression)")
-        return
     models = []
-    for objective, (start, before, result) in new_runs.items():
+    for objective, (begin, before, result) in new_runs.items():
         try:
-            check_regression_run(result, start, before, epochs, batch_size, n_examples)
+            check_regression_run(result, begin, before, recipe.epochs, recipe.batch_size, len(stsb_examples))
         except ExerciseError as exc:
             raise ExerciseError(f"the {objective!r} run: {exc}") from None
         models.append(result[0].model)
     require(len({id(m) for m in models}) == len(models), "two runs returned the same model",
             "each run trains its own copy of its own start")
+    probes = check_on_recipes(train_regression, "train_regression", start, stsb_examples, recipe,
+                              ReferenceRegressionObjective, _run_parts, "stsb_examples")
+    said = (f"your {len(new_runs)} run(s): the recipe's steps, each start untouched" if new_runs else
+            "both runs were trained before and are loaded (RETRAIN = True trains them again)")
+    ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
+       "every loss and the trained weights are the library's run of the same recipe")
 
 
 # ----------------------------------------------------------------------------- order and scale
@@ -305,7 +319,7 @@ EXERCISES = (
                        "loss": _objective.loss_from_embeddings([_u, _v], _torch.tensor([0.0, 1.0, 2.5, 4.0, 5.0]))}
             """, reference=ReferenceRegressionObjective, kept=True),
     Exercise('train_regression', probe="""
-            _objective, _losses, _seconds = train_regression(load_encoder(profile))
+            _objective, _losses, _seconds = train_regression(load_encoder(profile), stsb_examples, profile.stsb)
             _result = _losses
             """),
 )

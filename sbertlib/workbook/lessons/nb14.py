@@ -13,7 +13,7 @@ from ... import losses
 from ...training import distillation
 from . import Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .nb05 import fingerprint
+from .training_runs import check_on_recipes, fingerprint
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -282,124 +282,6 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
 
 
 # ----------------------------------------------------------------------------- the run
-# The check runs the student's function on recipes of its own, as the library's fit would train them: settings that
-# no profile holds and that differ from the loop's defaults, so a function that hard-codes a value instead of reading
-# `recipe` trains another run, and the message names the setting. The clipping norm of the first is chosen from the
-# run's own gradient norms (about half the steps clipped): AdamW is almost blind to a gradient scaled the same at
-# every step, so a norm that clips every step, or none, would look like any other.
-PROBE_EXAMPLES = 40
-PROBES = (dict(epochs=2, batch_size=10, lr=4e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
-          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.2, seed=11, length_grouping=False, max_grad_norm=1e3))
-LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
-                     length_grouping=False)  # notebook 03's train_loop, as its signature writes them
-
-
-def _grad_norm(loss) -> float:
-    grads = [p.grad.detach().float().norm() for p in loss.parameters() if p.grad is not None]
-    return float(torch.linalg.vector_norm(torch.stack(grads))) if grads else 0.0
-
-
-def recipe_run(start, data, args, grad_norms: list | None = None):
-    """The workbook's run of the recipe ``args`` (``fit``, the library's DistillationLoss) from a copy of
-    ``start``: (its step losses, the trained model). ``grad_norms``, a list, receives each step's gradient norm
-    (before clipping only where ``args`` clips nothing)."""
-    import copy
-
-    from ...training import fit
-    model = copy.deepcopy(start)
-    loss = losses.DistillationLoss(model)
-    record = (lambda step, history: grad_norms.append(_grad_norm(loss))) if grad_norms is not None else None
-    history = fit(model, loss, data, args, show_progress_bar=False, callback=record)
-    return [float(x) for x in history.losses], model
-
-
-def probe_recipes(start, data) -> list:
-    """The check's recipes (``TrainingArguments``) for ``start`` on ``data``: :data:`PROBES`, the first clipping at
-    the median gradient norm of its unclipped run, so that some steps are clipped and some are not."""
-    from ...training import TrainingArguments
-    norms: list[float] = []
-    recipe_run(start, data, TrainingArguments(**PROBES[0], max_grad_norm=None), grad_norms=norms)
-    middle = sorted(norms)[len(norms) // 2 - 1: len(norms) // 2 + 1]
-    clip = float(f"{math.sqrt(middle[0] * middle[1]):.3g}")   # between the two middle norms, written short
-    return [TrainingArguments(**PROBES[0], max_grad_norm=clip), TrainingArguments(**PROBES[1])]
-
-
-def _same_run(got: list[float], model, want: list[float], want_model, tol: float = 1e-4) -> bool:
-    """The same losses and trained weights, to ``tol`` (relative). The naming of a slip allows more: AdamW's
-    epsilon makes two runs clipped at different norms on every step differ a little."""
-    if len(got) != len(want) or not all(math.isclose(g, w, rel_tol=tol, abs_tol=1e-7) for g, w in zip(got, want)):
-        return False
-    mine = dict(model.named_parameters())
-    return all(name in mine and torch.allclose(mine[name].detach().float(), p.detach().float(), rtol=tol, atol=tol / 100)
-               for name, p in want_model.named_parameters())
-
-
-def _which_setting(train_distillation: Callable, got: list[float], model, start, data, args, notebook_recipe) -> str:
-    """The hint naming the setting the student's run did not take from ``args``: the same run retrained with one
-    setting replaced by what could have been hard-coded instead (the loop's default, the notebook's recipe, any
-    profile's learning rate), tried in turn; each retraining is made only when the answer is wrong. Failing that,
-    the settings the function's source never reads."""
-    from dataclasses import replace
-
-    from ..profiles import PROFILES
-    rates = {a.lr for p in PROFILES.values() for a in (p.nli, p.stsb, p.distill)}
-    tries = []
-    for field in ("length_grouping", "seed", "lr", "warmup_ratio", "max_grad_norm", "batch_size", "epochs"):
-        values = {LOOP_DEFAULTS[field], getattr(notebook_recipe, field)} | (rates if field == "lr" else set())
-        if field == "max_grad_norm" and args.max_grad_norm is not None:
-            values |= {None, args.max_grad_norm / 10}   # none, or a fixed norm that clips every step
-        for value in sorted(values - {getattr(args, field)}, key=repr):
-            tries.append((field, value))
-    for field, value in tries:
-        if _same_run(got, model, *recipe_run(start, data, replace(args, **{field: value})), tol=1e-2):
-            what = ("another clipping (clipping at a fixed norm, or none)" if field == "max_grad_norm" else
-                    f"{field}={value!r}")
-            return (f"that is the run with {what}, not the recipe's {field}={getattr(args, field)!r}: your function "
-                    f"does not pass recipe.{field} on to your loop")
-    unread = [f for f in LOOP_DEFAULTS if f".{f}" not in _source(train_distillation)]
-    if unread:
-        return (f"the run differs from the recipe's in its updates, and your function never reads "
-                f"{', '.join('recipe.' + f for f in unread)}: pass every setting the recipe holds on to your loop")
-    return ("the run differs from the recipe's in its updates: pass every setting the recipe holds to your loop "
-            "(epochs, batch_size, lr, warmup_ratio, max_grad_norm, seed, length_grouping) as it is, and train a fresh "
-            "copy of the start with your DistillationObjective")
-
-
-def _source(fn: Callable) -> str:
-    """The source of the student's function (a notebook cell's too), or "" where Python cannot find it."""
-    import inspect
-    try:
-        return inspect.getsource(fn)
-    except (OSError, TypeError):
-        return ""
-
-
-def _check_probe(train_distillation: Callable, start, data, args, notebook_recipe, n_notebook: int) -> None:
-    """One of the check's own runs: the student's function on ``data`` with ``args`` against :func:`recipe_run`."""
-    before = fingerprint(start)
-    what = (f"train_distillation(start, {len(data)} teacher examples, TrainingArguments(epochs={args.epochs}, "
-            f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
-    result = call(train_distillation, start, data, args, what=what)
-    objective, step_losses = _run_parts(result, start, before)
-    got = [float(x) for x in step_losses]
-    want, want_model = recipe_run(start, data, args)
-    if len(got) != len(want):
-        steps = lambda n, epochs=args.epochs, batch=args.batch_size: epochs * math.ceil(n / batch)  # noqa: E731
-        counts = [("it trained on the notebook's teacher_data, not on the `data` passed in", steps(n_notebook))]
-        counts += [(f"that is {e} epoch(s): pass recipe.epochs on to your loop", steps(len(data), epochs=e))
-                   for e in (LOOP_DEFAULTS["epochs"], notebook_recipe.epochs)]
-        counts += [(f"those are batches of {b}: pass recipe.batch_size on to your loop", steps(len(data), batch=b))
-                   for b in (LOOP_DEFAULTS["batch_size"], notebook_recipe.batch_size)]
-        hint = next((h for h, count in counts if count == len(got)),
-                    "pass recipe.epochs and recipe.batch_size on to your loop, and train on every example of `data`")
-        raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} epoch(s) of "
-                            f"{math.ceil(len(data) / args.batch_size)} batches = {len(want)}\nHint: {hint}")
-    if not _same_run(got, objective.model, want, want_model):
-        raise ExerciseError(f"{what}: its losses or trained weights are not those of the workbook's run of that recipe "
-                            f"(the same start and seed)\nHint: "
-                            + _which_setting(train_distillation, got, objective.model, start, data, args, notebook_recipe))
-
-
 def _run_parts(result, start, before: tuple[float, ...]):
     """(objective, step_losses) of what ``train_distillation`` returned, each checked for its kind; the start
     untouched and the objective's copy trained."""
@@ -437,8 +319,8 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     ``start`` (``before`` is its :func:`fingerprint`) on ``teacher_data`` with ``recipe``
     (``profile.distill``): the start untouched, the objective holding the trained copy, one loss per step of
     ``recipe.epochs × ceil(len(teacher_data) / recipe.batch_size)``. Then the function itself, on the check's
-    recipes (:func:`probe_recipes`, on the first :data:`PROBE_EXAMPLES` examples): every loss and the trained
-    weights must be the workbook's run of the same recipe; a setting not taken from ``recipe`` is named."""
+    recipes (:func:`training_runs.check_on_recipes`): every loss and the trained weights must be the library's run of
+    the same recipe; a setting not taken from ``recipe`` is named."""
     require(callable(train_distillation), f"pass your function itself, not {type(train_distillation).__name__}",
             "checks.check_distillation_run(train_distillation, new_run, pca_start, before, teacher_data, profile.distill)")
     said = "the distillation run was loaded, trained before (RETRAIN = True trains it again)"
@@ -450,12 +332,10 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
                 f"epoch(s) of {per_epoch} batches = {recipe.epochs * per_epoch}",
                 "train on every example of `data` with the recipe's epochs and batch_size")
         said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched"
-    data = list(teacher_data[:PROBE_EXAMPLES])
-    probes = probe_recipes(start, data)
-    for args in probes:
-        _check_probe(train_distillation, start, data, args, recipe, len(teacher_data))
+    probes = check_on_recipes(train_distillation, "train_distillation", start, teacher_data, recipe,
+                              losses.DistillationLoss, _run_parts, "teacher_data")
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
-       f"every loss and the trained weights are the workbook's run of the same recipe")
+       f"every loss and the trained weights are the library's run of the same recipe")
 
 
 # ----------------------------------------------------------------------------- the exercises, declared once

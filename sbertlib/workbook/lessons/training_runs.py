@@ -1,0 +1,148 @@
+"""Checking a training exercise by what it trains: the student's function — ``train_regression`` (notebook 05),
+``train_distillation`` (14), each ``fn(start, data, recipe) -> (objective, step_losses, seconds)`` — run on recipes
+of the check's own and compared, loss by loss and weight by weight, with the library's ``fit`` of the same recipe.
+
+The recipes use settings no profile holds and that differ from notebook 03's loop defaults, so a function that
+hard-codes a value instead of reading ``recipe`` trains another run, and the message names the setting. The clipping
+norm of the first is chosen from the run's own gradient norms (about half the steps clipped): AdamW is almost blind
+to a gradient scaled the same at every step, so a norm that clips every step, or none, would look like any other.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import torch
+
+from . import ExerciseError, call
+
+PROBE_EXAMPLES = 40
+PROBES = (dict(epochs=2, batch_size=10, lr=4e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
+          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.2, seed=11, length_grouping=False, max_grad_norm=1e3))
+LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
+                     length_grouping=False)  # notebook 03's train_loop, as its signature writes them
+
+
+def fingerprint(model) -> tuple[float, ...]:
+    """A cheap summary of a model's weights: one sum per parameter tensor (changes when training steps it)."""
+    with torch.no_grad():
+        return tuple(float(p.double().sum()) for p in model.parameters())
+
+
+def _grad_norm(loss) -> float:
+    grads = [p.grad.detach().float().norm() for p in loss.parameters() if p.grad is not None]
+    return float(torch.linalg.vector_norm(torch.stack(grads))) if grads else 0.0
+
+
+def recipe_run(start, data, args, make_loss: Callable, grad_norms: list | None = None):
+    """The library's run of the recipe ``args`` (``fit``, the objective ``make_loss(model)``) from a copy of
+    ``start``: (its step losses, the trained model). ``grad_norms``, a list, receives each step's gradient norm
+    (before clipping only where ``args`` clips nothing)."""
+    import copy
+
+    from ...training import fit
+    model = copy.deepcopy(start)
+    loss = make_loss(model)
+    record = (lambda step, history: grad_norms.append(_grad_norm(loss))) if grad_norms is not None else None
+    history = fit(model, loss, data, args, show_progress_bar=False, callback=record)
+    return [float(x) for x in history.losses], model
+
+
+def probe_recipes(start, data, make_loss: Callable) -> list:
+    """The check's recipes (``TrainingArguments``) for ``start`` on ``data``: :data:`PROBES`, the first clipping at
+    the median gradient norm of its unclipped run, so that some steps are clipped and some are not."""
+    from ...training import TrainingArguments
+    norms: list[float] = []
+    recipe_run(start, data, TrainingArguments(**PROBES[0], max_grad_norm=None), make_loss, grad_norms=norms)
+    middle = sorted(norms)[len(norms) // 2 - 1: len(norms) // 2 + 1]
+    clip = float(f"{math.sqrt(middle[0] * middle[1]):.3g}")   # between the two middle norms, written short
+    return [TrainingArguments(**PROBES[0], max_grad_norm=clip), TrainingArguments(**PROBES[1])]
+
+
+def same_run(got: list[float], model, want: list[float], want_model, tol: float = 1e-4) -> bool:
+    """The same losses and trained weights, to ``tol`` (relative). The naming of a slip allows more: AdamW's
+    epsilon makes two runs clipped at different norms on every step differ a little."""
+    if len(got) != len(want) or not all(math.isclose(g, w, rel_tol=tol, abs_tol=1e-7) for g, w in zip(got, want)):
+        return False
+    mine = dict(model.named_parameters())
+    return all(name in mine and torch.allclose(mine[name].detach().float(), p.detach().float(), rtol=tol, atol=tol / 100)
+               for name, p in want_model.named_parameters())
+
+
+def _which_setting(fn: Callable, got: list[float], model, start, data, args, notebook_recipe,
+                   make_loss: Callable) -> str:
+    """The hint naming the setting the student's run did not take from ``args``: the same run retrained with one
+    setting replaced by what could have been hard-coded instead (the loop's default, the notebook's recipe, any
+    profile's learning rate), tried in turn; each retraining is made only when the answer is wrong. Failing that,
+    the settings the function's source never reads."""
+    from dataclasses import replace
+
+    from ..profiles import PROFILES
+    rates = {a.lr for p in PROFILES.values() for a in (p.nli, p.stsb, p.distill)}
+    tries = []
+    for field in ("length_grouping", "seed", "lr", "warmup_ratio", "max_grad_norm"):
+        values = {LOOP_DEFAULTS[field], getattr(notebook_recipe, field)} | (rates if field == "lr" else set())
+        if field == "max_grad_norm" and args.max_grad_norm is not None:
+            values |= {None, args.max_grad_norm / 10}   # none, or a fixed norm that clips every step
+        for value in sorted(values - {getattr(args, field)}, key=repr):
+            tries.append((field, value))
+    for field, value in tries:
+        if same_run(got, model, *recipe_run(start, data, replace(args, **{field: value}), make_loss), tol=1e-2):
+            what = ("another clipping (clipping at a fixed norm, or none)" if field == "max_grad_norm" else
+                    f"{field}={value!r}")
+            return (f"that is the run with {what}, not the recipe's {field}={getattr(args, field)!r}: your function "
+                    f"does not pass recipe.{field} on to your loop")
+    unread = [f for f in LOOP_DEFAULTS if f".{f}" not in _source(fn)]
+    if unread:
+        return (f"the run differs from the recipe's in its updates, and your function never reads "
+                f"{', '.join('recipe.' + f for f in unread)}: pass every setting the recipe holds on to your loop")
+    return ("the run differs from the recipe's in its updates: pass every setting the recipe holds to your loop "
+            "(epochs, batch_size, lr, warmup_ratio, max_grad_norm, seed, length_grouping) as it is, and train a fresh "
+            "copy of the start with your objective")
+
+
+def _source(fn: Callable) -> str:
+    """The source of the student's function (a notebook cell's too), or "" where Python cannot find it."""
+    import inspect
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return ""
+
+
+def _steps_hint(n: int, args, notebook_recipe, n_data: int, n_notebook: int, data_name: str) -> str:
+    steps = lambda n_, epochs=args.epochs, batch=args.batch_size: epochs * math.ceil(n_ / batch)  # noqa: E731
+    counts = [(f"it trained on the notebook's {data_name}, not on the `data` passed in", steps(n_notebook))]
+    counts += [(f"that is {e} epoch(s): pass recipe.epochs on to your loop", steps(n_data, epochs=e))
+               for e in (LOOP_DEFAULTS["epochs"], notebook_recipe.epochs)]
+    counts += [(f"those are batches of {b}: pass recipe.batch_size on to your loop", steps(n_data, batch=b))
+               for b in (LOOP_DEFAULTS["batch_size"], notebook_recipe.batch_size)]
+    return next((h for h, count in counts if count == n),
+                "pass recipe.epochs and recipe.batch_size on to your loop, and train on every example of `data`")
+
+
+def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make_loss: Callable,
+                     run_parts: Callable, data_name: str) -> list:
+    """Run the student's ``fn(start, data, recipe)`` (called ``name``) on the check's recipes over the first
+    :data:`PROBE_EXAMPLES` examples of ``data`` (the notebook's ``data_name``, trained with ``notebook_recipe``):
+    every loss and the trained weights must be :func:`recipe_run`'s with ``make_loss``. ``run_parts(result, start,
+    before)`` checks what came back and gives (objective, step_losses). Returns the recipes used."""
+    part = list(data[:PROBE_EXAMPLES])
+    probes = probe_recipes(start, part, make_loss)
+    for args in probes:
+        before = fingerprint(start)
+        what = (f"{name}(start, {len(part)} examples, TrainingArguments(epochs={args.epochs}, "
+                f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
+        objective, step_losses = run_parts(call(fn, start, part, args, what=what), start, before)
+        got = [float(x) for x in step_losses]
+        want, want_model = recipe_run(start, part, args, make_loss)
+        if len(got) != len(want):
+            raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} "
+                                f"epoch(s) of {math.ceil(len(part) / args.batch_size)} batches = {len(want)}\nHint: "
+                                + _steps_hint(len(got), args, notebook_recipe, len(part), len(data), data_name))
+        if not same_run(got, objective.model, want, want_model):
+            raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
+                                f"recipe (the same start and seed)\nHint: "
+                                + _which_setting(fn, got, objective.model, start, part, args, notebook_recipe,
+                                                 make_loss))
+    return probes
