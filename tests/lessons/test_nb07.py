@@ -248,6 +248,32 @@ def test_run_ablation_wrong(wrong, hint):
         nb07.check_run_ablation(wrong)
 
 
+def _with_seed_columns(order=lambda scores: scores, rounding=None):
+    def run(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            scores = [round(x, rounding) for x in scores] if rounding is not None else scores
+            s = pd.Series(scores, dtype=float)
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": len(s),
+                                  "mean": s.mean(), "std": s.std(ddof=1),
+                                  **{f"seed {seed}": x for seed, x in zip(seeds, order(scores))}}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    return run
+
+
+@pytest.mark.parametrize("wrong, hint", [
+    (_with_seed_columns(order=lambda scores: scores[::-1]), "the column 'seed 1' does not hold seed 1's scores"),
+    (_with_seed_columns(order=sorted), "does not hold seed"),
+    (_with_seed_columns(rounding=2), "did you round the scores"),
+], ids=["reversed", "sorted", "rounded"])
+def test_run_ablation_seed_columns_and_rounding_are_checked(wrong, hint):
+    """The fourth trial (2026-11-27): mislabelled `seed <s>` columns and scores rounded to 2 decimals passed."""
+    nb07.check_run_ablation(_with_seed_columns())   # the right columns pass
+    with pytest.raises(ExerciseError, match=hint):
+        nb07.check_run_ablation(wrong)
+
+
 def test_run_ablation_truth_is_run_grids_summary():
     configs, seeds = ablation.table6_configs()[:4], (3, 1)
     truth = nb07.run_ablation_truth(configs, seeds, nb07._fake_scores)
@@ -605,3 +631,68 @@ def test_nb07_run_ablation_with_list_positions_as_seeds_is_named():
 def test_nb07_gain_as_a_size_is_named_not_as_a_flipped_sign():
     with pytest.raises(ExerciseError, match=re.escape("size of the gain (abs)")):
         nb07.check_gain(lambda r, p, b=("u", "v"): abs(good_gain(r, p, b)), "|u-v|", RESULTS)
+
+
+# The fourth trial (2026-11-27): accepted wrong answers and raw errors, each now named.
+def test_gain_and_diff_and_se_that_change_the_table_in_place_are_refused():
+    def gain_writing(results, part, base=("u", "v")):
+        results["gain"] = 0.0
+        return good_gain(results, part, base)
+
+    def gain_sorting(results, part, base=("u", "v")):
+        results.sort_values("mean", inplace=True)
+        return good_gain(results, part, base)
+
+    def diff_writing(results, a, b):
+        results["se"] = results["std"] / np.sqrt(results["n_seeds"])
+        return good_diff(results, a, b)
+    for wrong in (gain_writing, gain_sorting):
+        with pytest.raises(ExerciseError, match=r"changed its first argument \(a DataFrame\) in place"):
+            nb07.check_gain(wrong, "|u-v|", RESULTS)
+    with pytest.raises(ExerciseError, match=r"changed its first argument \(a DataFrame\) in place"):
+        nb07.check_difference(diff_writing, _seed_grid())
+
+
+def test_diff_and_se_with_one_seed_must_leave_the_standard_error_nan():
+    def zero_for_one_seed(results, a, b):
+        d, se = good_diff(results, a, b)
+        return d, float(np.nan_to_num(se))
+    with pytest.raises(ExerciseError, match="with one seed in .* expected NaN"):
+        nb07.check_difference(zero_for_one_seed)
+
+
+def test_train_and_score_that_sets_the_pooling_of_start_is_refused(grid_world):
+    start, evaluator, nli, stsb = grid_world
+    start = copy.deepcopy(start)
+    right = make_train_and_score(start, evaluator)
+
+    def pooling_on_start(config, seed, pairs, objective, batch_size, lr, epochs=1):
+        start.pooling = config.pooling        # then copied: the copy is right, `start` is not
+        return right(config, seed, pairs, objective, batch_size, lr, epochs)
+    with pytest.raises(ExerciseError, match="changed the pooling of `start`"):
+        nb07.check_train_and_score(pooling_on_start, start, evaluator, nli, stsb)
+
+
+def test_a_key_the_hidden_table_lacks_gets_a_hint_not_a_bare_error():
+    def reads_the_notebooks_row(results, a, b):
+        return results.loc["mean pooling, (u, v, |u-v|)", "mean"] - results.loc[b, "mean"], 1.0
+    with pytest.raises(ExerciseError, match=r"raised KeyError: .*\nHint: the check passes inputs of its own"):
+        nb07.check_difference(reads_the_notebooks_row)
+
+
+def test_train_and_score_with_num_labels_from_the_concatenation_is_told_what_num_labels_is(grid_world):
+    from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
+    from sbertlib.training import prepare_examples, seed_everything
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    start, evaluator, nli, stsb = grid_world
+
+    def labels_from_concat(config, seed, pairs, objective, batch_size, lr, epochs=1):
+        encoder = copy.deepcopy(start)
+        encoder.pooling = config.pooling
+        seed_everything(seed)
+        loss = (SoftmaxLoss(encoder, num_labels=len(config.concat), concat=config.concat)
+                if objective == "classification" else CosineSimilarityLoss(encoder))
+        fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
+        return evaluator(encoder)
+    with pytest.raises(ExerciseError, match="num_labels is the number of classes"):
+        nb07.check_train_and_score(labels_from_concat, start, evaluator, nli, stsb)

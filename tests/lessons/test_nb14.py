@@ -218,6 +218,7 @@ def distil(**hard_coded):
     from sbertlib.training import prepare_examples
     from sbertlib.workbook.lessons.nb03 import fit_loop
     use_notebook_data = hard_coded.pop("data", None) == "notebook"
+    scale = hard_coded.pop("seconds_scale", 1.0)
 
     def train_distillation(start, data, recipe):
         objective = losses.DistillationLoss(copy.deepcopy(start))
@@ -227,7 +228,7 @@ def distil(**hard_coded):
                         length_grouping=recipe.length_grouping)
         t0 = time.perf_counter()
         step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
-        return objective, step_losses, time.perf_counter() - t0
+        return objective, step_losses, (time.perf_counter() - t0) * scale
     return train_distillation
 
 
@@ -301,6 +302,39 @@ def test_a_setting_not_taken_from_the_recipe_is_named(student, teacher_data, rec
     NOTEBOOK_DATA[:] = teacher_data
     with pytest.raises(ExerciseError, match=hint):
         check(distil(**hard_coded), None, student, teacher_data, recipe)
+
+
+@pytest.mark.parametrize("hard_coded, hint", [
+    (dict(warmup_ratio=0.25), "warmup_ratio=0.25, not the recipe's warmup_ratio=0.5"),
+    (dict(seconds_scale=1000.0), "milliseconds"),
+    (dict(seconds_scale=1 / 60), "minutes"),
+], ids=["the first recipe's warm-up", "milliseconds", "minutes"])
+def test_the_fourth_trials_accepted_answers_are_refused(student, teacher_data, recipe, hard_coded, hint):
+    """The fourth trial (2026-11-27): warmup_ratio=0.25 — the value the check's hint printed — passed both recipes
+    (each warmed up over 2 steps), and the seconds were not checked."""
+    with pytest.raises(ExerciseError, match=hint):
+        check(distil(**hard_coded), None, student, teacher_data, recipe)
+
+
+profile = SimpleNamespace(distill=None)   # the notebook's profile, as a function that reads it sees it
+
+
+def reads_the_profile(start, data, recipe):
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    objective = losses.DistillationLoss(copy.deepcopy(start))
+    t0 = time.perf_counter()
+    step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=profile.distill.epochs,
+                           batch_size=profile.distill.batch_size, lr=profile.distill.lr, length_grouping=True)
+    return objective, step_losses, time.perf_counter() - t0
+
+
+def test_a_function_that_reads_the_notebooks_profile_is_told_to_read_recipe(student, teacher_data, recipe):
+    """The fourth trial: every setting from the global profile.distill gave a raw error about the batch size."""
+    from sbertlib.training import TrainingArguments
+    profile.distill = TrainingArguments(epochs=1, batch_size=128, lr=1e-3, length_grouping=True)
+    with pytest.raises(ExerciseError, match="reads the notebook's `profile`: take every setting from `recipe`"):
+        check(reads_the_profile, None, student, teacher_data, recipe)
 
 
 def test_a_hard_coded_clipping_that_clips_every_step_is_refused_and_its_unread_setting_named(student, teacher_data,
@@ -403,3 +437,13 @@ def test_an_objective_that_takes_the_list_as_a_tensor_is_told_what_the_list_hold
             return F.mse_loss(embeddings, labels)   # the list itself, not its one tensor
     with pytest.raises(ExerciseError, match="one tensor per text column"):
         nb14.check_distillation_objective(ListAsTensor, student)
+
+
+def test_a_projection_off_by_a_small_offset_is_refused():
+    """The fourth trial: `reduced + 1e-3` passed (the tolerance was 1e-3)."""
+    def offset(table, width):
+        reduced, components, mean = nb14.pca_truth(table, width)
+        return reduced + 1e-3, components, mean
+    with pytest.raises(ExerciseError, match="reduced .* is not the centred table projected"):
+        nb14.check_pca_word_pieces(offset)
+

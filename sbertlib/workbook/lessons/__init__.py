@@ -123,8 +123,8 @@ _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
 
 
 def _snapshot(value):
-    """A copy of an array, tensor, list or dict argument (to see afterwards whether the call changed it);
-    None for anything else (a model, a loss, a number), which a function may be meant to change."""
+    """A copy of an array, tensor, list, dict or pandas table argument (to see afterwards whether the call changed
+    it); None for anything else (a model, a loss, a number), which a function may be meant to change."""
     import copy
 
     import numpy as np
@@ -138,7 +138,16 @@ def _snapshot(value):
             return copy.deepcopy(value)
         except Exception:  # noqa: BLE001 - an argument that cannot be copied is not watched
             return None
+    if _is_pandas(value):
+        return value.copy(deep=True)
     return None
+
+
+def _is_pandas(value) -> bool:
+    """A pandas DataFrame or Series (pandas is imported only where it already is)."""
+    import sys
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, (pd.DataFrame, pd.Series))
 
 
 def _same(before, after) -> bool:
@@ -154,6 +163,9 @@ def _same(before, after) -> bool:
     if isinstance(before, torch.Tensor):
         return (isinstance(after, torch.Tensor) and before.shape == after.shape
                 and bool(torch.equal(before, after.detach()) or torch.allclose(before, after.detach(), equal_nan=True)))
+    if _is_pandas(before):   # a column added or removed, a cell, the order or the index changed
+        return type(after) is type(before) and before.equals(after) and list(before.index) == list(after.index) and \
+            (not hasattr(before, "columns") or list(before.columns) == list(after.columns))
     if isinstance(before, dict):
         return isinstance(after, dict) and before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
     if isinstance(before, list):
@@ -186,6 +198,10 @@ def call(fn, *args, what: str = "your function"):
     except ExerciseError:
         raise
     except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
+        if isinstance(exc, KeyError):
+            raise ExerciseError(f"{what} raised KeyError: {exc}\nHint: the check passes inputs of its own (other rows, "
+                                f"columns or seeds than the notebook's): read only what the exercise names, from the "
+                                f"arguments — not the notebook's own variables") from exc
         if _shapes_did_not_line_up(exc):
             raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: two shapes did not line up. A value "
                                 "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "

@@ -304,7 +304,8 @@ def _hidden_tables() -> list[tuple[pd.DataFrame, str, str]]:
     """Cases where the usual slips give different numbers: unequal seed counts, unequal spreads."""
     a = _table({"mean": (70.1, 72.4, 69.8, 71.0), "max": (30.2, 18.9, 25.5)})
     b = _table({"cls": (50.0, 58.0), "mean": (61.0, 60.5, 62.5, 59.0, 60.0)})
-    return [(a, "mean", "max"), (a, "max", "mean"), (b, "cls", "mean")]
+    one = _table({"mean": (70.1, 72.4, 69.8), "cls": (40.0,)})   # one seed: no spread, so no standard error (NaN)
+    return [(a, "mean", "max"), (a, "max", "mean"), (b, "cls", "mean"), (one, "mean", "cls")]
 
 
 def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None) -> None:
@@ -325,9 +326,20 @@ def check_difference(diff_and_se: Callable, results: pd.DataFrame | None = None)
             keys = list(value.keys())
             raise ExerciseError(f"{said} a {type(value).__name__} (keys {_brief(keys)}), not a pair\nHint: {pair}")
         got = two_items(value, said, pair)
+        want_d, want_se = ablation.difference(table, a, b)
+        if math.isnan(want_se):   # a row of one seed: its std is NaN, and so must the standard error be
+            se = got[1].item() if isinstance(got[1], (torch.Tensor, np.generic)) else got[1]
+            require(isinstance(se, float) and math.isnan(se),
+                    f"with one seed in ({b}) your standard error is {_brief(se)}, expected NaN",
+                    "one seed has no spread to estimate: its std is NaN, and so is the standard error of a difference "
+                    "involving it — leave it NaN (replacing it by 0 would claim a perfectly certain mean)")
+            got = [got[0], 0.0]
         d, se = (_number(x, f"{name} (the {place} of the pair diff_and_se returned)", pair)
                  for x, name, place in zip(got, ("the difference", "the standard error"), ("first", "second")))
-        want_d, want_se = ablation.difference(table, a, b)
+        if math.isnan(want_se):
+            require(abs(d - want_d) <= 1e-6, f"difference for ({a}) − ({b}) = {d:.4f}, expected {want_d:.4f}",
+                    "the difference is that of the two rows' 'mean' values")
+            continue
         ra, rb = table.loc[a], table.loc[b]
         na, nb, sa, sb = ra["n_seeds"], rb["n_seeds"], ra["std"], rb["std"]
         if abs(d - want_d) > 1e-6:
@@ -420,6 +432,9 @@ def _wrong_loss_hint(error: BaseException, objective: str) -> str | None:
         return ("the regression points train on the cosine similarity of the two sentence vectors against the gold "
                 "score (the regression objective), not with the 3-way NLI classifier: STSb's labels are scores, "
                 "not class ids")
+    if objective == "classification" and "is not a class id in 0.." in text:
+        return ("the classifier has fewer outputs than NLI has labels: num_labels is the number of classes (3: "
+                "entailment, neutral, contradiction), whatever the concatenation")
     if objective == "classification" and "numeric gold score" in text:
         return ("the classification points train the 3-way softmax classifier on the NLI labels (the classification "
                 "objective), not a cosine against a score: NLI's labels are classes")
@@ -443,7 +458,7 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
     require(callable(train_and_score), f"pass your function itself, not {type(train_and_score).__name__}",
             "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
     settings = POINT_SETTINGS
-    before = _state(start)
+    before, pooling = _state(start), getattr(start, "pooling", None)
     for case, (config, seed, pairs, objective, epochs) in enumerate(_point_cases(nli_pairs, stsb_pairs)):
         what = (f"train_and_score({config.label}, seed {seed}, {objective}, batch_size={settings['batch_size']}, "
                 f"lr={settings['lr']:g}" + (f", epochs={epochs})" if epochs > 1 else ")"))
@@ -474,10 +489,16 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
                     f"{what} changed the weights of `start`, the untrained network",
                     "train a fresh copy of it in every run (copy.deepcopy), so that every configuration and seed "
                     "starts from the same weights")
+            require(getattr(start, "pooling", None) == pooling,
+                    f"{what} changed the pooling of `start`, the untrained network, from {pooling!r} to "
+                    f"{getattr(start, 'pooling', None)!r}",
+                    "set the pooling on your copy, after copying: `start` is shared by every run of the grid (and the "
+                    "notebook's 'untrained' rows read it)")
         if len(got) == 2 and abs(got[0] - got[1]) > 1e-6:
             raise ExerciseError(f"{what} gave {got[0]:.2f}, then {got[1]:.2f} when run again\nHint: a run must be "
-                                "reproducible: seed_everything(seed) before the loss is built (its classifier's initial "
-                                "weights are drawn then) and pass seed to the loop")
+                                "reproducible: a fresh copy of `start` made inside every call (not one encoder kept "
+                                "from call to call), seed_everything(seed) before the loss is built (its classifier's "
+                                "initial weights are drawn then), and seed passed to the loop")
         point = dict(config=config, seed=seed, objective=objective, epochs=epochs, **settings)
 
         def run(**change) -> float:
@@ -574,7 +595,7 @@ def copy_with_pooling(start, pooling: str):
 def _fake_scores(config, seed: int) -> float:
     """A deterministic stand-in for one training's score (no training)."""
     h = sum(ord(c) * (i + 1) for i, c in enumerate(config.label)) % 997
-    return 40.0 + (h % 37) + ((seed * 7919 + h) % 101) / 10.0
+    return 40.0 + (h % 37) + ((seed * 7919 + h) % 101) / 10.0 + ((seed * 31 + h) % 97) / 9973.0  # digits to round off
 
 
 def run_ablation_truth(configs, seeds, train_and_score: Callable):
@@ -650,8 +671,19 @@ def check_run_ablation(run_ablation: Callable) -> None:
         require(np.allclose(table["n_seeds"].astype(float), want["n_seeds"].astype(float)),
                 f"on {where} n_seeds is {list(table['n_seeds'])[:3]}…", "the number of seeds each mean is over")
         got_mean = table["mean"].astype(float).to_numpy()
+        rounded = np.allclose(got_mean, want["mean"].to_numpy(), atol=0.01) and not np.allclose(got_mean, want["mean"])
         require(np.allclose(got_mean, want["mean"].to_numpy()), f"on {where} the means differ from the grid's",
+                "the means are off by less than 0.01: did you round the scores? keep them as train_and_score returns "
+                "them — rounding is for printing" if rounded else
                 "mean: the average of one configuration's scores over its seeds")
+        for seed in seeds:   # optional columns, one per seed: each must hold that seed's scores
+            column = f"seed {seed}"
+            if column in table.columns:
+                got = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
+                require(np.allclose(got, [_fake_scores(c, seed) for c in configs]),
+                        f"on {where} the column {column!r} does not hold seed {seed}'s scores",
+                        "label each score with the seed it was trained with: the column 'seed <s>' holds the runs of "
+                        "seed s, as the library's grid does")
         got_std, want_std = table["std"].astype(float).to_numpy(), want["std"].to_numpy()
         if not np.allclose(got_std, want_std, equal_nan=True):
             pop = np.array([pd.Series([_fake_scores(c, s) for s in seeds]).std(ddof=0) for c in configs])

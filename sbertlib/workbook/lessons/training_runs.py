@@ -17,8 +17,10 @@ import torch
 from . import ExerciseError, call
 
 PROBE_EXAMPLES = 40
+# Each setting differs between the two (a value hard-coded from one fails the other): 8 steps warmed up over 2, and
+# 7 over 4 — no single warm-up ratio gives both.
 PROBES = (dict(epochs=2, batch_size=10, lr=4e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
-          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.2, seed=11, length_grouping=False, max_grad_norm=1e3))
+          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.5, seed=11, length_grouping=False, max_grad_norm=1e3))
 LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
                      length_grouping=False)  # notebook 03's train_loop, as its signature writes them
 
@@ -73,7 +75,7 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
                    make_loss: Callable) -> str:
     """The hint naming the setting the student's run did not take from ``args``: the same run retrained with one
     setting replaced by what could have been hard-coded instead (the loop's default, the notebook's recipe, any
-    profile's learning rate), tried in turn; each retraining is made only when the answer is wrong. Failing that,
+    profile's learning rate, the check's other recipe), tried in turn; each retraining is made only when the answer is wrong. Failing that,
     the settings the function's source never reads."""
     from dataclasses import replace
 
@@ -81,7 +83,8 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
     rates = {a.lr for p in PROFILES.values() for a in (p.nli, p.stsb, p.distill)}
     tries = []
     for field in ("length_grouping", "seed", "lr", "warmup_ratio", "max_grad_norm"):
-        values = {LOOP_DEFAULTS[field], getattr(notebook_recipe, field)} | (rates if field == "lr" else set())
+        values = ({LOOP_DEFAULTS[field], getattr(notebook_recipe, field)} | (rates if field == "lr" else set())
+                  | {p[field] for p in PROBES if field in p})          # the other recipe's value, which a hint showed
         if field == "max_grad_norm" and args.max_grad_norm is not None:
             values |= {None, args.max_grad_norm / 10}   # none, or a fixed norm that clips every step
         for value in sorted(values - {getattr(args, field)}, key=repr):
@@ -130,19 +133,43 @@ def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make
     part = list(data[:PROBE_EXAMPLES])
     probes = probe_recipes(start, part, make_loss)
     for args in probes:
-        before = fingerprint(start)
-        what = (f"{name}(start, {len(part)} examples, TrainingArguments(epochs={args.epochs}, "
-                f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
-        objective, step_losses = run_parts(call(fn, start, part, args, what=what), start, before)
-        got = [float(x) for x in step_losses]
-        want, want_model = recipe_run(start, part, args, make_loss)
-        if len(got) != len(want):
-            raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} "
-                                f"epoch(s) of {math.ceil(len(part) / args.batch_size)} batches = {len(want)}\nHint: "
-                                + _steps_hint(len(got), args, notebook_recipe, len(part), len(data), data_name))
-        if not same_run(got, objective.model, want, want_model):
-            raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
-                                f"recipe (the same start and seed)\nHint: "
-                                + _which_setting(fn, got, objective.model, start, part, args, notebook_recipe,
-                                                 make_loss))
+        try:
+            _check_probe(fn, name, start, part, args, notebook_recipe, make_loss, run_parts, len(data), data_name)
+        except ExerciseError as err:
+            if "profile." not in _source(fn):
+                raise
+            raise ExerciseError(str(err).split("\nHint:")[0] + "\nHint: your function reads the notebook's `profile`: "
+                                "take every setting from `recipe`, the argument — the check passes recipes of its "
+                                "own") from err.__cause__
     return probes
+
+
+def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_recipe, make_loss: Callable,
+                 run_parts: Callable, n_notebook: int, data_name: str) -> None:
+    """One of the check's runs: ``fn(start, part, args)`` against :func:`recipe_run`, its seconds against the
+    call's own duration."""
+    import time
+    before = fingerprint(start)
+    what = (f"{name}(start, {len(part)} examples, TrainingArguments(epochs={args.epochs}, "
+            f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
+    t0 = time.perf_counter()
+    result = call(fn, start, part, args, what=what)
+    wall = time.perf_counter() - t0
+    objective, step_losses = run_parts(result, start, before)
+    seconds = float(result[2])
+    if seconds > 1.1 * wall + 0.05:
+        raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
+                            "milliseconds? return the seconds themselves, as time.perf_counter() counts them")
+    if seconds < 0.05 * wall:
+        raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the call took {wall:.2f} s\nHint: minutes "
+                            "or hours? return the seconds themselves, the difference of two time.perf_counter() calls")
+    got = [float(x) for x in step_losses]
+    want, want_model = recipe_run(start, part, args, make_loss)
+    if len(got) != len(want):
+        raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} "
+                            f"epoch(s) of {math.ceil(len(part) / args.batch_size)} batches = {len(want)}\nHint: "
+                            + _steps_hint(len(got), args, notebook_recipe, len(part), n_notebook, data_name))
+    if not same_run(got, objective.model, want, want_model):
+        raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
+                            f"recipe (the same start and seed)\nHint: "
+                            + _which_setting(fn, got, objective.model, start, part, args, notebook_recipe, make_loss))
