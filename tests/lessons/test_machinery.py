@@ -80,3 +80,26 @@ def test_every_check_calls_the_students_function_through_call():
     found = _direct_calls()
     assert found - set(NOT_THROUGH_CALL) == set(), "call these through lessons.call, or list them with why"
     assert set(NOT_THROUGH_CALL) - found == set(), "no longer called directly: remove from NOT_THROUGH_CALL"
+
+
+def test_a_checks_own_error_shows_as_an_exercise_error_without_the_checks_source():
+    """The fourth trial (2026-11-27): an error inside a check showed a traceback through the lesson's source, which
+    holds references and the questionnaire's answers. Every lesson module guards its checks."""
+    from sbertlib.workbook import lessons
+    from sbertlib.workbook.lessons import guard, nb07
+
+    def check_something(fn):
+        return {}["a key the check's own code lacks"]
+    namespace = {"__name__": __name__, "check_something": check_something, "helper": check_something}
+    guard(namespace)
+    with pytest.raises(ExerciseError, match="the check could not finish: KeyError") as err:
+        namespace["check_something"](len)
+    assert err.value.__cause__ is None and err.value._render_traceback_()[0].startswith("ExerciseError:")
+    assert namespace["helper"] is check_something                          # only check_* functions are wrapped
+    for number in lessons.numbers():                                        # every lesson's checks are guarded
+        module = lessons.lesson(number)
+        checks = [getattr(module, n) for n in dir(module) if n.startswith("check_")
+                  and getattr(getattr(module, n), "__module__", None) == module.__name__]
+        assert checks and all(hasattr(c, "__wrapped__") for c in checks), number
+    with pytest.raises(ExerciseError, match="the check could not finish"):
+        nb07.check_gain(nb07.gain_truth, "|u-v|", object())   # the notebook's grid not a table: the check cannot read it

@@ -447,3 +447,11 @@ def test_a_projection_off_by_a_small_offset_is_refused():
     with pytest.raises(ExerciseError, match="reduced .* is not the centred table projected"):
         nb14.check_pca_word_pieces(offset)
 
+
+def test_a_projection_in_float64_is_named_not_a_raw_dtype_error():
+    """The fourth trial: `.double()` gave torch's "mat1 and mat2 must have the same dtype"."""
+    def in_float64(components, mean):
+        return solution("inverse_projection")(components, mean).double()
+    with pytest.raises(ExerciseError, match="your Linear holds torch.float64 numbers"):
+        nb14.check_inverse_projection(in_float64)
+

@@ -75,6 +75,33 @@ class ExerciseError(AssertionError):
         return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
 
 
+def guard(namespace: dict) -> None:
+    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``) so that an error raised by the
+    check's own code — a value the student returned that the check could not read, or a fault of the check — shows
+    as an :class:`ExerciseError` naming it, never as a traceback through the check's source, which can hold the
+    answer. Each lesson module calls it last."""
+    for name, fn in list(namespace.items()):
+        if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
+            namespace[name] = _guarded(fn)
+
+
+def _guarded(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def check(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841
+        try:
+            return fn(*args, **kwargs)
+        except ExerciseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the check's own code failed: say so, without its source
+            raise ExerciseError(f"the check could not finish: {type(exc).__name__}: {exc}\nHint: look at what your "
+                                f"code returned (its type, shape and values); if it looks right to you, tell your "
+                                f"lecturer — the check itself may be at fault") from None
+    return check
+
+
 def unfinished(error: BaseException) -> bool:
     """True for the stub's bare ``raise NotImplementedError``; False for one PyTorch raises with a message
     (an operation a dtype lacks, e.g. ``&`` on floats), which is the student's error, not an empty answer."""

@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, call, ok, require, two_items
+from . import guard, Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice
 
 __all__ = ["check_most_similar_pair", "most_similar_pair_truth", "check_cosine_matrix", "cosine_matrix_truth",
@@ -322,3 +322,6 @@ QUESTIONS = {
          "Subtract a fixed offset from our row, then compare levels":
             "What offset would turn a random 2-layer BERT into bert-base? The measurement is the same, not the model."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

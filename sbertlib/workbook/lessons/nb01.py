@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, call, named_slip, ok, require
+from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice, number
 
 __all__ = ["check_pair_count", "check_cross_encoder_hours", "check_anisotropy", "anisotropy_truth",
@@ -427,3 +427,6 @@ QUESTIONS = {
          "Read the tokens of both sentences together":
             "SentEval's classifier sees one fixed sentence vector, not the tokens."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

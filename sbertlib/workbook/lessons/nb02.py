@@ -8,7 +8,7 @@ import torch
 
 from ...losses import CONCAT_PARTS, pair_features
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, call, ok, require, two_items
+from . import guard, Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice, number
 
 __all__ = ["check_concat_features", "check_gradient_step", "check_gradients", "check_pair_loss", "check_pooling", "check_siamese_classifier", "pair_loss_truth", "gradients_truth",
@@ -583,3 +583,6 @@ QUESTIONS = {
          2307: "The classifier reads 3n features, not n.",
          2304: "The classifier reads 3n features, and it has a bias."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

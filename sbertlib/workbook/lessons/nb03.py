@@ -20,7 +20,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 from ... import losses
 from ...training import epoch_batches, fit, prepare_examples
 from ...training.arguments import DEFAULT_SEED
-from . import Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
 
 __all__ = ["check_train_loop", "check_mnrl"]
@@ -407,3 +407,6 @@ QUESTIONS = {
          "A bigger classifier head over (u, v, |u−v|)":
             "The head is thrown away after training. What does the objective ask of the cosines?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -6,7 +6,7 @@ from typing import Callable
 import numpy as np
 from scipy.stats import pearsonr, rankdata, spearmanr
 
-from . import Exercise, ExerciseError, _brief, call, ok, require
+from . import guard, Exercise, ExerciseError, _brief, call, ok, require
 from .questions import choice
 
 __all__ = ["check_spearman", "check_sts_evaluate", "check_pooled_and_wmean", "check_worst_k", "hidden_cases",
@@ -554,3 +554,6 @@ QUESTIONS = {
          "Our model is far smaller than the paper's BERT-base":
             "Size changes the score, not what the model saw. What does Table 1 ask of its models?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

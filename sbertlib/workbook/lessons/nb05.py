@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
 from .training_runs import check_on_recipes, fingerprint
 
@@ -384,3 +384,6 @@ QUESTIONS = {
          "SBERT with max instead of mean pooling":
             "Pooling gives a sentence vector; what would stop those rows from being used for search?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -7,7 +7,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
 
 __all__ = ["check_nli_triplets", "check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
@@ -435,3 +435,6 @@ QUESTIONS = {
          "Because both runs use the same learning rate":
             "Same rate, same seed — but different losses. Why would their gradients agree?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

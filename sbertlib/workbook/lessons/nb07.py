@@ -12,7 +12,7 @@ from ... import paper
 from ...evaluation import ablation
 from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, _brief, call, ok, require, two_items
+from . import guard, Exercise, ExerciseError, _brief, call, ok, require, two_items
 from .questions import choice, number
 from ...errors import UnknownName
 
@@ -834,3 +834,6 @@ QUESTIONS = {
         {942_000: "A step is a batch of 16, not one pair.",
          5_300_000: "That is the whole grid. One training is one configuration and one seed."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -8,7 +8,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from ...data import SentEvalTask
-from . import Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice
 
 __all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
@@ -653,3 +653,6 @@ QUESTIONS = {
          "It changes the gold scores as well as the vectors":
             "The gold scores are untouched. What happens to the vectors?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, ExerciseError, _brief, call, named_slip, ok, require
+from . import guard, Exercise, ExerciseError, _brief, call, named_slip, ok, require
 from .questions import choice
 
 TOLERANCE = 1e-4
@@ -469,3 +469,6 @@ QUESTIONS = {
          "UMAP invents groups that are not there in the vectors":
             "The 1-NN agreement is measured in the embedding itself, not in the picture."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

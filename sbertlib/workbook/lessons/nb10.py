@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from . import Exercise, ExerciseError, ok, require
+from . import guard, Exercise, ExerciseError, ok, require
 from .questions import choice
 
 STOPWORDS = frozenset("""
@@ -267,3 +267,6 @@ QUESTIONS = {
          "The pooling: CLS against mean":
             "Both pool by the mean."}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

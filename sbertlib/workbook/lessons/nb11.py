@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.overrides import TorchFunctionMode
 
-from . import Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
 
 
@@ -399,3 +399,6 @@ QUESTIONS = {
          "bf16 needs more iterations to converge to the result":
             "This is inference, not training. What does the hardware do with each product?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

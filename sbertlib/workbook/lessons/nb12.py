@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import Exercise, ExerciseError, call, ok, require, two_items
+from . import guard, Exercise, ExerciseError, call, ok, require, two_items
 from .questions import choice, number
 from ...search import faiss_search, recall_at_k, semantic_search
 
@@ -776,3 +776,6 @@ QUESTIONS = {
         {"Yes: merging is exact whatever index each shard has":
             "Merging is exact only over what the shards return. Does an IVF shard return its own exact top-k?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ...data import DataFormatError, STSPair
-from . import Exercise, ExerciseError, call, named_slip, ok, require, student_raised, two_items, unfinished
+from . import guard, Exercise, ExerciseError, call, named_slip, ok, require, student_raised, two_items, unfinished
 from .questions import choice
 
 # How far the test part may be from test_share (as a share of all pairs), as data.group_split's default: the
@@ -348,3 +348,6 @@ QUESTIONS = {
          "The training data, for fine-tuning later":
             "Loading for inference needs no data. How would a loader know how to make the sentence vector?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import Exercise, ExerciseError, call, named_slip, ok, require
+from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
 from .training_runs import check_on_recipes, fingerprint
 
@@ -258,6 +258,9 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
                 f"your Linear maps {got.in_features} → {got.out_features}, not {width} → {hidden}",
                 "nn.Linear(width, H): from the student's width to the teacher's")
         require(got.bias is not None, "your Linear has no bias", "the bias puts the mean word piece back: keep it")
+        require(got.weight.dtype == torch.float32 and got.bias.dtype == torch.float32,
+                f"your Linear holds {got.weight.dtype} numbers; the student's vectors are float32",
+                "leave the layer in float32 (no .double() or .half()): a layer and its input must share a dtype")
         for param, given, what in ((got.weight, given_c, "components"), (got.bias, given_m, "mean")):
             require(param.untyped_storage().data_ptr() != given.untyped_storage().data_ptr(),
                     f"your Linear's {'weight' if param is got.weight else 'bias'} shares its memory with `{what}`: "
@@ -412,3 +415,6 @@ QUESTIONS = {
          "Nowhere: it gives the teacher's vectors everywhere":
             "Look at the Table 1 rows: does it match the teacher on every set?"}),
 }
+
+
+guard(globals())   # last: every check above shows its own failures as an ExerciseError
