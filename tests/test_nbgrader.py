@@ -170,7 +170,7 @@ def test_command_line_forms(tmp_path, capsys):
     assert """os.environ.setdefault("SBERTLIB_PROFILE", 'smoke')""" in config_text
     assert 'os.environ["SBERTLIB_OUTPUT_DIR"] = "sbertlib-runs"' in config_text   # each run keeps its own
     assert '"feedback", "sbertlib-runs"]' in config_text                          # ... and never releases it
-    for argv, said in ((["--hidden-tests", str(NOTEBOOK_DIR), str(tmp_path / "x")], "only go with --nbgrader"),
+    for argv, said in ((["--hidden-tests", str(NOTEBOOK_DIR), str(tmp_path / "x")], "--hidden-tests goes with --nbgrader DIR only"),
                        (["--nbgrader"], "without a folder"),
                        ([str(NOTEBOOK_DIR)], "give the notebooks and where the copies go"),
                        (["--nbgrader", str(NOTEBOOK_DIR / "inside")], "inside the lecturer's notebooks"),

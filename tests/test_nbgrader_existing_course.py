@@ -114,4 +114,4 @@ def test_a_good_course_id_is_written_as_a_python_string(good):
 def test_overwrite_goes_with_nbgrader_only(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         student_cli.main(["notebooks", str(tmp_path / "copies"), "--overwrite"])
-    assert exit_.value.code == 2 and "--overwrite only go with --nbgrader" in capsys.readouterr().err
+    assert exit_.value.code == 2 and "--overwrite goes with --nbgrader DIR only" in capsys.readouterr().err

@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                                                  ("--course-id", args.course_id),
                                                  ("--overwrite", args.overwrite)) if used]
         if nbgrader_only:
-            ap.error(f"{', '.join(nbgrader_only)} only go with --nbgrader DIR")
+            ap.error(f"{' and '.join(nbgrader_only)} {'goes' if len(nbgrader_only) == 1 else 'go'} with --nbgrader DIR "
+                     f"only (an nbgrader course); the student copies are always written afresh")
         if args.source is None or args.dest is None:
             ap.error("give the notebooks and where the copies go (`python -m sbertlib student notebooks student`), "
                      "or --nbgrader DIR for an nbgrader course")
