@@ -34,3 +34,27 @@ def good_similarity(a, b, measure="cosine"):
 
 
 IN_PLACE = "changed its first argument .* in place"
+
+
+def recipe_follower(make_objective, notebook_data: list, **hard_coded):
+    """A training exercise's function ``(start, data, recipe) -> (objective, step losses, seconds)`` — notebook 05's
+    train_regression, 14's train_distillation — written with the student's loop (notebook 03's, as the library runs
+    it), taking every setting from ``recipe`` except those ``hard_coded``. ``data="notebook"`` trains on
+    ``notebook_data`` (the notebook's global) instead of the ``data`` passed; ``seconds_scale`` returns other units."""
+    import copy
+    import time
+    from sbertlib.training import prepare_examples
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    use_notebook_data = hard_coded.pop("data", None) == "notebook"
+    scale = hard_coded.pop("seconds_scale", 1.0)
+
+    def train(start, data, recipe):
+        objective = make_objective(copy.deepcopy(start))
+        examples = prepare_examples(notebook_data if use_notebook_data else data, objective)
+        settings = dict(epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                        warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
+                        length_grouping=recipe.length_grouping)
+        t0 = time.perf_counter()
+        step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
+        return objective, step_losses, (time.perf_counter() - t0) * scale
+    return train

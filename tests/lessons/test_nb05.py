@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from scipy.stats import pearsonr, spearmanr
 from sbertlib import evaluation, losses as _losses, paper
 from sbertlib.workbook.lessons import ExerciseError, nb05
-from lesson_helpers import not_done
+from lesson_helpers import not_done, recipe_follower
 
 
 def good_loss(u, v, scores):
@@ -125,24 +125,8 @@ NOTEBOOK_DATA: list = []   # the notebook's stsb_examples, as a function that ig
 
 
 def regress(**hard_coded):
-    """A train_regression with the student's loop (notebook 03's, as the library runs it) that takes every setting
-    from `recipe` except those ``hard_coded``; ``data="notebook"`` trains on the notebook's stsb_examples instead."""
-    import copy
-    import time
-    from sbertlib.training import prepare_examples
-    from sbertlib.workbook.lessons.nb03 import fit_loop
-    use_notebook_data = hard_coded.pop("data", None) == "notebook"
-
-    def train_regression(start, data, recipe):
-        objective = nb05.ReferenceRegressionObjective(copy.deepcopy(start))
-        examples = prepare_examples(NOTEBOOK_DATA if use_notebook_data else data, objective)
-        settings = dict(epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
-                        warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
-                        length_grouping=recipe.length_grouping)
-        t0 = time.perf_counter()
-        step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
-        return objective, step_losses, time.perf_counter() - t0
-    return train_regression
+    """train_regression taking every setting from `recipe` except those ``hard_coded`` (lesson_helpers)."""
+    return recipe_follower(nb05.ReferenceRegressionObjective, NOTEBOOK_DATA, **hard_coded)
 
 
 def test_nb05_regression_runs_name_the_run_and_check_the_function_when_loaded(tiny_encoder, stsb_examples, recipe,

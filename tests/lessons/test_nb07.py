@@ -300,7 +300,7 @@ def grid_world(shared_data):
 
 
 def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_first=True, use_concat=True,
-                         train=True, use_epochs=True, pass_seed=True, returns="score"):
+                         train=True, use_epochs=True, pass_seed=True, returns="score", labels_from_concat=False):
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
     from sbertlib.workbook.lessons.nb03 import fit_loop
@@ -312,8 +312,8 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
         if seed_first:
             seed_everything(seed)
         concat = config.concat if use_concat else ablation.AblationConfig().concat
-        loss = (SoftmaxLoss(encoder, num_labels=3, concat=concat) if objective == "classification"
-                else CosineSimilarityLoss(encoder))
+        loss = (SoftmaxLoss(encoder, num_labels=len(concat) if labels_from_concat else 3, concat=concat)
+                if objective == "classification" else CosineSimilarityLoss(encoder))
         if not seed_first:
             seed_everything(seed)
         step_losses = [float("nan")]
@@ -681,18 +681,7 @@ def test_a_key_the_hidden_table_lacks_gets_a_hint_not_a_bare_error():
 
 
 def test_train_and_score_with_num_labels_from_the_concatenation_is_told_what_num_labels_is(grid_world):
-    from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
-    from sbertlib.training import prepare_examples, seed_everything
-    from sbertlib.workbook.lessons.nb03 import fit_loop
     start, evaluator, nli, stsb = grid_world
-
-    def labels_from_concat(config, seed, pairs, objective, batch_size, lr, epochs=1):
-        encoder = copy.deepcopy(start)
-        encoder.pooling = config.pooling
-        seed_everything(seed)
-        loss = (SoftmaxLoss(encoder, num_labels=len(config.concat), concat=config.concat)
-                if objective == "classification" else CosineSimilarityLoss(encoder))
-        fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
-        return evaluator(encoder)
     with pytest.raises(ExerciseError, match="num_labels is the number of classes"):
-        nb07.check_train_and_score(labels_from_concat, start, evaluator, nli, stsb)
+        nb07.check_train_and_score(make_train_and_score(start, evaluator, labels_from_concat=True), start, evaluator,
+                                   nli, stsb)

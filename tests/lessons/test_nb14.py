@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from sbertlib import losses
 from sbertlib.workbook.lessons import ExerciseError, nb14, training_runs
+from lesson_helpers import recipe_follower
 
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
@@ -213,23 +214,8 @@ NOTEBOOK_DATA: list = []   # the notebook's teacher_data, as a function that ign
 
 
 def distil(**hard_coded):
-    """A train_distillation with the student's loop (notebook 03's, as the library runs it) that takes every setting
-    from `recipe` except those ``hard_coded``; ``data="notebook"`` trains on the notebook's teacher_data instead."""
-    from sbertlib.training import prepare_examples
-    from sbertlib.workbook.lessons.nb03 import fit_loop
-    use_notebook_data = hard_coded.pop("data", None) == "notebook"
-    scale = hard_coded.pop("seconds_scale", 1.0)
-
-    def train_distillation(start, data, recipe):
-        objective = losses.DistillationLoss(copy.deepcopy(start))
-        examples = prepare_examples(NOTEBOOK_DATA if use_notebook_data else data, objective)
-        settings = dict(epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
-                        warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
-                        length_grouping=recipe.length_grouping)
-        t0 = time.perf_counter()
-        step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
-        return objective, step_losses, (time.perf_counter() - t0) * scale
-    return train_distillation
+    """train_distillation taking every setting from `recipe` except those ``hard_coded`` (lesson_helpers)."""
+    return recipe_follower(losses.DistillationLoss, NOTEBOOK_DATA, **hard_coded)
 
 
 def clipped_at_a_tenth(start, data, recipe):
