@@ -67,6 +67,8 @@ def test_nb05_regression_objective_right_passes(right, tiny_encoder, capsys):
 @pytest.mark.parametrize("wrong, hint", [
     (make_objective(score_range=(-1.0, 1.0)), "(?s)training refuses STSb's examples.*score_range"),
     (make_objective(label_kind=None), "label_kind is None"),
+    (make_objective(score_range=(0.0, 10.0)), r"score_range is \(0, 10\): training would take a score of 10"),  # trial 5
+    (make_objective(score_range=(-5.0, 5.0)), r"score_range is \(-5, 5\)"),
     (make_objective(label_kind="class"), "label_kind is 'class'"),
     (make_objective(scale=0.2), "divided by 5 twice"),
     (make_objective(loss_fn=lambda u, v, s: F.mse_loss((u * v).sum(1), s / 5)), "your regression_loss of the two"),
@@ -96,8 +98,8 @@ def test_nb05_regression_run_right_passes(tiny_encoder):
 
 @pytest.mark.parametrize("result, hint", [
     (lambda enc: _run(enc, copy_first=False), "training changed the model you started from"),
-    (lambda enc: _run(enc, steps=2), "ran 2 steps; the profile's recipe is 2 epochs of 2 batches = 4"),
-    (lambda enc: _run(enc, steps=5), "ran 5 steps"),
+    (lambda enc: _run(enc, steps=2), "returned 2 step losses; the profile's recipe is 2 epochs of 2 batches = 4"),
+    (lambda enc: _run(enc, steps=5), "returned 5 step losses"),
     (lambda enc: _run(enc)[:2], "return three things"),
     (lambda enc: (enc, [0.5] * 4, 1.0), "not the objective you trained"),
 ])

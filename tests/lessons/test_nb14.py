@@ -291,9 +291,9 @@ def test_a_setting_not_taken_from_the_recipe_is_named(student, teacher_data, rec
 
 
 @pytest.mark.parametrize("hard_coded, hint", [
-    (dict(warmup_ratio=0.25), "warmup_ratio=0.25, not the recipe's warmup_ratio=0.5"),
-    (dict(seconds_scale=1000.0), "milliseconds"),
-    (dict(seconds_scale=1 / 60), "minutes"),
+    (dict(warmup_ratio=0.25), "warmup_ratio=0.25, not the recipe's warmup_ratio=0.0"),
+    (dict(seconds_scale=1000.0), "more than the call itself"),
+    (dict(seconds_scale=1 / 60), "far less than the call"),
 ], ids=["the first recipe's warm-up", "milliseconds", "minutes"])
 def test_the_fourth_trials_accepted_answers_are_refused(student, teacher_data, recipe, hard_coded, hint):
     """The fourth trial (2026-11-27): warmup_ratio=0.25 — the value the check's hint printed — passed both recipes
@@ -339,9 +339,9 @@ def run_of(student, steps=6, train=True, same=False):
 
 
 @pytest.mark.parametrize("kwargs, hint", [
-    (dict(steps=3), "the loop ran 3 steps; the profile's recipe is 1 epoch"),
+    (dict(steps=3), "returned 3 step losses; the profile's recipe is 1 epoch"),
     (dict(train=False), "nothing was trained"),
-    (dict(same=True), "changed the student you started from"),
+    (dict(same=True), "changed the model you started from"),
 ])
 def test_the_notebooks_run_mistakes_are_named(student, teacher_data, recipe, kwargs, hint):
     start = copy.deepcopy(student)
@@ -363,7 +363,7 @@ def test_a_function_that_trains_the_start_itself_is_named(student, teacher_data,
         objective, step_losses, seconds = distil()(start, data, recipe)
         start.load_state_dict(objective.model.state_dict())
         return objective, step_losses, seconds
-    with pytest.raises(ExerciseError, match="changed the student you started from"):
+    with pytest.raises(ExerciseError, match="changed the model you started from"):
         check(in_place, None, copy.deepcopy(student), teacher_data, recipe)
 
 
@@ -440,4 +440,53 @@ def test_a_projection_in_float64_is_named_not_a_raw_dtype_error():
         return solution("inverse_projection")(components, mean).double()
     with pytest.raises(ExerciseError, match="your Linear holds torch.float64 numbers"):
         nb14.check_inverse_projection(in_float64)
+
+
+# The fifth trial (2026-11-27): each of these passed.
+def test_a_function_that_changes_the_starts_settings_before_copying_is_named(student, teacher_data, recipe):
+    for setting, value in (("pooling", "cls"), ("max_seq_length", 16), ("normalize", True)):
+        def changes(start, data, recipe, setting=setting, value=value):
+            setattr(start, setting, value)
+            return distil()(start, data, recipe)
+        start = copy.deepcopy(student)
+        with pytest.raises(ExerciseError, match=f"changed the start's settings \\({setting} "):
+            check(changes, None, start, teacher_data, recipe)
+
+
+def test_a_function_that_sorts_the_data_in_place_is_named_even_when_the_notebooks_data_came_sorted(student,
+                                                                                                   teacher_data, recipe):
+    def sorting(start, data, recipe):
+        data.sort(key=lambda pair: pair[0])
+        return distil()(start, data, recipe)
+    already_sorted = sorted(teacher_data, key=lambda pair: pair[0])   # the notebook's run sorted it first
+    with pytest.raises(ExerciseError, match=r"changed its second argument \(a list\) in place"):
+        check(sorting, None, student, already_sorted, recipe)
+
+
+@pytest.mark.parametrize("hard_coded, hint", [
+    (dict(seed_or=42), "seed=42, not the recipe's seed=0"),
+    (dict(warmup_or=0.1), "warmup_ratio=0.1, not the recipe's warmup_ratio=0.0"),
+], ids=["seed or 42", "warm-up or 0.1"])
+def test_a_recipes_zero_replaced_by_a_default_is_named(student, teacher_data, recipe, hard_coded, hint):
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    from sbertlib.training import prepare_examples
+
+    def or_default(start, data, recipe):
+        objective = losses.DistillationLoss(copy.deepcopy(start))
+        t0 = time.perf_counter()
+        step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
+                               batch_size=recipe.batch_size, lr=recipe.lr,
+                               warmup_ratio=recipe.warmup_ratio or hard_coded.get("warmup_or", 0.0),
+                               max_grad_norm=recipe.max_grad_norm, seed=recipe.seed or hard_coded.get("seed_or", 0),
+                               length_grouping=recipe.length_grouping)
+        return objective, step_losses, time.perf_counter() - t0
+    with pytest.raises(ExerciseError, match=hint):
+        check(or_default, None, student, teacher_data, recipe)
+
+
+def test_a_run_on_part_of_the_data_is_told_its_first_batch_differs(student, teacher_data, recipe):
+    def but_the_last(start, data, recipe):
+        return distil()(start, data[:-1], recipe)
+    with pytest.raises(ExerciseError, match="the very first loss differs, before any update"):
+        check(but_the_last, None, student, teacher_data, recipe)
 

@@ -195,8 +195,8 @@ def _same(before, after) -> bool:
             (not hasattr(before, "columns") or list(before.columns) == list(after.columns))
     if isinstance(before, dict):
         return isinstance(after, dict) and before.keys() == after.keys() and all(_same(before[k], after[k]) for k in before)
-    if isinstance(before, list):
-        return isinstance(after, list) and len(before) == len(after) and all(_same(a, b) for a, b in zip(before, after))
+    if isinstance(before, (list, tuple)):   # a tuple's items too: a tensor inside one cannot say == for itself
+        return type(after) is type(before) and len(before) == len(after) and all(_same(a, b) for a, b in zip(before, after))
     try:
         return bool(before == after)
     except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from ... import losses
 from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .training_runs import check_on_recipes, fingerprint
+from .training_runs import check_on_recipes, fingerprint, require_untouched, trained
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -134,6 +134,12 @@ def check_regression_objective(cls, encoder) -> None:
                             f"the objective's score_range [{lo:g}, {hi:g}]\nHint: the examples carry STSb's 0–5 "
                             "gold score (your regression_loss divides it by 5): score_range says which scores the "
                             "objective takes") from None
+    lo, hi = (float(x) for x in getattr(objective, "score_range", (None, None)))
+    require((lo, hi) == (0.0, MAX_SCORE),
+            f"score_range is ({lo:g}, {hi:g}): training would take a score of {hi:g}" if hi > MAX_SCORE or lo < 0 else
+            f"score_range is ({lo:g}, {hi:g})",
+            "score_range is what training checks each gold score against before the first step: exactly STSb's "
+            "scale, so that a score on another scale (a 0–10 file, a cosine) is refused instead of trained on")
     batch = collate(examples, encoder)
     reference = losses.CosineSimilarityLoss(encoder)
     with torch.no_grad():
@@ -169,15 +175,12 @@ def _run_parts(result, start, before: tuple[float, ...]):
     require(isinstance(objective, losses.SBERTLoss),
             f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
             "return the RegressionObjective whose model your loop trained")
-    require(fingerprint(start) == before,
-            "training changed the model you started from: the table below needs it as it was ('NLI only' "
-            "or 'no fine-tuning' would show the trained model)",
-            "train a copy of the start, and leave the start itself alone")
+    require_untouched(start, before, "the table below ('NLI only', 'no fine-tuning')")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
     require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
             f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
             "return the list your train_loop gave: one loss per step")
-    require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
+    require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
     require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
             "a learning rate too high? pass recipe.lr")
@@ -196,7 +199,7 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
     _, step_losses = _run_parts(result, start, before)
     want_steps = epochs * math.ceil(n_examples / batch_size)
     n = len(step_losses)
-    require(n == want_steps, f"the loop ran {n} steps; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
+    require(n == want_steps, f"your function returned {n} step losses; the profile's recipe is {epochs} epoch{'s' if epochs != 1 else ''} of "
             f"{math.ceil(n_examples / batch_size)} batches = {want_steps}",
             "train on every example of `data` with the recipe's epochs and batch_size")
 

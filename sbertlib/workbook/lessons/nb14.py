@@ -13,7 +13,7 @@ from ... import losses
 from ...training import distillation
 from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .training_runs import check_on_recipes, fingerprint
+from .training_runs import check_on_recipes, fingerprint, require_untouched, trained
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -296,14 +296,12 @@ def _run_parts(result, start, before: tuple[float, ...]):
     require(isinstance(objective, losses.SBERTLoss),
             f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
             "return the DistillationObjective whose model your loop trained")
-    require(fingerprint(start) == before,
-            "training changed the student you started from: the table below needs it as it was (the 'PCA word "
-            "pieces, not trained' row would show the trained model)", "train a copy (copy.deepcopy) of the start")
+    require_untouched(start, before, "the 'PCA word pieces, not trained' row")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
     require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
             f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
             "return the list your train_loop gave: one loss per step")
-    require(fingerprint(objective.model) != before, "the objective's model has the start's weights: nothing was trained",
+    require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
     require(getattr(objective.model, "projection", None) is not None or objective.model.dim == start.dim,
             "the trained model lost its projection to the teacher's width")
@@ -331,7 +329,7 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
         _, step_losses = _run_parts(result, start, before)
         per_epoch = math.ceil(len(teacher_data) / recipe.batch_size)
         n = len(step_losses)
-        require(n == recipe.epochs * per_epoch, f"the loop ran {n} steps; the profile's recipe is {recipe.epochs} "
+        require(n == recipe.epochs * per_epoch, f"your function returned {n} step losses; the profile's recipe is {recipe.epochs} "
                 f"epoch(s) of {per_epoch} batches = {recipe.epochs * per_epoch}",
                 "train on every example of `data` with the recipe's epochs and batch_size")
         said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched"

@@ -18,17 +18,40 @@ from . import ExerciseError, call
 
 PROBE_EXAMPLES = 40
 # Each setting differs between the two (a value hard-coded from one fails the other): 8 steps warmed up over 2, and
-# 7 over 4 — no single warm-up ratio gives both.
+# 7 over none — no single warm-up ratio gives both; a seed or warm-up of 0 catches `recipe.seed or 42`.
 PROBES = (dict(epochs=2, batch_size=10, lr=4e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
-          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.5, seed=11, length_grouping=False, max_grad_norm=1e3))
+          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.0, seed=0, length_grouping=False, max_grad_norm=1e3))
 LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
                      length_grouping=False)  # notebook 03's train_loop, as its signature writes them
 
 
-def fingerprint(model) -> tuple[float, ...]:
-    """A cheap summary of a model's weights: one sum per parameter tensor (changes when training steps it)."""
+SETTINGS = ("pooling", "max_seq_length", "normalize", "info")   # what an encoder holds besides its weights
+
+
+def fingerprint(model) -> tuple:
+    """A cheap summary of a model: one sum per parameter tensor (changes when training steps it), then its settings
+    (:data:`SETTINGS`: pooling, length limit, normalisation, the info a table row reads) as the last item."""
     with torch.no_grad():
-        return tuple(float(p.double().sum()) for p in model.parameters())
+        weights = tuple(float(p.double().sum()) for p in model.parameters())
+    return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS),)
+
+
+def require_untouched(start, before: tuple, row: str) -> None:
+    """Fail unless ``start`` still has the :func:`fingerprint` ``before``: its weights (trained in place) and its
+    settings (changed before the copy) are named apart; ``row`` says which of the notebook's rows reads it."""
+    now = fingerprint(start)
+    if now[:-1] != before[:-1]:
+        raise ExerciseError(f"training changed the model you started from: {row} needs it as it was\nHint: train a "
+                            f"copy (copy.deepcopy) of the start, and leave the start itself alone")
+    changed = [f"{k} {b} → {a}" for (k, b), (_, a) in zip(before[-1], now[-1]) if a != b]
+    if changed:
+        raise ExerciseError(f"your function changed the start's settings ({'; '.join(changed)}): {row} needs it as it "
+                            f"was\nHint: set anything on your copy, after copying — never on `start`")
+
+
+def trained(model, before: tuple) -> bool:
+    """Whether ``model``'s weights differ from those :func:`fingerprint` recorded in ``before``."""
+    return fingerprint(model)[:-1] != before[:-1]
 
 
 def _grad_norm(loss) -> float:
@@ -72,7 +95,7 @@ def same_run(got: list[float], model, want: list[float], want_model, tol: float 
 
 
 def _which_setting(fn: Callable, got: list[float], model, start, data, args, notebook_recipe,
-                   make_loss: Callable) -> str:
+                   make_loss: Callable, want: list[float]) -> str:
     """The hint naming the setting the student's run did not take from ``args``: the same run retrained with one
     setting replaced by what could have been hard-coded instead (the loop's default, the notebook's recipe, any
     profile's learning rate, the check's other recipe), tried in turn; each retraining is made only when the answer is wrong. Failing that,
@@ -95,6 +118,10 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
                     f"{field}={value!r}")
             return (f"that is the run with {what}, not the recipe's {field}={getattr(args, field)!r}: your function "
                     f"does not pass recipe.{field} on to your loop")
+    if not math.isclose(got[0], want[0], rel_tol=1e-4, abs_tol=1e-7):
+        return ("the very first loss differs, before any update: the first batch is not the recipe's — train on "
+                "`data` as it was passed (every example, in its order, labels as they are), with recipe.seed and "
+                "recipe.length_grouping")
     unread = [f for f in LOOP_DEFAULTS if f".{f}" not in _source(fn)]
     if unread:
         return (f"the run differs from the recipe's in its updates, and your function never reads "
@@ -124,13 +151,21 @@ def _steps_hint(n: int, args, notebook_recipe, n_data: int, n_notebook: int, dat
                 "pass recipe.epochs and recipe.batch_size on to your loop, and train on every example of `data`")
 
 
+def _scrambled(n: int) -> list[int]:
+    """0..n-1 in a fixed order that no sort restores (the notebook's own order may already be sorted)."""
+    import random
+    order = list(range(n))
+    random.Random(2019).shuffle(order)
+    return order
+
+
 def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make_loss: Callable,
                      run_parts: Callable, data_name: str) -> list:
     """Run the student's ``fn(start, data, recipe)`` (called ``name``) on the check's recipes over the first
     :data:`PROBE_EXAMPLES` examples of ``data`` (the notebook's ``data_name``, trained with ``notebook_recipe``):
     every loss and the trained weights must be :func:`recipe_run`'s with ``make_loss``. ``run_parts(result, start,
     before)`` checks what came back and gives (objective, step_losses). Returns the recipes used."""
-    part = list(data[:PROBE_EXAMPLES])
+    part = [data[i] for i in _scrambled(min(PROBE_EXAMPLES, len(data)))]   # sorting it in place would show
     probes = probe_recipes(start, part, make_loss)
     for args in probes:
         try:
@@ -153,16 +188,23 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     what = (f"{name}(start, {len(part)} examples, TrainingArguments(epochs={args.epochs}, "
             f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
     t0 = time.perf_counter()
-    result = call(fn, start, part, args, what=what)
+    try:
+        result = call(fn, start, part, args, what=what)
+    except ExerciseError as err:
+        if err.__cause__ is None:   # not done, or an input changed: the message says it all
+            raise
+        raise ExerciseError(str(err).split("\nHint:")[0] + f"\nHint: the check's recipe is not the notebook's "
+                            f"({len(part)} examples, batch_size={args.batch_size}, seed={args.seed}, …): a setting "
+                            f"hard-coded instead of read from `recipe` can fail here — otherwise the lines above show "
+                            f"where your code stopped") from err.__cause__
     wall = time.perf_counter() - t0
     objective, step_losses = run_parts(result, start, before)
     seconds = float(result[2])
-    if seconds > 1.1 * wall + 0.05:
+    if not 0.05 * wall <= seconds <= 1.1 * wall + 0.05:
         raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
-                            "milliseconds? return the seconds themselves, as time.perf_counter() counts them")
-    if seconds < 0.05 * wall:
-        raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the call took {wall:.2f} s\nHint: minutes "
-                            "or hours? return the seconds themselves, the difference of two time.perf_counter() calls")
+                            f"{'more than the call itself' if seconds > wall else 'far less than the call'}: read "
+                            f"time.perf_counter() just before and just after your loop, and return the difference as "
+                            f"it is, in seconds")
     got = [float(x) for x in step_losses]
     want, want_model = recipe_run(start, part, args, make_loss)
     if len(got) != len(want):
@@ -172,4 +214,5 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     if not same_run(got, objective.model, want, want_model):
         raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
                             f"recipe (the same start and seed)\nHint: "
-                            + _which_setting(fn, got, objective.model, start, part, args, notebook_recipe, make_loss))
+                            + _which_setting(fn, got, objective.model, start, part, args, notebook_recipe, make_loss,
+                                             want))
