@@ -131,7 +131,7 @@ def test_nb07_most_important_names_the_paper_and_the_size_slips(capsys):
     out = capsys.readouterr().out
     assert "u*v ranks first, unlike the paper" in out and "beyond 2 standard errors: u*v is worth more" in out
     costs_more = _results({("u", "v"): 50.0, ("u", "v", "|u-v|"): 46.0, ("u", "v", "u*v"): 51.0})
-    with pytest.raises(ExerciseError, match="ranked the gains by their size"):
+    with pytest.raises(ExerciseError, match="compare the two gains with their signs"):
         nb07.check_gain(good_gain, "|u-v|", costs_more)
 
 
@@ -669,7 +669,7 @@ def test_train_and_score_that_sets_the_pooling_of_start_is_refused(grid_world):
     def pooling_on_start(config, seed, pairs, objective, batch_size, lr, epochs=1):
         start.pooling = config.pooling        # then copied: the copy is right, `start` is not
         return right(config, seed, pairs, objective, batch_size, lr, epochs)
-    with pytest.raises(ExerciseError, match="changed the pooling of `start`"):
+    with pytest.raises(ExerciseError, match="changed `start`, the untrained network: its pooling from 'mean' to"):
         nb07.check_train_and_score(pooling_on_start, start, evaluator, nli, stsb)
 
 
@@ -685,3 +685,54 @@ def test_train_and_score_with_num_labels_from_the_concatenation_is_told_what_num
     with pytest.raises(ExerciseError, match="num_labels is the number of classes"):
         nb07.check_train_and_score(make_train_and_score(start, evaluator, labels_from_concat=True), start, evaluator,
                                    nli, stsb)
+
+
+# The fifth trial (2026-11-27): each of these passed.
+def test_train_and_score_that_changes_the_length_limit_of_start_is_refused(grid_world):
+    start, evaluator, nli, stsb = grid_world
+    start = copy.deepcopy(start)
+    right = make_train_and_score(start, evaluator)
+
+    def shorter(config, seed, pairs, objective, batch_size, lr, epochs=1):
+        start.max_seq_length = 16
+        return right(config, seed, pairs, objective, batch_size, lr, epochs)
+    with pytest.raises(ExerciseError, match="its max_seq_length from 32 to 16"):
+        nb07.check_train_and_score(shorter, start, evaluator, nli, stsb)
+
+
+def test_train_and_score_that_ignores_epochs_for_the_nli_points_is_refused(grid_world):
+    start, evaluator, nli, stsb = grid_world
+    right = make_train_and_score(start, evaluator)
+
+    def nli_one_epoch(config, seed, pairs, objective, batch_size, lr, epochs=1):
+        return right(config, seed, pairs, objective, batch_size, lr, 1 if objective == "classification" else epochs)
+    with pytest.raises(ExerciseError, match="the score of one epoch"):
+        nb07.check_train_and_score(nli_one_epoch, start, evaluator, nli, stsb)
+
+
+def test_run_ablation_counting_distinct_scores_as_seeds_is_refused():
+    def distinct(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label,
+                                  "n_seeds": len(set(scores)), "mean": np.mean(scores),
+                                  "std": pd.Series(scores).std(ddof=1)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError, match="n_seeds is"):
+        nb07.check_run_ablation(distinct)
+
+
+def test_run_ablation_with_statistics_stdev_on_one_seed_is_told_what_one_seed_gives():
+    import statistics
+
+    def with_stdev(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": len(scores),
+                                  "mean": statistics.mean(scores), "std": statistics.stdev(scores)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    with pytest.raises(ExerciseError, match="with one seed there is no spread to estimate"):
+        nb07.check_run_ablation(with_stdev)
+

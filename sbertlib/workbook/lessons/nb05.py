@@ -364,9 +364,9 @@ QUESTIONS = {
         {"STSb is larger than the NLI data it follows":
             "Compare the sizes: 5,749 STSb pairs against ~1M NLI pairs.",
          "NLI training fixes the cosines' scale to gold/5":
-            "NLI training never asks for any scale. Does the paper give a reason at all?",
+            "NLI training never asks for any scale. Where in Section 4.2 is the gain discussed?",
          "The gain is within the noise of the 10 seeds":
-            "The gain is about 3.5–4 seed standard deviations. Does the paper explain it?"}),
+            "The gain is about 3.5–4 seed standard deviations. Reread what Section 4.2 says about it."}),
     "05.4": choice(
         "Spearman ignores the cosines' scale. Which quantity shows what the regression objective does to it?",
         "The mean |cos − gold/5|",
