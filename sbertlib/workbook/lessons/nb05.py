@@ -43,6 +43,12 @@ def _hint(got: float, u, v, scores) -> str:
             torch.sqrt(F.mse_loss(cos, gold)),
         "you used the dot product u·v; the objective uses the cosine, u·v / (‖u‖‖v‖)": F.mse_loss(dot, gold),
         "that is the mean absolute error: square the differences": (cos - gold).abs().mean(),
+        "you scaled the cosine up to the score's 0–5 instead of the score down to the cosine's scale: the loss "
+        "compares on the cosine's scale": F.mse_loss(MAX_SCORE * cos, scores),
+        "STSb's scores run from 0 to 5, not 0 to 4": F.mse_loss(cos, scores / 4),
+        "you rescaled the scores by the batch's own lowest and highest: the scale is STSb's, the same for every "
+        "batch (a batch of one pair would have no range at all)":
+            F.mse_loss(cos, (scores - scores.min()) / (scores.max() - scores.min()).clamp_min(1e-12)),
     }
     for hint, value in candidates.items():
         if abs(got - float(value)) < 1e-5:
