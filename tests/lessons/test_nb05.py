@@ -150,7 +150,7 @@ def test_nb05_regression_runs_name_the_run_and_check_the_function_when_loaded(ti
 
 
 @pytest.mark.parametrize("hard_coded, hint", [
-    (dict(lr=2e-5), r"the run with lr=2e-05, not the recipe's lr=0.004: your function does not pass recipe.lr"),
+    (dict(lr=2e-5), r"the run with lr=2e-05, not the recipe's lr=0.0037: your function does not pass recipe.lr"),
     (dict(max_grad_norm=1.0), r"another clipping .* does not pass recipe.max_grad_norm"),
     (dict(data="notebook"), "trained on the notebook's stsb_examples, not on the `data` passed in"),
     pytest.param(dict(length_grouping=True), r"length_grouping=True", marks=pytest.mark.slow),

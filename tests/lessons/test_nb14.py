@@ -210,19 +210,23 @@ def recipe():
     return TrainingArguments(epochs=1, batch_size=8, lr=1e-3, length_grouping=True)   # the profiles' distill, shorter
 
 
+class StudentsObjective(losses.DistillationLoss):
+    """The student's DistillationObjective, as the notebook defines it (its check proves it is the library's loss)."""
+
+
 NOTEBOOK_DATA: list = []   # the notebook's teacher_data, as a function that ignores its `data` reads it
 
 
 def distil(**hard_coded):
     """train_distillation taking every setting from `recipe` except those ``hard_coded`` (lesson_helpers)."""
-    return recipe_follower(losses.DistillationLoss, NOTEBOOK_DATA, **hard_coded)
+    return recipe_follower(StudentsObjective, NOTEBOOK_DATA, **hard_coded)
 
 
 def clipped_at_a_tenth(start, data, recipe):
     """A student's function that hard-codes its clipping (the third trial's 0.1, accepted on smoke until now)."""
     from sbertlib.training import prepare_examples
     from sbertlib.workbook.lessons.nb03 import fit_loop
-    objective = losses.DistillationLoss(copy.deepcopy(start))
+    objective = StudentsObjective(copy.deepcopy(start))
     t0 = time.perf_counter()
     step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
                            batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,
@@ -237,7 +241,7 @@ def check(fn, result, start, teacher_data, recipe):
 def test_the_notebooks_function_passes_on_its_run_and_on_the_checks_recipes(student, teacher_data, recipe, capsys):
     from sbertlib.training import prepare_examples
     from sbertlib.workbook.lessons.nb03 import fit_loop
-    fn = solution("train_distillation", namespace={"DistillationObjective": losses.DistillationLoss, "time": time,
+    fn = solution("train_distillation", namespace={"DistillationObjective": StudentsObjective, "time": time,
                                                    "training": SimpleNamespace(prepare_examples=prepare_examples),
                                                    "train_loop": fit_loop})
     check(fn, fn(student, teacher_data, recipe), student, teacher_data, recipe)
@@ -272,7 +276,7 @@ def test_the_checks_recipes_are_no_profiles_and_not_the_loops_defaults(student, 
 
 
 @pytest.mark.parametrize("hard_coded, hint", [
-    (dict(lr=1e-3), r"the run with lr=0.001, not the recipe's lr=0.004: your function does not pass recipe.lr"),
+    (dict(lr=1e-3), r"the run with lr=0.001, not the recipe's lr=0.0037: your function does not pass recipe.lr"),
     (dict(lr=2e-5), r"lr=2e-05"),
     (dict(max_grad_norm=None), r"another clipping .* does not pass recipe.max_grad_norm"),
     (dict(data="notebook"), "trained on the notebook's teacher_data, not on the `data` passed in"),
@@ -308,7 +312,7 @@ profile = SimpleNamespace(distill=None)   # the notebook's profile, as a functio
 def reads_the_profile(start, data, recipe):
     from sbertlib.training import prepare_examples
     from sbertlib.workbook.lessons.nb03 import fit_loop
-    objective = losses.DistillationLoss(copy.deepcopy(start))
+    objective = StudentsObjective(copy.deepcopy(start))
     t0 = time.perf_counter()
     step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=profile.distill.epochs,
                            batch_size=profile.distill.batch_size, lr=profile.distill.lr, length_grouping=True)
@@ -335,7 +339,7 @@ def run_of(student, steps=6, train=True, same=False):
     if train:
         with torch.no_grad():
             next(model.parameters()).add_(0.01)
-    return losses.DistillationLoss(model), [0.5 - 0.01 * k for k in range(steps)], 1.5
+    return StudentsObjective(model), [0.5 - 0.01 * k for k in range(steps)], 1.5
 
 
 @pytest.mark.parametrize("kwargs, hint", [
@@ -472,7 +476,7 @@ def test_a_recipes_zero_replaced_by_a_default_is_named(student, teacher_data, re
     from sbertlib.training import prepare_examples
 
     def or_default(start, data, recipe):
-        objective = losses.DistillationLoss(copy.deepcopy(start))
+        objective = StudentsObjective(copy.deepcopy(start))
         t0 = time.perf_counter()
         step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
                                batch_size=recipe.batch_size, lr=recipe.lr,
@@ -489,4 +493,60 @@ def test_a_run_on_part_of_the_data_is_told_its_first_batch_differs(student, teac
         return distil()(start, data[:-1], recipe)
     with pytest.raises(ExerciseError, match="the very first loss differs, before any update"):
         check(but_the_last, None, student, teacher_data, recipe)
+
+
+# The sixth trial (2026-11-27): each of these passed.
+NOTEBOOK_START: list = []   # the notebook's pca_start, as a function that ignores its `start` reads it
+
+
+def test_a_function_that_trains_the_notebooks_start_instead_of_its_argument_is_refused(student, teacher_data, recipe):
+    NOTEBOOK_START[:] = [student]
+
+    def global_start(start, data, recipe):
+        return distil()(NOTEBOOK_START[0], data, recipe)
+    with pytest.raises(ExerciseError, match="the very first loss differs.*a copy of `start` as passed"):
+        check(global_start, None, student, teacher_data, recipe)
+
+
+def test_a_function_that_trains_the_librarys_loss_is_told_to_use_its_own(student, teacher_data, recipe):
+    with pytest.raises(ExerciseError, match="trained the library's DistillationLoss, not your DistillationObjective"):
+        check(recipe_follower(losses.DistillationLoss, NOTEBOOK_DATA), None, student, teacher_data, recipe)
+
+
+@pytest.mark.parametrize("scale", [0.125, 0.5], ids=["per step", "per epoch"])
+def test_seconds_of_part_of_the_run_are_refused(student, teacher_data, recipe, scale):
+    with pytest.raises(ExerciseError, match="far less than the call"):
+        check(distil(seconds_scale=scale), None, student, teacher_data, recipe)
+
+
+def test_a_rounded_learning_rate_is_refused(student, teacher_data, recipe):
+    def rounded(start, data, recipe):
+        from dataclasses import replace
+        return distil()(start, data, replace(recipe, lr=round(recipe.lr, 3)))
+    with pytest.raises(ExerciseError, match="losses or trained weights are not those"):
+        check(rounded, None, student, teacher_data, recipe)
+
+
+def test_settings_read_all_at_once_are_not_called_unread(student, teacher_data, recipe):
+    names = ("epochs", "batch_size", "lr", "warmup_ratio", "max_grad_norm", "seed", "length_grouping")
+
+    def all_at_once(start, data, recipe):
+        from sbertlib.training import prepare_examples
+        from sbertlib.workbook.lessons.nb03 import fit_loop
+        objective = StudentsObjective(copy.deepcopy(start))
+        settings = {k: getattr(recipe, k) for k in names}
+        settings["lr"] *= 1.5                                 # the mistake: a scaled rate
+        t0 = time.perf_counter()
+        step_losses = fit_loop(objective, prepare_examples(data, objective), **settings)
+        return objective, step_losses, time.perf_counter() - t0
+    with pytest.raises(ExerciseError) as err:
+        check(all_at_once, None, student, teacher_data, recipe)
+    assert "never reads" not in str(err.value)
+
+
+def test_an_objective_whose_n_texts_is_not_a_tuple_is_named(student):
+    class OneText(StudentsObjective):
+        n_texts = 1
+    with pytest.raises(ExerciseError, match="n_texts is 1\nHint: n_texts is a tuple"):
+        nb14.check_distillation_objective(OneText, student)
 

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from ... import losses
 from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .training_runs import check_on_recipes, fingerprint, require_untouched, trained
+from .training_runs import check_on_recipes, fingerprint, require_own_objective, require_untouched, trained
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -181,6 +181,7 @@ def _run_parts(result, start, before: tuple[float, ...]):
     require(isinstance(objective, losses.SBERTLoss),
             f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
             "return the RegressionObjective whose model your loop trained")
+    require_own_objective(objective, "RegressionObjective")
     require_untouched(start, before, "the table below ('NLI only', 'no fine-tuning')")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
     require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),

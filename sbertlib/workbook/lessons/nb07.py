@@ -220,7 +220,7 @@ def check_gain(gain: Callable, most_important, results: pd.DataFrame) -> None:
               for part in PARTS}
     for part in PARTS:
         require(abs(theirs[part] - ours[part]) <= 1e-6,
-                f"on your grid gain(results, {part!r}) = {theirs[part]:.2f}, but its rows give {ours[part]:+.2f}",
+                f"on your grid gain(results, {part!r}) = {theirs[part]:.6f}, but its rows give {ours[part]:+.6f}",
                 "read the rows of the `results` passed in, not a table of the notebook's")
     bigger = max(PARTS, key=ours.get)
     pick = _as_part(most_important)

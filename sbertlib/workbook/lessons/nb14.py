@@ -13,7 +13,7 @@ from ... import losses
 from ...training import distillation
 from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .training_runs import check_on_recipes, fingerprint, require_untouched, trained
+from .training_runs import check_on_recipes, fingerprint, require_own_objective, require_untouched, trained
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -97,8 +97,9 @@ def check_distillation_objective(cls, encoder) -> None:
     require(getattr(cls, "label_kind", None) == "vector",
             f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
             "label is", "a distillation example's label is the teacher's vector of its sentence")
-    require(tuple(getattr(cls, "n_texts", ())) == (1,),
-            f"n_texts is {getattr(cls, 'n_texts', None)!r}", "each example holds one sentence: (1,)")
+    n_texts = getattr(cls, "n_texts", None)
+    require(isinstance(n_texts, tuple) and n_texts == (1,), f"n_texts is {n_texts!r}",
+            "n_texts is a tuple of the text counts an example may hold: each example holds one sentence, so (1,)")
     g = torch.Generator().manual_seed(41)
     sentences = ["a man plays a guitar", "two dogs run on the beach", "the chef cooks", "a child reads a book"]
     data = [(s, torch.randn(encoder.dim, generator=g).numpy()) for s in sentences]
@@ -296,6 +297,7 @@ def _run_parts(result, start, before: tuple[float, ...]):
     require(isinstance(objective, losses.SBERTLoss),
             f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
             "return the DistillationObjective whose model your loop trained")
+    require_own_objective(objective, "DistillationObjective")
     require_untouched(start, before, "the 'PCA word pieces, not trained' row")
     require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
     require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),

@@ -14,18 +14,18 @@ from typing import Callable
 
 import torch
 
-from . import ExerciseError, call
+from . import ExerciseError, call, require
 
 PROBE_EXAMPLES = 40
 # Each setting differs between the two (a value hard-coded from one fails the other): 8 steps warmed up over 2, and
 # 7 over none — no single warm-up ratio gives both; a seed or warm-up of 0 catches `recipe.seed or 42`.
-PROBES = (dict(epochs=2, batch_size=10, lr=4e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
-          dict(epochs=1, batch_size=6, lr=3e-3, warmup_ratio=0.0, seed=0, length_grouping=False, max_grad_norm=1e3))
+PROBES = (dict(epochs=2, batch_size=10, lr=3.7e-3, warmup_ratio=0.25, seed=7, length_grouping=True),
+          dict(epochs=1, batch_size=6, lr=2.9e-3, warmup_ratio=0.0, seed=0, length_grouping=False, max_grad_norm=1e3))
 LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
                      length_grouping=False)  # notebook 03's train_loop, as its signature writes them
 
 
-SETTINGS = ("pooling", "max_seq_length", "normalize", "info")   # what an encoder holds besides its weights
+SETTINGS = ("pooling", "max_seq_length", "normalize", "info", "training")   # what an encoder holds besides weights
 
 
 def fingerprint(model) -> tuple:
@@ -47,6 +47,14 @@ def require_untouched(start, before: tuple, row: str) -> None:
     if changed:
         raise ExerciseError(f"your function changed the start's settings ({'; '.join(changed)}): {row} needs it as it "
                             f"was\nHint: set anything on your copy, after copying — never on `start`")
+
+
+def require_own_objective(objective, yours: str) -> None:
+    """Fail where the run trained the library's loss (``sbertlib.losses``) instead of the student's ``yours``."""
+    kind = type(objective)
+    require(not kind.__module__.startswith("sbertlib.losses"),
+            f"your function trained the library's {kind.__name__}, not your {yours}",
+            f"build the objective from your {yours} class: the exercise is that your pieces train together")
 
 
 def trained(model, before: tuple) -> bool:
@@ -119,10 +127,14 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
             return (f"that is the run with {what}, not the recipe's {field}={getattr(args, field)!r}: your function "
                     f"does not pass recipe.{field} on to your loop")
     if not math.isclose(got[0], want[0], rel_tol=1e-4, abs_tol=1e-7):
-        return ("the very first loss differs, before any update: the first batch is not the recipe's — train on "
-                "`data` as it was passed (every example, in its order, labels as they are), with recipe.seed and "
-                "recipe.length_grouping")
-    unread = [f for f in LOOP_DEFAULTS if f".{f}" not in _source(fn)]
+        return ("the very first loss differs, before any update: the model or the first batch is not the recipe's, "
+                "or the losses are not returned as your loop gave them — a copy of `start` as passed (the check passes "
+                "one of its own, its settings left alone), `data` as passed (every example, in its order), "
+                "recipe.seed and recipe.length_grouping")
+    source = _source(fn)
+    whole = any(way in source for way in ("getattr(recipe", "vars(recipe", "recipe.__dict__", "asdict(recipe",
+                                          "**recipe", "recipe.to_dict"))   # every field read at once
+    unread = [] if whole else [f for f in LOOP_DEFAULTS if f".{f}" not in source]
     if unread:
         return (f"the run differs from the recipe's in its updates, and your function never reads "
                 f"{', '.join('recipe.' + f for f in unread)}: pass every setting the recipe holds on to your loop")
@@ -151,6 +163,18 @@ def _steps_hint(n: int, args, notebook_recipe, n_data: int, n_notebook: int, dat
                 "pass recipe.epochs and recipe.batch_size on to your loop, and train on every example of `data`")
 
 
+def _other_weights(start):
+    """A copy of ``start`` with every weight moved a little (fixed noise): not the notebook's model, so a function
+    that trains a global (or builds its own student) instead of a copy of ``start`` gives other losses."""
+    import copy
+    other = copy.deepcopy(start)
+    g = torch.Generator().manual_seed(2019)
+    with torch.no_grad():
+        for p in other.parameters():
+            p.add_(0.02 * p.float().std().nan_to_num(0.02).clamp_min(1e-3) * torch.randn(p.shape, generator=g).to(p.dtype))
+    return other
+
+
 def _scrambled(n: int) -> list[int]:
     """0..n-1 in a fixed order that no sort restores (the notebook's own order may already be sorted)."""
     import random
@@ -166,6 +190,7 @@ def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make
     every loss and the trained weights must be :func:`recipe_run`'s with ``make_loss``. ``run_parts(result, start,
     before)`` checks what came back and gives (objective, step_losses). Returns the recipes used."""
     part = [data[i] for i in _scrambled(min(PROBE_EXAMPLES, len(data)))]   # sorting it in place would show
+    start = _other_weights(start)   # a start of the check's own: a function that trains the notebook's global fails
     probes = probe_recipes(start, part, make_loss)
     for args in probes:
         try:
@@ -200,7 +225,7 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     wall = time.perf_counter() - t0
     objective, step_losses = run_parts(result, start, before)
     seconds = float(result[2])
-    if not 0.05 * wall <= seconds <= 1.1 * wall + 0.05:
+    if not 0.6 * wall <= seconds <= 1.1 * wall + 0.05:   # the loop is nearly all of the call
         raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
                             f"{'more than the call itself' if seconds > wall else 'far less than the call'}: read "
                             f"time.perf_counter() just before and just after your loop, and return the difference as "
