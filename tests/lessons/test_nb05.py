@@ -140,13 +140,16 @@ def test_nb05_regression_runs_name_the_run_and_check_the_function_when_loaded(ti
     nb05.check_regression_runs(regress(), {}, tiny_encoder, stsb_examples, recipe)
     assert "loaded (RETRAIN = True trains them again); on the check's 2 recipes of its own" in capsys.readouterr().out
     good, bad = copy.deepcopy(tiny_encoder), copy.deepcopy(tiny_encoder)
-    runs = {"stsb": (good, nb05.fingerprint(good), _run(good, steps=6)),
+    runs = {"stsb": (good, nb05.fingerprint(good), regress()(good, stsb_examples, recipe)),
             "two-stage": (bad, nb05.fingerprint(bad), _run(bad, copy_first=False, steps=6))}
     with pytest.raises(ExerciseError, match="the 'two-stage' run: training changed the model you started from"):
         nb05.check_regression_runs(regress(), runs, tiny_encoder, stsb_examples, recipe)
     del runs["two-stage"]
     nb05.check_regression_runs(regress(), runs, tiny_encoder, stsb_examples, recipe)
-    assert "your 1 run(s): the recipe's steps" in capsys.readouterr().out
+    assert "your 1 run(s): the recipe's steps and the library's first losses" in capsys.readouterr().out
+    runs["stsb"] = (good, nb05.fingerprint(good), _run(good, steps=6))   # the right step count, not the recipe's run
+    with pytest.raises(ExerciseError, match="the 'stsb' run: your run's first 6 losses"):
+        nb05.check_regression_runs(regress(), runs, tiny_encoder, stsb_examples, recipe)
 
 
 @pytest.mark.parametrize("hard_coded, hint", [

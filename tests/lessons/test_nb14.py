@@ -550,3 +550,15 @@ def test_an_objective_whose_n_texts_is_not_a_tuple_is_named(student):
     with pytest.raises(ExerciseError, match="n_texts is 1\nHint: n_texts is a tuple"):
         nb14.check_distillation_objective(OneText, student)
 
+
+# The seventh trial (2026-11-27): a clamp outside the check's recipes changed the notebook's own run, and passed.
+def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own_run(student, teacher_data, recipe):
+    def clamped(start, data, recipe):
+        from dataclasses import replace
+        return distil()(start, data, replace(recipe, lr=max(recipe.lr, 2e-3)))   # the checks' rates are above 2e-3
+    run = clamped(student, teacher_data, recipe)                                   # the notebook's recipe: lr 1e-3
+    with pytest.raises(ExerciseError, match="first 6 losses .* or its trained weights are not those of the library's "
+                                            "run of the notebook's recipe"):
+        check(clamped, run, student, teacher_data, recipe)
+    check(clamped, None, student, teacher_data, recipe)   # a loaded run: only the check's recipes, which it follows
+

@@ -9,7 +9,8 @@ import torch.nn.functional as F
 from ... import losses
 from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .training_runs import check_on_recipes, fingerprint, require_own_objective, require_untouched, trained
+from .training_runs import (check_notebook_run, check_on_recipes, fingerprint, require_own_objective, require_untouched,
+                            trained)
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -226,12 +227,17 @@ def check_regression_runs(train_regression: Callable, new_runs: dict, start, sts
             check_regression_run(result, begin, before, recipe.epochs, recipe.batch_size, len(stsb_examples))
         except ExerciseError as exc:
             raise ExerciseError(f"the {objective!r} run: {exc}") from None
+        try:
+            check_notebook_run(result[0], result[1], begin, stsb_examples, recipe, ReferenceRegressionObjective)
+        except ExerciseError as exc:
+            raise ExerciseError(f"the {objective!r} run: {exc}") from None
         models.append(result[0].model)
     require(len({id(m) for m in models}) == len(models), "two runs returned the same model",
             "each run trains its own copy of its own start")
     probes = check_on_recipes(train_regression, "train_regression", start, stsb_examples, recipe,
                               ReferenceRegressionObjective, _run_parts, "stsb_examples")
-    said = (f"your {len(new_runs)} run(s): the recipe's steps, each start untouched" if new_runs else
+    said = (f"your {len(new_runs)} run(s): the recipe's steps and the library's first losses, each start untouched"
+            if new_runs else
             "both runs were trained before and are loaded (RETRAIN = True trains them again)")
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
        "every loss and the trained weights are the library's run of the same recipe")

@@ -13,7 +13,8 @@ from ... import losses
 from ...training import distillation
 from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .training_runs import check_on_recipes, fingerprint, require_own_objective, require_untouched, trained
+from .training_runs import (check_notebook_run, check_on_recipes, fingerprint, require_own_objective, require_untouched,
+                            trained)
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -334,7 +335,8 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
         require(n == recipe.epochs * per_epoch, f"your function returned {n} step losses; the profile's recipe is {recipe.epochs} "
                 f"epoch(s) of {per_epoch} batches = {recipe.epochs * per_epoch}",
                 "train on every example of `data` with the recipe's epochs and batch_size")
-        said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched"
+        followed = check_notebook_run(result[0], step_losses, start, teacher_data, recipe, losses.DistillationLoss)
+        said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched, {followed}"
     probes = check_on_recipes(train_distillation, "train_distillation", start, teacher_data, recipe,
                               losses.DistillationLoss, _run_parts, "teacher_data")
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "

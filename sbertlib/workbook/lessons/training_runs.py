@@ -67,18 +67,47 @@ def _grad_norm(loss) -> float:
     return float(torch.linalg.vector_norm(torch.stack(grads))) if grads else 0.0
 
 
-def recipe_run(start, data, args, make_loss: Callable, grad_norms: list | None = None):
+def recipe_run(start, data, args, make_loss: Callable, grad_norms: list | None = None, steps: int | None = None):
     """The library's run of the recipe ``args`` (``fit``, the objective ``make_loss(model)``) from a copy of
     ``start``: (its step losses, the trained model). ``grad_norms``, a list, receives each step's gradient norm
-    (before clipping only where ``args`` clips nothing)."""
+    (before clipping only where ``args`` clips nothing); ``steps`` stops the run after its first so many steps
+    (the schedule stays the whole run's)."""
     import copy
 
     from ...training import fit
     model = copy.deepcopy(start)
     loss = make_loss(model)
-    record = (lambda step, history: grad_norms.append(_grad_norm(loss))) if grad_norms is not None else None
+
+    def record(step, history):
+        if grad_norms is not None:
+            grad_norms.append(_grad_norm(loss))
+        if steps is not None and step >= steps:
+            raise KeyboardInterrupt   # fit returns the history so far
     history = fit(model, loss, data, args, show_progress_bar=False, callback=record)
-    return [float(x) for x in history.losses], model
+    return [float(x) for x in history.losses][:steps], model
+
+
+RUN_STEPS = 6   # the notebook's own run: its first losses (its weights too, when it is no longer) against the library's
+
+
+def check_notebook_run(objective, step_losses, start, data, recipe, make_loss: Callable) -> str:
+    """The notebook's own run — ``objective`` trained from ``start`` on ``data`` with ``recipe`` — against the library's
+    run of the same: its first :data:`RUN_STEPS` losses and, for a run no longer than that (smoke's), its trained
+    weights. A function that passed the check's recipes but changed a setting only for some (a clamp, a condition on
+    the data) fails here. Returns what was compared, for the OK message."""
+    n = len(step_losses)
+    k = min(RUN_STEPS, n)
+    want, model = recipe_run(start, data, recipe, make_loss, steps=k)
+    got = [float(x) for x in step_losses[:k]]
+    whole = n <= RUN_STEPS
+    if not (same_run(got, objective.model, want, model) if whole else
+            all(math.isclose(g, w, rel_tol=1e-4, abs_tol=1e-7) for g, w in zip(got, want))):
+        raise ExerciseError(f"your run's first {k} losses ({', '.join(f'{g:.5f}' for g in got)})"
+                            f"{' or its trained weights' if whole else ''} are not those of the library's run of the "
+                            f"notebook's recipe ({', '.join(f'{w:.5f}' for w in want)})\nHint: your function followed "
+                            f"the check's recipes but not this one: a setting changed only for some recipes (a max, a "
+                            f"min, a condition on the data)? Pass each of the recipe's settings as it is")
+    return f"its first {k} losses{' and trained weights' if whole else ''} are the library's run of the recipe"
 
 
 def probe_recipes(start, data, make_loss: Callable) -> list:
