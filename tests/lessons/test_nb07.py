@@ -208,6 +208,18 @@ def test_nb07_difference_not_a_function():
         nb07.check_difference(3.0)
 
 
+def run_ablation_with(n_seeds=len, mean=np.mean, std=lambda scores: pd.Series(scores).std(ddof=1)):
+    """A run_ablation that tabulates each configuration's scores with the given statistics (a mistake in one)."""
+    def run_ablation(configs, seeds, train_and_score):
+        rows = {}
+        for config in configs:
+            scores = [train_and_score(config, seed) for seed in seeds]
+            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": n_seeds(scores),
+                                  "mean": mean(scores), "std": std(scores)}
+        return pd.DataFrame.from_dict(rows, orient="index")
+    return run_ablation
+
+
 # ============================================================================= 07: run_ablation
 def good_run_ablation(configs, seeds, train_and_score):
     rows = {}
@@ -711,14 +723,7 @@ def test_train_and_score_that_ignores_epochs_for_the_nli_points_is_refused(grid_
 
 
 def test_run_ablation_counting_distinct_scores_as_seeds_is_refused():
-    def distinct(configs, seeds, train_and_score):
-        rows = {}
-        for config in configs:
-            scores = [train_and_score(config, seed) for seed in seeds]
-            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label,
-                                  "n_seeds": len(set(scores)), "mean": np.mean(scores),
-                                  "std": pd.Series(scores).std(ddof=1)}
-        return pd.DataFrame.from_dict(rows, orient="index")
+    distinct = run_ablation_with(n_seeds=lambda scores: len(set(scores)))
     with pytest.raises(ExerciseError, match="n_seeds is"):
         nb07.check_run_ablation(distinct)
 
@@ -726,13 +731,7 @@ def test_run_ablation_counting_distinct_scores_as_seeds_is_refused():
 def test_run_ablation_with_statistics_stdev_on_one_seed_is_told_what_one_seed_gives():
     import statistics
 
-    def with_stdev(configs, seeds, train_and_score):
-        rows = {}
-        for config in configs:
-            scores = [train_and_score(config, seed) for seed in seeds]
-            rows[config.label] = {"pooling": config.pooling, "concat": config.concat_label, "n_seeds": len(scores),
-                                  "mean": statistics.mean(scores), "std": statistics.stdev(scores)}
-        return pd.DataFrame.from_dict(rows, orient="index")
+    with_stdev = run_ablation_with(mean=statistics.mean, std=statistics.stdev)
     with pytest.raises(ExerciseError, match="with one seed there is no spread to estimate"):
         nb07.check_run_ablation(with_stdev)
 
