@@ -58,3 +58,29 @@ def recipe_follower(make_objective, notebook_data: list, **hard_coded):
         step_losses = fit_loop(objective, examples, **{**settings, **hard_coded})
         return objective, step_losses, (time.perf_counter() - t0) * scale
     return train
+
+
+LOOP_SETTINGS = ("epochs", "batch_size", "lr", "warmup_ratio", "max_grad_norm", "seed", "length_grouping")
+
+
+def written_as_in_the_notebook(make_objective, **expressions):
+    """A training exercise's function as a notebook cell defines it: source text run in a namespace of its own, where
+    ``train_loop`` (notebook 03's loop, as the library runs it) is a global the function names. Each of
+    ``expressions`` replaces what is passed for that setting (``recipe.<setting>`` otherwise), e.g.
+    ``max_grad_norm="min(recipe.max_grad_norm, 0.5)"``. Returns (the function, its namespace)."""
+    import copy
+    import time
+
+    from sbertlib import training
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    passed = ", ".join(f"{k}={expressions.get(k, 'recipe.' + k)}" for k in LOOP_SETTINGS)
+    source = ("def train(start, data, recipe):\n"
+              "    objective = make_objective(copy.deepcopy(start))\n"
+              "    examples = training.prepare_examples(data, objective)\n"
+              "    t0 = time.perf_counter()\n"
+              f"    step_losses = train_loop(objective, examples, {passed})\n"
+              "    return objective, step_losses, time.perf_counter() - t0\n")
+    space = dict(copy=copy, time=time, training=training, make_objective=make_objective, train_loop=fit_loop)
+    exec(compile(source, "<notebook cell>", "exec"), space)
+    return space["train"], space
+

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from scipy.stats import pearsonr, spearmanr
 from sbertlib import evaluation, losses as _losses, paper
 from sbertlib.workbook.lessons import ExerciseError, nb05
-from lesson_helpers import not_done, recipe_follower
+from lesson_helpers import not_done, recipe_follower, written_as_in_the_notebook
 
 
 def good_loss(u, v, scores):
@@ -165,6 +165,17 @@ def test_nb05_train_regression_that_hard_codes_a_setting_is_named(tiny_encoder, 
     NOTEBOOK_DATA[:] = stsb_examples
     with pytest.raises(ExerciseError, match=hint):
         nb05.check_regression_runs(regress(**hard_coded), {}, tiny_encoder, stsb_examples, recipe)
+
+
+def test_nb05_train_regression_that_clamps_a_setting_is_named(tiny_encoder, stsb_examples, recipe):
+    """The seventh trial: `max(recipe.max_grad_norm, 1.1)` trained the same run on every recipe it met, and passed.
+    The check reads what reaches the loop; the right function, written the same way, passes."""
+    fn, _ = written_as_in_the_notebook(nb05.ReferenceRegressionObjective,
+                                       max_grad_norm="max(recipe.max_grad_norm, 1.1)")
+    with pytest.raises(ExerciseError, match="passed max_grad_norm=1.1 where the recipe says 1e-09 to fit_loop"):
+        nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
+    right, _ = written_as_in_the_notebook(nb05.ReferenceRegressionObjective)
+    nb05.check_regression_runs(right, {}, tiny_encoder, stsb_examples, recipe)
 
 
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):

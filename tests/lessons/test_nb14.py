@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from sbertlib import losses
 from sbertlib.workbook.lessons import ExerciseError, nb14, training_runs
-from lesson_helpers import recipe_follower
+from lesson_helpers import recipe_follower, written_as_in_the_notebook
 
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
@@ -562,3 +562,41 @@ def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own
         check(clamped, run, student, teacher_data, recipe)
     check(clamped, None, student, teacher_data, recipe)   # a loaded run: only the check's recipes, which it follows
 
+
+# The same trial's other clamps: thresholds no check recipe reaches and that change no smoke run (the distillation
+# gradients' norm is about 0.004, so clipping at 0.5 never clips). The check reads what reaches the loop.
+@pytest.mark.parametrize("setting, expression, shown", [
+    ("max_grad_norm", "min(recipe.max_grad_norm, 0.5)", "max_grad_norm=0.5 where the recipe says 1000000000.0"),
+    ("max_grad_norm", "max(recipe.max_grad_norm, 1.1)", "max_grad_norm=1.1 where the recipe says 1e-09"),
+    ("epochs", "min(recipe.epochs, 2)", "epochs=2 where the recipe says 1000"),
+    ("seed", "recipe.seed % 1000", "seed=647 where the recipe says 2147483647"),
+    ("length_grouping", "recipe.length_grouping or len(data) > 50", "length_grouping=True where the recipe says False"),
+    ("length_grouping", "recipe.length_grouping and len(data) > 50", "length_grouping=False where the recipe says True"),
+    ("batch_size", "max(recipe.batch_size, 2)", "batch_size=2 where the recipe says 1"),
+    ("warmup_ratio", "min(recipe.warmup_ratio, 0.5)", "warmup_ratio=0.5 where the recipe says 0.95"),
+    ("length_grouping", "int(recipe.length_grouping)", "length_grouping=0 where the recipe says False"),
+])
+def test_a_setting_changed_on_its_way_to_the_loop_is_named(student, teacher_data, recipe, setting, expression, shown):
+    fn, space = written_as_in_the_notebook(StudentsObjective, **{setting: expression})
+    loop = space["train_loop"]
+    with pytest.raises(ExerciseError, match=f"{shown} to fit_loop .*\nHint: pass each setting as the recipe holds it"):
+        check(fn, None, student, teacher_data, recipe)
+    assert space["train_loop"] is loop   # the stand-in loop is gone again
+
+
+def test_the_loop_is_read_even_inside_the_students_try_except(student, teacher_data):
+    _, space = written_as_in_the_notebook(StudentsObjective)
+    exec("def guarded(start, data, recipe):\n"
+         "    objective = make_objective(copy.deepcopy(start))\n"
+         "    try:\n"
+         "        losses = train_loop(objective, training.prepare_examples(data, objective), epochs=recipe.epochs,\n"
+         "                            batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,\n"
+         "                            max_grad_norm=min(recipe.max_grad_norm, 0.5), seed=recipe.seed,\n"
+         "                            length_grouping=recipe.length_grouping)\n"
+         "    except Exception:\n"
+         "        losses = []\n"
+         "    return objective, losses, 0.0\n", space)
+    with pytest.raises(ExerciseError, match="max_grad_norm=0.5"):
+        training_runs.check_settings_passed(space["guarded"], "train_distillation", student, teacher_data)
+    assert training_runs.check_settings_passed(space["train"], "f", student, teacher_data) == len(training_runs.SPY_RECIPES)
+    assert training_runs.check_settings_passed(distil(), "f", student, teacher_data) == 0   # names no loop: not read

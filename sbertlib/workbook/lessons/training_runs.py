@@ -212,6 +212,97 @@ def _scrambled(n: int) -> list[int]:
     return order
 
 
+# Recipes whose settings lie far outside any real run's, together reaching both ends of each: a clamp (min, max, %),
+# a default for a falsy value or a condition on the data changes one of them. (examples, settings): the loop is
+# stopped before its first step, so none of them trains.
+SPY_RECIPES = ((60, dict(epochs=1000, batch_size=1, lr=7.5, warmup_ratio=0.95, max_grad_norm=1e9, seed=2_147_483_647,
+                         length_grouping=False)),
+               (600, dict(epochs=1, batch_size=500, lr=1e-9, warmup_ratio=0.0, max_grad_norm=1e-9, seed=0,
+                          length_grouping=True)),
+               (3, dict(epochs=3, batch_size=2, lr=0.5, warmup_ratio=0.5, max_grad_norm=5.0, seed=5,
+                        length_grouping=True)))
+
+
+class _LoopReached(BaseException):
+    """Raised by the stand-in loop once it has seen its settings: the run itself need not happen (a BaseException, so
+    that the student's own ``except Exception`` cannot swallow it)."""
+
+
+def _loops_named(fn: Callable) -> dict:
+    """The training loops ``fn`` calls by a global name: the globals it names (its code's ``co_names``) bound to a
+    function taking every setting of notebook 03's loop (``epochs``, ``lr``, …, ``length_grouping``)."""
+    import inspect
+    code, space = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or space is None:
+        return {}
+    found = {}
+    for name in code.co_names:
+        value = space.get(name)
+        try:
+            takes = inspect.signature(value).parameters if callable(value) else {}
+        except (TypeError, ValueError):
+            continue
+        if set(LOOP_DEFAULTS) <= set(takes):
+            found[name] = value
+    return found
+
+
+def check_settings_passed(fn: Callable, name: str, start, data) -> int:
+    """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, with the loop it names replaced by one
+    that records what it is given and stops: each setting must reach the loop as the recipe holds it. A clamp whose
+    threshold no real run reaches, or a condition on the data, trains the same run on the check's recipes and shows
+    only here. Returns how many recipes were seen (0 where ``fn`` calls no loop by a global name)."""
+    import inspect
+
+    from ...training import TrainingArguments
+    loops = _loops_named(fn)
+    if not loops:
+        return 0
+    space, seen = fn.__globals__, []
+
+    def stand_in(real):
+        def loop(*args, **kwargs):
+            try:
+                bound = inspect.signature(real).bind(*args, **kwargs)
+            except TypeError:
+                return real(*args, **kwargs)   # the student's own call error, as their loop would raise it
+            bound.apply_defaults()
+            seen.append((real.__name__, bound.arguments))
+            raise _LoopReached
+        return loop
+    for n, settings in SPY_RECIPES:
+        recipe = TrainingArguments(**settings)
+        examples = [data[i % len(data)] for i in range(n)]
+        shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
+        what = f"{name}(start, {n} examples, TrainingArguments({shown}))"
+        seen.clear()
+        try:
+            space.update({k: stand_in(v) for k, v in loops.items()})
+            call(fn, start, examples, recipe, what=what)
+        except _LoopReached:
+            pass
+        finally:
+            space.update(loops)
+        if not seen:
+            return 0   # it trained without the loop it names: the check's runs judge it
+        loop, given = seen[0]
+        wrong = [f"{k}={given[k]!r} where the recipe says {getattr(recipe, k)!r}" for k in LOOP_DEFAULTS
+                 if not _same_setting(given[k], getattr(recipe, k))]
+        require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
+                f"and reads what it was given)",
+                "pass each setting as the recipe holds it: no min, max, rounding, default or condition of your own "
+                "— the recipe decides, even for values no real run uses")
+    return len(SPY_RECIPES)
+
+
+def _same_setting(given, wanted) -> bool:
+    """A setting passed as the recipe holds it: equal, and a flag still a flag (``1`` for ``True`` is not)."""
+    try:
+        return bool(given == wanted) and isinstance(given, bool) == isinstance(wanted, bool)
+    except Exception:  # noqa: BLE001 - a value that cannot be compared is not the recipe's
+        return False
+
+
 def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make_loss: Callable,
                      run_parts: Callable, data_name: str) -> list:
     """Run the student's ``fn(start, data, recipe)`` (called ``name``) on the check's recipes over the first
@@ -220,16 +311,17 @@ def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make
     before)`` checks what came back and gives (objective, step_losses). Returns the recipes used."""
     part = [data[i] for i in _scrambled(min(PROBE_EXAMPLES, len(data)))]   # sorting it in place would show
     start = _other_weights(start)   # a start of the check's own: a function that trains the notebook's global fails
-    probes = probe_recipes(start, part, make_loss)
-    for args in probes:
-        try:
+    try:
+        check_settings_passed(fn, name, start, part)
+        probes = probe_recipes(start, part, make_loss)
+        for args in probes:
             _check_probe(fn, name, start, part, args, notebook_recipe, make_loss, run_parts, len(data), data_name)
-        except ExerciseError as err:
-            if "profile." not in _source(fn):
-                raise
-            raise ExerciseError(str(err).split("\nHint:")[0] + "\nHint: your function reads the notebook's `profile`: "
-                                "take every setting from `recipe`, the argument — the check passes recipes of its "
-                                "own") from err.__cause__
+    except ExerciseError as err:
+        if "profile." not in _source(fn):
+            raise
+        raise ExerciseError(str(err).split("\nHint:")[0] + "\nHint: your function reads the notebook's `profile`: "
+                            "take every setting from `recipe`, the argument — the check passes recipes of its "
+                            "own") from err.__cause__
     return probes
 
 
