@@ -9,8 +9,8 @@ import torch.nn.functional as F
 from ... import losses
 from . import guard, Exercise, ExerciseError, call, ok, require
 from .questions import choice, number
-from .training_runs import (check_notebook_run, check_on_recipes, fingerprint, require_own_objective, require_untouched,
-                            trained)
+from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
+                            require_own_objective, require_untouched, trained)
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -221,6 +221,7 @@ def check_regression_runs(train_regression: Callable, new_runs: dict, start, sts
     require(callable(train_regression), f"pass your function itself, not {type(train_regression).__name__}",
             "checks.check_regression_runs(train_regression, new_runs, start, stsb_examples, profile.stsb)")
     require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
+    read = check_settings_passed(train_regression, "train_regression", start, stsb_examples)
     models = []
     for objective, (begin, before, result) in new_runs.items():
         try:
@@ -240,7 +241,7 @@ def check_regression_runs(train_regression: Callable, new_runs: dict, start, sts
             if new_runs else
             "both runs were trained before and are loaded (RETRAIN = True trains them again)")
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
-       "every loss and the trained weights are the library's run of the same recipe")
+       f"every loss and the trained weights are the library's run of the same recipe{passed_as_is(read)}")
 
 
 # ----------------------------------------------------------------------------- order and scale

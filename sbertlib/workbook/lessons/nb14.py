@@ -13,8 +13,8 @@ from ... import losses
 from ...training import distillation
 from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
 from .questions import choice
-from .training_runs import (check_notebook_run, check_on_recipes, fingerprint, require_own_objective, require_untouched,
-                            trained)
+from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
+                            require_own_objective, require_untouched, trained)
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -328,6 +328,7 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     require(callable(train_distillation), f"pass your function itself, not {type(train_distillation).__name__}",
             "checks.check_distillation_run(train_distillation, new_run, pca_start, before, teacher_data, profile.distill)")
     said = "the distillation run was loaded, trained before (RETRAIN = True trains it again)"
+    read = check_settings_passed(train_distillation, "train_distillation", start, teacher_data)
     if result is not None:
         _, step_losses = _run_parts(result, start, before)
         per_epoch = math.ceil(len(teacher_data) / recipe.batch_size)
@@ -340,7 +341,7 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     probes = check_on_recipes(train_distillation, "train_distillation", start, teacher_data, recipe,
                               losses.DistillationLoss, _run_parts, "teacher_data")
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
-       f"every loss and the trained weights are the library's run of the same recipe")
+       f"every loss and the trained weights are the library's run of the same recipe{passed_as_is(read)}")
 
 
 # ----------------------------------------------------------------------------- the exercises, declared once

@@ -251,7 +251,8 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
     """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, with the loop it names replaced by one
     that records what it is given and stops: each setting must reach the loop as the recipe holds it. A clamp whose
     threshold no real run reaches, or a condition on the data, trains the same run on the check's recipes and shows
-    only here. Returns how many recipes were seen (0 where ``fn`` calls no loop by a global name)."""
+    only here. The training checks call it first: it names a setting more exactly than any run can. Returns how many
+    recipes were seen (0 where ``fn`` calls no loop by a global name)."""
     import inspect
 
     from ...training import TrainingArguments
@@ -290,9 +291,17 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
                  if not _same_setting(given[k], getattr(recipe, k))]
         require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
                 f"and reads what it was given)",
-                "pass each setting as the recipe holds it: no min, max, rounding, default or condition of your own "
-                "— the recipe decides, even for values no real run uses")
+                "your function reads the notebook's `profile`: take every setting from `recipe`, the argument — the "
+                "check passes recipes of its own" if "profile." in _source(fn) else
+                "pass each setting as the recipe holds it: no number of your own, and no min, max, rounding, default "
+                "or condition — the recipe decides, even for values no real run uses")
     return len(SPY_RECIPES)
+
+
+def passed_as_is(read: int) -> str:
+    """The OK message's part for :func:`check_settings_passed`'s count (nothing where no loop was read)."""
+    return (f"; on {read} more, with settings no real run uses, each setting reached your loop as the recipe holds it"
+            if read else "")
 
 
 def _same_setting(given, wanted) -> bool:
@@ -312,7 +321,6 @@ def check_on_recipes(fn: Callable, name: str, start, data, notebook_recipe, make
     part = [data[i] for i in _scrambled(min(PROBE_EXAMPLES, len(data)))]   # sorting it in place would show
     start = _other_weights(start)   # a start of the check's own: a function that trains the notebook's global fails
     try:
-        check_settings_passed(fn, name, start, part)
         probes = probe_recipes(start, part, make_loss)
         for args in probes:
             _check_probe(fn, name, start, part, args, notebook_recipe, make_loss, run_parts, len(data), data_name)
