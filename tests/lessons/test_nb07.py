@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 
 from sbertlib import paper  # noqa: E402
 from sbertlib.evaluation import ablation  # noqa: E402
-from sbertlib.workbook.lessons import ExerciseError, nb07  # noqa: E402
+from sbertlib.workbook.lessons import training_runs, ExerciseError, nb07  # noqa: E402
 from lesson_helpers import IN_PLACE, not_done
 
 
@@ -341,6 +341,56 @@ def test_train_and_score_right(grid_world, capsys):
     start, evaluator, nli, stsb = grid_world
     nb07.check_train_and_score(make_train_and_score(start, evaluator), start, evaluator, nli, stsb)
     assert "[OK]" in capsys.readouterr().out
+
+
+def written_as_in_the_notebook(start, evaluator, passed: str = "epochs=epochs, batch_size=batch_size, lr=lr, seed=seed"):
+    """The notebook's train_and_score as a cell defines it: source run in a namespace where `train_loop` (notebook 03's
+    loop, as the library runs it) is a global the function names; ``passed`` is what it passes to the loop."""
+    from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
+    from sbertlib.training import prepare_examples, seed_everything
+    from sbertlib.workbook.lessons.nb03 import fit_loop
+    space = dict(copy=copy, start=start, stsb_dev=evaluator, seed_everything=seed_everything, SoftmaxLoss=SoftmaxLoss,
+                 CosineSimilarityLoss=CosineSimilarityLoss, prepare_examples=prepare_examples, train_loop=fit_loop)
+    exec("def train_and_score(config, seed, train_pairs, objective, batch_size, lr, epochs=1):\n"
+         "    encoder = copy.deepcopy(start)\n"
+         "    encoder.pooling = config.pooling\n"
+         "    seed_everything(seed)\n"
+         "    loss = (SoftmaxLoss(encoder, num_labels=3, concat=config.concat) if objective == 'classification'\n"
+         "            else CosineSimilarityLoss(encoder))\n"
+         f"    train_loop(loss, prepare_examples(train_pairs, loss), {passed})\n"
+         "    return stsb_dev(encoder)\n", space)
+    return space["train_and_score"], space
+
+
+def test_train_and_score_written_in_the_notebook_has_its_loop_read_and_passes(grid_world, capsys):
+    start, evaluator, nli, stsb = grid_world
+    fn, space = written_as_in_the_notebook(start, evaluator)
+    nb07.check_train_and_score(fn, start, evaluator, nli, stsb)
+    assert "[OK]" in capsys.readouterr().out
+    reached = training_runs.settings_at_loop(fn, (nb07.SPY_POINTS[0][0], 5, nli[:4], "classification", 2, 0.5, 7), "f")
+    assert reached[0] == "fit_loop" and reached[1]["epochs"] == 7 and reached[1]["seed"] == 5
+
+
+# Clamps whose threshold the check's real points never reach: the same runs there, named by what reaches the loop.
+@pytest.mark.parametrize("passed, shown", [
+    ("epochs=min(epochs, 3), batch_size=batch_size, lr=lr, seed=seed", "epochs=3 where the point passed in says 1000"),
+    ("epochs=epochs, batch_size=batch_size, lr=min(lr, 1e-2), seed=seed", "lr=0.01 where the point passed in says 7.5"),
+    ("epochs=epochs, batch_size=batch_size, lr=max(lr, 1e-6), seed=seed", "lr=1e-06 where the point passed in says 1e-09"),
+    ("epochs=epochs, batch_size=max(batch_size, 2), lr=lr, seed=seed", "batch_size=2 where the point passed in says 1"),
+    ("epochs=epochs, batch_size=batch_size, lr=lr, seed=seed % 1000", "seed=647 where the point passed in says 2147483647"),
+    ("epochs=epochs, batch_size=batch_size, lr=lr, seed=seed or 42", "seed=42 where the point passed in says 0"),
+    ("epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, length_grouping=len(train_pairs) > 50",
+     r"length_grouping=True where the library's grid \(your loop's default\) says False"),
+    ("epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, warmup_ratio=0.0",
+     r"warmup_ratio=0.0 where the library's grid \(your loop's default\) says 0.1"),
+])
+def test_train_and_score_clamping_a_setting_is_named(grid_world, passed, shown):
+    start, evaluator, nli, stsb = grid_world
+    fn, space = written_as_in_the_notebook(start, evaluator, passed)
+    loop = space["train_loop"]
+    with pytest.raises(ExerciseError, match=shown + ".* to fit_loop"):
+        nb07.check_train_and_score(fn, start, evaluator, nli, stsb)
+    assert space["train_loop"] is loop
 
 
 @pytest.mark.parametrize("mistake, hint", [

@@ -14,7 +14,7 @@ from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
 from . import guard, Exercise, ExerciseError, _brief, call, ok, require, two_items
 from .questions import choice, number
-from .training_runs import fingerprint
+from .training_runs import LOOP_DEFAULTS, loops_named, fingerprint, settings_at_loop, settings_differing
 from ...errors import UnknownName
 
 __all__ = ["check_classifier_size", "check_gain", "gain_truth", "check_difference", "grid_mean", "check_train_and_score",
@@ -461,6 +461,7 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
             "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
     settings = POINT_SETTINGS
     before, start_settings = _state(start), fingerprint(start)[-1]
+    _check_loop_settings(train_and_score, nli_pairs, stsb_pairs)
     for case, (config, seed, pairs, objective, epochs) in enumerate(_point_cases(nli_pairs, stsb_pairs)):
         what = (f"train_and_score({config.label}, seed {seed}, {objective}, batch_size={settings['batch_size']}, "
                 f"lr={settings['lr']:g}" + (f", epochs={epochs})" if epochs > 1 else ")"))
@@ -514,6 +515,39 @@ def check_train_and_score(train_and_score: Callable, start, evaluator, nli_pairs
                             f"Hint: {_which_slip(got[0], point, run, start, evaluator, len(pairs), pairs)}")
     ok("train_and_score trains each point as the library's grid does (fresh copy, pooling, seed, objective, "
        "concatenation, and the batch size, lr and epochs passed in) — with your training loop")
+
+
+# Points whose settings lie far outside any real run's, together reaching both ends of each argument: (config, seed,
+# objective, pairs, batch_size, lr, epochs). The loop is stopped before its first step, so neither trains.
+SPY_POINTS = ((ablation.AblationConfig("max"), 2_147_483_647, "classification", 60, 1, 7.5, 1000),
+              (ablation.AblationConfig("mean"), 0, "regression", 600, 500, 1e-9, 1))
+
+
+def _check_loop_settings(train_and_score: Callable, nli_pairs, stsb_pairs) -> None:
+    """Call ``train_and_score`` on :data:`SPY_POINTS` with the loop it names stopped before its first step
+    (:func:`training_runs.settings_at_loop`): the point's seed, batch size, lr and epochs must reach the loop as passed,
+    every other setting as the library's grid trains (the loop's defaults). A clamp whose threshold the check's real
+    points never reach shows only here; a function that names no loop is judged by its runs alone."""
+    if not loops_named(train_and_score):
+        return
+    for config, seed, objective, n, batch_size, lr, epochs in SPY_POINTS:
+        pool = list(nli_pairs if objective == "classification" else stsb_pairs)
+        what = (f"train_and_score({config.label}, seed {seed}, {objective}, batch_size={batch_size}, lr={lr:g}, "
+                f"epochs={epochs})")
+        reached = settings_at_loop(train_and_score, (config, seed, [pool[i % len(pool)] for i in range(n)], objective,
+                                                     batch_size, lr, epochs), what)
+        if reached is None:
+            return
+        loop, given = reached
+        passed = dict(seed=seed, batch_size=batch_size, lr=lr, epochs=epochs)
+        wrong = settings_differing(given, {**LOOP_DEFAULTS, **passed},
+                                   {k: ("the point passed in" if k in passed else "the library's grid (your loop's "
+                                        "default)") for k in LOOP_DEFAULTS})
+        require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first "
+                f"step and reads what it was given)",
+                "pass seed, batch_size, lr and epochs on to your loop as they are passed in — no number of your own, "
+                "no min, max or rounding, even for values no real run uses — and leave every other setting at your "
+                "loop's default, as the library's grid does")
 
 
 def point_run(start, evaluator, point: dict, pairs, loop_seed: int) -> tuple[float, list[float]]:

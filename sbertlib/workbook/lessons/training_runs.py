@@ -228,7 +228,7 @@ class _LoopReached(BaseException):
     that the student's own ``except Exception`` cannot swallow it)."""
 
 
-def _loops_named(fn: Callable) -> dict:
+def loops_named(fn: Callable) -> dict:
     """The training loops ``fn`` calls by a global name: the globals it names (its code's ``co_names``) bound to a
     function taking every setting of notebook 03's loop (``epochs``, ``lr``, …, ``length_grouping``)."""
     import inspect
@@ -247,48 +247,64 @@ def _loops_named(fn: Callable) -> dict:
     return found
 
 
-def check_settings_passed(fn: Callable, name: str, start, data) -> int:
-    """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, with the loop it names replaced by one
-    that records what it is given and stops: each setting must reach the loop as the recipe holds it. A clamp whose
-    threshold no real run reaches, or a condition on the data, trains the same run on the check's recipes and shows
-    only here. The training checks call it first: it names a setting more exactly than any run can. Returns how many
-    recipes were seen (0 where ``fn`` calls no loop by a global name)."""
+def settings_at_loop(fn: Callable, args: tuple, what: str) -> tuple[str, dict] | None:
+    """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with each loop it names by a global
+    name (:func:`loops_named`) replaced by a stand-in that records the settings it is given — its signature's
+    defaults filled in — and stops before the first step. Returns (the loop's name, its settings), or None where
+    ``fn`` names no loop. Call it only with ``fn`` naming a loop (:func:`loops_named`): without one, ``fn`` trains
+    for real."""
     import inspect
-
-    from ...training import TrainingArguments
-    loops = _loops_named(fn)
+    loops, seen = loops_named(fn), []
     if not loops:
-        return 0
-    space, seen = fn.__globals__, []
+        return None
+    space = fn.__globals__
 
     def stand_in(real):
-        def loop(*args, **kwargs):
+        def loop(*a, **kw):
             try:
-                bound = inspect.signature(real).bind(*args, **kwargs)
+                bound = inspect.signature(real).bind(*a, **kw)
             except TypeError:
-                return real(*args, **kwargs)   # the student's own call error, as their loop would raise it
+                return real(*a, **kw)   # the student's own call error, as their loop would raise it
             bound.apply_defaults()
-            seen.append((real.__name__, bound.arguments))
+            seen.append((real.__name__, dict(bound.arguments)))
             raise _LoopReached
         return loop
+    try:
+        space.update({k: stand_in(v) for k, v in loops.items()})
+        call(fn, *args, what=what)
+    except _LoopReached:
+        pass
+    finally:
+        space.update(loops)
+    return seen[0] if seen else None
+
+
+def settings_differing(given: dict, wanted: dict, source: str | dict) -> list[str]:
+    """Each setting of :data:`LOOP_DEFAULTS` that reached the loop (``given``) otherwise than ``wanted``, as
+    "lr=0.001 where <source> says 7.5" (``source``: one for all, or one per setting)."""
+    says = lambda k: source.get(k, "") if isinstance(source, dict) else source   # noqa: E731
+    return [f"{k}={given.get(k)!r} where {says(k)} says {wanted[k]!r}" for k in LOOP_DEFAULTS
+            if not _same_setting(given.get(k), wanted[k])]
+
+
+def check_settings_passed(fn: Callable, name: str, start, data) -> int:
+    """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, the loop stopped before its first step
+    (:func:`settings_at_loop`): each setting must reach the loop as the recipe holds it. A clamp whose threshold no
+    real run reaches, or a condition on the data, trains the same run on the check's recipes and shows only here. The
+    training checks call it first: it names a setting more exactly than any run can. Returns how many recipes were
+    seen (0 where ``fn`` calls no loop by a global name)."""
+    from ...training import TrainingArguments
+    if not loops_named(fn):
+        return 0
     for n, settings in SPY_RECIPES:
         recipe = TrainingArguments(**settings)
-        examples = [data[i % len(data)] for i in range(n)]
         shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
         what = f"{name}(start, {n} examples, TrainingArguments({shown}))"
-        seen.clear()
-        try:
-            space.update({k: stand_in(v) for k, v in loops.items()})
-            call(fn, start, examples, recipe, what=what)
-        except _LoopReached:
-            pass
-        finally:
-            space.update(loops)
-        if not seen:
+        reached = settings_at_loop(fn, (start, [data[i % len(data)] for i in range(n)], recipe), what)
+        if reached is None:
             return 0   # it trained without the loop it names: the check's runs judge it
-        loop, given = seen[0]
-        wrong = [f"{k}={given[k]!r} where the recipe says {getattr(recipe, k)!r}" for k in LOOP_DEFAULTS
-                 if not _same_setting(given[k], getattr(recipe, k))]
+        loop, given = reached
+        wrong = settings_differing(given, {k: getattr(recipe, k) for k in LOOP_DEFAULTS}, "the recipe")
         require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
                 f"and reads what it was given)",
                 "your function reads the notebook's `profile`: take every setting from `recipe`, the argument — the "
