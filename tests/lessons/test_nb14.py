@@ -575,6 +575,7 @@ def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own
     ("batch_size", "max(recipe.batch_size, 2)", "batch_size=2 where the recipe says 1"),
     ("warmup_ratio", "min(recipe.warmup_ratio, 0.5)", "warmup_ratio=0.5 where the recipe says 0.95"),
     ("length_grouping", "int(recipe.length_grouping)", "length_grouping=0 where the recipe says False"),
+    ("max_grad_norm", "recipe.max_grad_norm or 1.0", "max_grad_norm=1.0 where the recipe says 0.0"),   # trial 6
 ])
 def test_a_setting_changed_on_its_way_to_the_loop_is_named(student, teacher_data, recipe, setting, expression, shown):
     fn, space = written_as_in_the_notebook(StudentsObjective, **{setting: expression})
