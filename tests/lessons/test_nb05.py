@@ -159,7 +159,7 @@ def test_nb05_regression_runs_name_the_run_and_check_the_function_when_loaded(ti
     pytest.param(dict(length_grouping=True), r"length_grouping=True", marks=pytest.mark.slow),
     pytest.param(dict(seed=42), r"seed=42, not the recipe's seed=7", marks=pytest.mark.slow),
 ], ids=lambda v: str(v)[:30])
-def test_nb05_train_regression_that_hard_codes_a_setting_is_named(tiny_encoder, stsb_examples, recipe, hard_coded,
+def test_nb05_train_regression_that_hard_codes_a_setting_is_named(runs_only, tiny_encoder, stsb_examples, recipe, hard_coded,
                                                                   hint):
     """Issue 29: the check counted steps only, so a run at another learning rate or clipping passed."""
     NOTEBOOK_DATA[:] = stsb_examples

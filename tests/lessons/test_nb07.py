@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 from sbertlib import paper  # noqa: E402
 from sbertlib.evaluation import ablation  # noqa: E402
 from sbertlib.workbook.lessons import training_runs, ExerciseError, nb07  # noqa: E402
-from lesson_helpers import IN_PLACE, not_done
+from lesson_helpers import IN_PLACE, not_done, train_loop
 
 
 def test_nb07_classifier_size_right(capsys):
@@ -315,7 +315,6 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
                          train=True, use_epochs=True, pass_seed=True, returns="score", labels_from_concat=False):
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
-    from sbertlib.workbook.lessons.nb03 import fit_loop
 
     def train_and_score(config, seed, pairs, objective, batch_size, lr, epochs=1):
         encoder = copy.deepcopy(start) if fresh else start
@@ -330,7 +329,7 @@ def make_train_and_score(start, evaluator, fresh=True, set_pooling=True, seed_fi
             seed_everything(seed)
         step_losses = [float("nan")]
         if train:
-            step_losses = fit_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1,
+            step_losses = train_loop(loss, prepare_examples(pairs, loss), epochs=epochs if use_epochs else 1,
                                    batch_size=batch_size, lr=lr, **(dict(seed=seed) if pass_seed else {}))
         return {"score": evaluator(encoder), "last loss": step_losses[-1],
                 "mean loss": sum(step_losses) / len(step_losses)}[returns]
@@ -403,7 +402,7 @@ def test_train_and_score_clamping_a_setting_is_named(grid_world, passed, shown):
     (dict(returns="last loss"), r"that is the training loss \(its last step's value\), not the score"),
     pytest.param(dict(returns="mean loss"), r"training loss \(its mean value\)", marks=pytest.mark.slow),
 ])
-def test_train_and_score_wrong(grid_world, mistake, hint):
+def test_train_and_score_wrong(runs_only, grid_world, mistake, hint):
     start, evaluator, nli, stsb = grid_world
     start = copy.deepcopy(start)  # a wrong answer may train it
     with pytest.raises(ExerciseError, match=hint):
@@ -474,7 +473,6 @@ def _ignoring(start, evaluator, **fixed):
     """The student's train_and_score, right but for the arguments in ``fixed``, hard-coded instead of used."""
     from sbertlib.losses import CosineSimilarityLoss, SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
-    from sbertlib.workbook.lessons.nb03 import fit_loop
 
     def train_and_score(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
         given = dict(seed=seed, batch_size=batch_size, lr=lr, epochs=epochs)
@@ -484,7 +482,7 @@ def _ignoring(start, evaluator, **fixed):
         seed_everything(given["seed"])
         loss = (SoftmaxLoss(encoder, num_labels=3, concat=config.concat) if objective == "classification"
                 else CosineSimilarityLoss(encoder))
-        fit_loop(loss, prepare_examples(train_pairs, loss), epochs=given["epochs"], batch_size=given["batch_size"],
+        train_loop(loss, prepare_examples(train_pairs, loss), epochs=given["epochs"], batch_size=given["batch_size"],
                  lr=given["lr"], seed=given["seed"])
         return evaluator(encoder)
     return train_and_score
@@ -497,7 +495,7 @@ def _ignoring(start, evaluator, **fixed):
     (dict(seed=42), "seed 42, not the seed 17 passed in: your function ignores its `seed` argument"),
     (dict(epochs=4), "4 epochs, not the epochs=1 passed in: your function ignores its `epochs` argument"),
 ])
-def test_nb07_train_and_score_that_ignores_an_argument_is_named(grid_world, fixed, says):
+def test_nb07_train_and_score_that_ignores_an_argument_is_named(runs_only, grid_world, fixed, says):
     start, evaluator, nli, stsb = grid_world
     with pytest.raises(ExerciseError) as err:
         nb07.check_train_and_score(_ignoring(start, evaluator, **fixed), start, evaluator, nli, stsb)
@@ -563,7 +561,7 @@ def test_nb07_run_ablation_with_a_list_of_scores_as_mean_is_named():
 
 
 # 4 · train_and_score returning the encoder: its own hint, not another exercise's.
-def test_nb07_train_and_score_returning_the_encoder_gets_its_own_hint(grid_world):
+def test_nb07_train_and_score_returning_the_encoder_gets_its_own_hint(runs_only, grid_world):
     start, evaluator, nli, stsb = grid_world
 
     def returns_encoder(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
@@ -606,18 +604,17 @@ def test_nb07_train_and_score_that_shuffles_the_pairs_in_place_is_named(grid_wor
 
 
 # 7 · the classification loss on the regression points.
-def test_nb07_train_and_score_with_softmax_for_regression_gets_a_hint(grid_world):
+def test_nb07_train_and_score_with_softmax_for_regression_gets_a_hint(runs_only, grid_world):
     start, evaluator, nli, stsb = grid_world
     from sbertlib.losses import SoftmaxLoss
     from sbertlib.training import prepare_examples, seed_everything
-    from sbertlib.workbook.lessons.nb03 import fit_loop
 
     def always_softmax(config, seed, train_pairs, objective, batch_size, lr, epochs=1):
         encoder = copy.deepcopy(start)
         encoder.pooling = config.pooling
         seed_everything(seed)
         loss = SoftmaxLoss(encoder, num_labels=3, concat=config.concat)
-        fit_loop(loss, prepare_examples(train_pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
+        train_loop(loss, prepare_examples(train_pairs, loss), epochs=epochs, batch_size=batch_size, lr=lr, seed=seed)
         return evaluator(encoder)
     with pytest.raises(ExerciseError) as err:
         nb07.check_train_and_score(always_softmax, start, evaluator, nli, stsb)
@@ -762,7 +759,7 @@ def test_train_and_score_that_changes_the_length_limit_of_start_is_refused(grid_
         nb07.check_train_and_score(shorter, start, evaluator, nli, stsb)
 
 
-def test_train_and_score_that_ignores_epochs_for_the_nli_points_is_refused(grid_world):
+def test_train_and_score_that_ignores_epochs_for_the_nli_points_is_refused(runs_only, grid_world):
     start, evaluator, nli, stsb = grid_world
     right = make_train_and_score(start, evaluator)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from sbertlib import losses
 from sbertlib.workbook.lessons import ExerciseError, nb14, training_runs
-from lesson_helpers import recipe_follower, written_as_in_the_notebook
+from lesson_helpers import recipe_follower, train_loop, written_as_in_the_notebook
 
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "14_distillation.ipynb"
@@ -225,10 +225,9 @@ def distil(**hard_coded):
 def clipped_at_a_tenth(start, data, recipe):
     """A student's function that hard-codes its clipping (the third trial's 0.1, accepted on smoke until now)."""
     from sbertlib.training import prepare_examples
-    from sbertlib.workbook.lessons.nb03 import fit_loop
     objective = StudentsObjective(copy.deepcopy(start))
     t0 = time.perf_counter()
-    step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
+    step_losses = train_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
                            batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,
                            max_grad_norm=0.1, seed=recipe.seed, length_grouping=recipe.length_grouping)
     return objective, step_losses, time.perf_counter() - t0
@@ -288,7 +287,7 @@ def test_the_checks_recipes_are_no_profiles_and_not_the_loops_defaults(student, 
     pytest.param(dict(epochs=1), r"ran 4 steps; .* = 8\nHint: that is 1 epoch", marks=pytest.mark.slow),
     pytest.param(dict(batch_size=16), "batches of 16", marks=pytest.mark.slow),
 ], ids=lambda v: str(v)[:30])
-def test_a_setting_not_taken_from_the_recipe_is_named(student, teacher_data, recipe, hard_coded, hint):
+def test_a_setting_not_taken_from_the_recipe_is_named(runs_only, student, teacher_data, recipe, hard_coded, hint):
     NOTEBOOK_DATA[:] = teacher_data
     with pytest.raises(ExerciseError, match=hint):
         check(distil(**hard_coded), None, student, teacher_data, recipe)
@@ -299,7 +298,7 @@ def test_a_setting_not_taken_from_the_recipe_is_named(student, teacher_data, rec
     (dict(seconds_scale=1000.0), "more than the call itself"),
     (dict(seconds_scale=1 / 60), "far less than the call"),
 ], ids=["the first recipe's warm-up", "milliseconds", "minutes"])
-def test_the_fourth_trials_accepted_answers_are_refused(student, teacher_data, recipe, hard_coded, hint):
+def test_the_fourth_trials_accepted_answers_are_refused(runs_only, student, teacher_data, recipe, hard_coded, hint):
     """The fourth trial (2026-11-27): warmup_ratio=0.25 — the value the check's hint printed — passed both recipes
     (each warmed up over 2 steps), and the seconds were not checked."""
     with pytest.raises(ExerciseError, match=hint):
@@ -311,10 +310,9 @@ profile = SimpleNamespace(distill=None)   # the notebook's profile, as a functio
 
 def reads_the_profile(start, data, recipe):
     from sbertlib.training import prepare_examples
-    from sbertlib.workbook.lessons.nb03 import fit_loop
     objective = StudentsObjective(copy.deepcopy(start))
     t0 = time.perf_counter()
-    step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=profile.distill.epochs,
+    step_losses = train_loop(objective, prepare_examples(data, objective), epochs=profile.distill.epochs,
                            batch_size=profile.distill.batch_size, lr=profile.distill.lr, length_grouping=True)
     return objective, step_losses, time.perf_counter() - t0
 
@@ -327,7 +325,7 @@ def test_a_function_that_reads_the_notebooks_profile_is_told_to_read_recipe(stud
         check(reads_the_profile, None, student, teacher_data, recipe)
 
 
-def test_a_hard_coded_clipping_that_clips_every_step_is_refused_and_its_unread_setting_named(student, teacher_data,
+def test_a_hard_coded_clipping_that_clips_every_step_is_refused_and_its_unread_setting_named(runs_only, student, teacher_data,
                                                                                               recipe):
     """The third trial (2026-11-27): max_grad_norm=0.1 gave the recipe's weights on smoke's 2 steps."""
     with pytest.raises(ExerciseError, match=r"never reads recipe.max_grad_norm"):
@@ -447,7 +445,7 @@ def test_a_projection_in_float64_is_named_not_a_raw_dtype_error():
 
 
 # The fifth trial (2026-11-27): each of these passed.
-def test_a_function_that_changes_the_starts_settings_before_copying_is_named(student, teacher_data, recipe):
+def test_a_function_that_changes_the_starts_settings_before_copying_is_named(runs_only, student, teacher_data, recipe):
     for setting, value in (("pooling", "cls"), ("max_seq_length", 16), ("normalize", True)):
         def changes(start, data, recipe, setting=setting, value=value):
             setattr(start, setting, value)
@@ -471,14 +469,13 @@ def test_a_function_that_sorts_the_data_in_place_is_named_even_when_the_notebook
     (dict(seed_or=42), "seed=42, not the recipe's seed=0"),
     (dict(warmup_or=0.1), "warmup_ratio=0.1, not the recipe's warmup_ratio=0.0"),
 ], ids=["seed or 42", "warm-up or 0.1"])
-def test_a_recipes_zero_replaced_by_a_default_is_named(student, teacher_data, recipe, hard_coded, hint):
-    from sbertlib.workbook.lessons.nb03 import fit_loop
+def test_a_recipes_zero_replaced_by_a_default_is_named(runs_only, student, teacher_data, recipe, hard_coded, hint):
     from sbertlib.training import prepare_examples
 
     def or_default(start, data, recipe):
         objective = StudentsObjective(copy.deepcopy(start))
         t0 = time.perf_counter()
-        step_losses = fit_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
+        step_losses = train_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
                                batch_size=recipe.batch_size, lr=recipe.lr,
                                warmup_ratio=recipe.warmup_ratio or hard_coded.get("warmup_or", 0.0),
                                max_grad_norm=recipe.max_grad_norm, seed=recipe.seed or hard_coded.get("seed_or", 0),
@@ -519,7 +516,7 @@ def test_seconds_of_part_of_the_run_are_refused(student, teacher_data, recipe, s
         check(distil(seconds_scale=scale), None, student, teacher_data, recipe)
 
 
-def test_a_rounded_learning_rate_is_refused(student, teacher_data, recipe):
+def test_a_rounded_learning_rate_is_refused(runs_only, student, teacher_data, recipe):
     def rounded(start, data, recipe):
         from dataclasses import replace
         return distil()(start, data, replace(recipe, lr=round(recipe.lr, 3)))
@@ -532,12 +529,11 @@ def test_settings_read_all_at_once_are_not_called_unread(student, teacher_data, 
 
     def all_at_once(start, data, recipe):
         from sbertlib.training import prepare_examples
-        from sbertlib.workbook.lessons.nb03 import fit_loop
         objective = StudentsObjective(copy.deepcopy(start))
         settings = {k: getattr(recipe, k) for k in names}
         settings["lr"] *= 1.5                                 # the mistake: a scaled rate
         t0 = time.perf_counter()
-        step_losses = fit_loop(objective, prepare_examples(data, objective), **settings)
+        step_losses = train_loop(objective, prepare_examples(data, objective), **settings)
         return objective, step_losses, time.perf_counter() - t0
     with pytest.raises(ExerciseError) as err:
         check(all_at_once, None, student, teacher_data, recipe)
@@ -552,7 +548,7 @@ def test_an_objective_whose_n_texts_is_not_a_tuple_is_named(student):
 
 
 # The seventh trial (2026-11-27): a clamp outside the check's recipes changed the notebook's own run, and passed.
-def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own_run(student, teacher_data, recipe):
+def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own_run(runs_only, student, teacher_data, recipe):
     def clamped(start, data, recipe):
         from dataclasses import replace
         return distil()(start, data, replace(recipe, lr=max(recipe.lr, 2e-3)))   # the checks' rates are above 2e-3
@@ -600,4 +596,53 @@ def test_the_loop_is_read_even_inside_the_students_try_except(student, teacher_d
     with pytest.raises(ExerciseError, match="max_grad_norm=0.5"):
         training_runs.check_settings_passed(space["guarded"], "train_distillation", student, teacher_data)
     assert training_runs.check_settings_passed(space["train"], "f", student, teacher_data) == len(training_runs.SPY_RECIPES)
-    assert training_runs.check_settings_passed(distil(), "f", student, teacher_data) == 0   # names no loop: not read
+
+
+def test_a_function_that_trains_without_the_notebooks_loop_or_not_at_all_is_refused(student, teacher_data):
+    """The eighth trial: a loop reached through a helper, a default argument or the library's fit was not read, and
+    clamps there passed. Now every loop in reach is read; a run with anything else stops at its first backward."""
+    from sbertlib.training import TrainingArguments, fit, prepare_examples
+
+    def helper(objective, examples, recipe):
+        return train_loop(objective, examples, epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                          warmup_ratio=min(recipe.warmup_ratio, 0.5), max_grad_norm=recipe.max_grad_norm,
+                          seed=recipe.seed, length_grouping=recipe.length_grouping)
+
+    def through_a_helper(start, data, recipe):
+        objective = StudentsObjective(copy.deepcopy(start))
+        return objective, helper(objective, prepare_examples(data, objective), recipe), 0.0
+
+    def loop_as_default(start, data, recipe, loop=train_loop):
+        objective = StudentsObjective(copy.deepcopy(start))
+        return objective, loop(objective, prepare_examples(data, objective), epochs=min(recipe.epochs, 2),
+                               batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,
+                               max_grad_norm=recipe.max_grad_norm, seed=recipe.seed,
+                               length_grouping=recipe.length_grouping), 0.0
+
+    def with_fit(start, data, recipe):
+        objective = StudentsObjective(copy.deepcopy(start))
+        history = fit(objective.model, objective, prepare_examples(data, objective), recipe, show_progress_bar=False)
+        return objective, history.losses, 0.0
+
+    def untrained(start, data, recipe):
+        return StudentsObjective(copy.deepcopy(start)), [], 0.0
+    for fn, says in ((through_a_helper, "warmup_ratio=0.5 where the recipe says 0.95"),
+                     (loop_as_default, "epochs=2 where the recipe says 1000"),
+                     (with_fit, "trained without `train_loop`"),
+                     (untrained, "returned without training: it never called `train_loop`")):
+        with pytest.raises(ExerciseError, match=says):
+            training_runs.check_settings_passed(fn, "train_distillation", student, teacher_data)
+    assert torch.Tensor.backward is not None and loop_as_default.__defaults__ == (train_loop,)   # all put back
+    x = torch.ones(2, requires_grad=True)
+    (x * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    assert TrainingArguments().lr == 2e-5
+
+
+def test_a_hard_coded_setting_is_named_by_what_reached_the_loop(student, teacher_data, recipe):
+    for hard_coded, says in ((dict(lr=1e-3), "lr=0.001 where the recipe says 7.5"),
+                             (dict(seed=42), "seed=42 where the recipe says 2147483647"),
+                             (dict(max_grad_norm=1.0), "max_grad_norm=1.0 where the recipe says 1000000000.0"),
+                             (dict(length_grouping=True), "length_grouping=True where the recipe says False")):
+        with pytest.raises(ExerciseError, match=says):
+            check(distil(**hard_coded), None, student, teacher_data, recipe)

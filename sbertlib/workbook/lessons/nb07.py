@@ -14,7 +14,7 @@ from ...losses import SoftmaxLoss
 from ...paper import TABLE6_CONCATS
 from . import guard, Exercise, ExerciseError, _brief, call, ok, require, two_items
 from .questions import choice, number
-from .training_runs import LOOP_DEFAULTS, loops_named, fingerprint, settings_at_loop, settings_differing
+from .training_runs import LOOP_DEFAULTS, fingerprint, settings_at_loop, settings_differing
 from ...errors import UnknownName
 
 __all__ = ["check_classifier_size", "check_gain", "gain_truth", "check_difference", "grid_mean", "check_train_and_score",
@@ -527,17 +527,15 @@ def _check_loop_settings(train_and_score: Callable, nli_pairs, stsb_pairs) -> No
     """Call ``train_and_score`` on :data:`SPY_POINTS` with the loop it names stopped before its first step
     (:func:`training_runs.settings_at_loop`): the point's seed, batch size, lr and epochs must reach the loop as passed,
     every other setting as the library's grid trains (the loop's defaults). A clamp whose threshold the check's real
-    points never reach shows only here; a function that names no loop is judged by its runs alone."""
-    if not loops_named(train_and_score):
-        return
+    points never reach shows only here; a function that trains without the loop, or not at all, fails."""
     for config, seed, objective, n, batch_size, lr, epochs in SPY_POINTS:
         pool = list(nli_pairs if objective == "classification" else stsb_pairs)
         what = (f"train_and_score({config.label}, seed {seed}, {objective}, batch_size={batch_size}, lr={lr:g}, "
                 f"epochs={epochs})")
         reached = settings_at_loop(train_and_score, (config, seed, [pool[i % len(pool)] for i in range(n)], objective,
                                                      batch_size, lr, epochs), what)
-        if reached is None:
-            return
+        require(reached is not None, f"{what} returned without training: it never called `train_loop`",
+                "train a fresh copy of `start` with train_loop, the notebook's loop, in every call")
         loop, given = reached
         passed = dict(seed=seed, batch_size=batch_size, lr=lr, epochs=epochs)
         wrong = settings_differing(given, {**LOOP_DEFAULTS, **passed},

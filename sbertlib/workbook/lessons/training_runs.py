@@ -10,6 +10,7 @@ to a gradient scaled the same at every step, so a norm that clips every step, or
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from typing import Callable
 
 import torch
@@ -213,14 +214,16 @@ def _scrambled(n: int) -> list[int]:
 
 
 # Recipes whose settings lie far outside any real run's, together reaching both ends of each: a clamp (min, max, %),
-# a default for a falsy value or a condition on the data changes one of them. (examples, settings): the loop is
-# stopped before its first step, so none of them trains.
-SPY_RECIPES = ((60, dict(epochs=1000, batch_size=1, lr=7.5, warmup_ratio=0.95, max_grad_norm=1e9, seed=2_147_483_647,
-                         length_grouping=False)),
+# a default for a falsy value or None, or a condition on the data's size changes one of them. (examples, settings):
+# the loop is stopped before its first step, so none of them trains.
+SPY_RECIPES = ((100_000, dict(epochs=1000, batch_size=1, lr=7.5, warmup_ratio=0.95, max_grad_norm=1e9,
+                              seed=2_147_483_647, length_grouping=False)),
                (600, dict(epochs=1, batch_size=500, lr=1e-9, warmup_ratio=0.0, max_grad_norm=1e-9, seed=0,
                           length_grouping=True)),
                (3, dict(epochs=3, batch_size=2, lr=0.5, warmup_ratio=0.5, max_grad_norm=0.0, seed=5,
-                        length_grouping=True)))   # 0: no clipping (TrainingArguments), so `… or 1.0` shows
+                        length_grouping=True)),      # 0 and None: no clipping (TrainingArguments)
+               (10, dict(epochs=2, batch_size=4, lr=0.05, warmup_ratio=0.3, max_grad_norm=None, seed=11,
+                         length_grouping=False)))
 
 
 class _LoopReached(BaseException):
@@ -228,36 +231,75 @@ class _LoopReached(BaseException):
     that the student's own ``except Exception`` cannot swallow it)."""
 
 
-def loops_named(fn: Callable) -> dict:
-    """The training loops ``fn`` calls by a global name: the globals it names (its code's ``co_names``) bound to a
-    function taking every setting of notebook 03's loop (``epochs``, ``lr``, …, ``length_grouping``)."""
-    import inspect
-    code, space = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
-    if code is None or space is None:
-        return {}
-    found = {}
-    for name in code.co_names:
-        value = space.get(name)
-        try:
-            takes = inspect.signature(value).parameters if callable(value) else {}
-        except (TypeError, ValueError):
-            continue
-        if set(LOOP_DEFAULTS) <= set(takes):
-            found[name] = value
-    return found
+class _TrainedElsewhere(BaseException):
+    """Raised by a backward pass while the loops are stood in for: the function trains without any of them."""
 
 
-def settings_at_loop(fn: Callable, args: tuple, what: str) -> tuple[str, dict] | None:
-    """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with each loop it names by a global
-    name (:func:`loops_named`) replaced by a stand-in that records the settings it is given — its signature's
-    defaults filled in — and stops before the first step. Returns (the loop's name, its settings), or None where
-    ``fn`` names no loop. Call it only with ``fn`` naming a loop (:func:`loops_named`): without one, ``fn`` trains
-    for real."""
+def is_loop(value) -> bool:
+    """Whether ``value`` is a training loop: a function taking every setting of notebook 03's loop (``epochs``,
+    ``lr``, …, ``length_grouping``). A Python function is read from its code alone (cheap); anything else callable
+    (a ``functools.partial``) from its signature."""
     import inspect
-    loops, seen = loops_named(fn), []
-    if not loops:
-        return None
-    space = fn.__globals__
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        return set(LOOP_DEFAULTS) <= set(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    try:
+        return callable(value) and set(LOOP_DEFAULTS) <= set(inspect.signature(value).parameters)
+    except (TypeError, ValueError):
+        return False
+
+
+def loops_named(fn: Callable) -> list[tuple[dict, str, Callable]]:
+    """The training loops within ``fn``'s reach by name, as (namespace, name, loop): every global bound to a loop
+    (:func:`is_loop`), whatever the name, in ``fn``'s namespace and in those of the functions it holds (its globals
+    and closure) — a helper of the student's, or one defined elsewhere, looks its loop up there."""
+    import types
+    space = getattr(fn, "__globals__", None) or {}
+    held = list(space.values()) + [c.cell_contents for c in (getattr(fn, "__closure__", None) or ())
+                                   if c.cell_contents is not None]
+    spaces = {id(space): space}
+    for value in held:
+        if isinstance(value, types.FunctionType):
+            spaces.setdefault(id(value.__globals__), value.__globals__)
+    return [(ns, name, value) for ns in spaces.values() for name, value in list(ns.items())
+            if not name.startswith("__") and (isinstance(value, types.FunctionType) or ns is space) and is_loop(value)]
+
+
+@contextmanager
+def _loops_stood_in(fn: Callable, stand_in: Callable):
+    """Within: every loop ``fn`` can reach — by name (:func:`loops_named`) and as its own default arguments
+    (``loop=train_loop``) — replaced by ``stand_in(real)``, and every backward pass raising
+    :class:`_TrainedElsewhere` (a run that trains without them stops at its first step)."""
+    loops = loops_named(fn)
+    defaults, kwdefaults = fn.__defaults__, fn.__kwdefaults__
+    real_backward, real_autograd = torch.Tensor.backward, torch.autograd.backward
+
+    def stop(*_a, **_k):
+        raise _TrainedElsewhere
+    try:
+        for ns, name, value in loops:
+            ns[name] = stand_in(value)
+        if defaults:
+            fn.__defaults__ = tuple(stand_in(d) if is_loop(d) else d for d in defaults)
+        if kwdefaults:
+            fn.__kwdefaults__ = {k: stand_in(d) if is_loop(d) else d for k, d in kwdefaults.items()}
+        torch.Tensor.backward, torch.autograd.backward = stop, stop
+        yield
+    finally:
+        torch.Tensor.backward, torch.autograd.backward = real_backward, real_autograd
+        fn.__defaults__, fn.__kwdefaults__ = defaults, kwdefaults
+        for ns, name, value in loops:
+            ns[name] = value
+
+
+def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop") -> tuple[str, dict] | None:
+    """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with every loop it can reach replaced
+    by a stand-in that records the settings it is given — its signature's defaults filled in — and stops before the
+    first step (:func:`_loops_stood_in`). Returns (the loop's name, its settings), or None where ``fn`` returned
+    without training. A function that trains with something else (the library's ``fit``, a loop imported inside it)
+    fails, stopped at its first backward pass: the exercise trains with the notebook's ``loop_name``."""
+    import inspect
+    seen: list = []
 
     def stand_in(real):
         def loop(*a, **kw):
@@ -266,16 +308,20 @@ def settings_at_loop(fn: Callable, args: tuple, what: str) -> tuple[str, dict] |
             except TypeError:
                 return real(*a, **kw)   # the student's own call error, as their loop would raise it
             bound.apply_defaults()
-            seen.append((real.__name__, dict(bound.arguments)))
+            seen.append((getattr(real, "__name__", loop_name), dict(bound.arguments)))
             raise _LoopReached
         return loop
     try:
-        space.update({k: stand_in(v) for k, v in loops.items()})
-        call(fn, *args, what=what)
+        with _loops_stood_in(fn, stand_in):
+            call(fn, *args, what=what)
     except _LoopReached:
         pass
-    finally:
-        space.update(loops)
+    except _TrainedElsewhere:
+        raise ExerciseError(f"{what} trained without `{loop_name}`: the check stands in for every training loop your "
+                            f"function can reach by name, to read the settings it is given, and your function trained "
+                            f"with something else (the library's fit, or a loop imported inside the function)\nHint: "
+                            f"train with `{loop_name}`, the notebook's loop (your notebook 03's), as the exercise "
+                            f"says") from None
     return seen[0] if seen else None
 
 
@@ -291,18 +337,16 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
     """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, the loop stopped before its first step
     (:func:`settings_at_loop`): each setting must reach the loop as the recipe holds it. A clamp whose threshold no
     real run reaches, or a condition on the data, trains the same run on the check's recipes and shows only here. The
-    training checks call it first: it names a setting more exactly than any run can. Returns how many recipes were
-    seen (0 where ``fn`` calls no loop by a global name)."""
+    training checks call it first: it names a setting more exactly than any run can. A function that trains without
+    the loop, or not at all, fails. Returns how many recipes were read."""
     from ...training import TrainingArguments
-    if not loops_named(fn):
-        return 0
     for n, settings in SPY_RECIPES:
         recipe = TrainingArguments(**settings)
         shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
         what = f"{name}(start, {n} examples, TrainingArguments({shown}))"
         reached = settings_at_loop(fn, (start, [data[i % len(data)] for i in range(n)], recipe), what)
-        if reached is None:
-            return 0   # it trained without the loop it names: the check's runs judge it
+        require(reached is not None, f"{what} returned without training: it never called `train_loop`",
+                "train a copy of `start` with train_loop, the notebook's loop, on every call")
         loop, given = reached
         wrong = settings_differing(given, {k: getattr(recipe, k) for k in LOOP_DEFAULTS}, "the recipe")
         require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
@@ -360,20 +404,31 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     before = fingerprint(start)
     what = (f"{name}(start, {len(part)} examples, TrainingArguments(epochs={args.epochs}, "
             f"batch_size={args.batch_size}, lr={args.lr:g}, …))")
-    t0 = time.perf_counter()
-    try:
-        result = call(fn, start, part, args, what=what)
-    except ExerciseError as err:
-        if err.__cause__ is None:   # not done, or an input changed: the message says it all
-            raise
-        raise ExerciseError(str(err).split("\nHint:")[0] + f"\nHint: the check's recipe is not the notebook's "
-                            f"({len(part)} examples, batch_size={args.batch_size}, seed={args.seed}, …): a setting "
-                            f"hard-coded instead of read from `recipe` can fail here — otherwise the lines above show "
-                            f"where your code stopped") from err.__cause__
-    wall = time.perf_counter() - t0
+
+    def timed():
+        t0 = time.perf_counter()
+        try:
+            result = call(fn, start, part, args, what=what)
+        except ExerciseError as err:
+            if err.__cause__ is None:   # not done, or an input changed: the message says it all
+                raise
+            raise ExerciseError(str(err).split("\nHint:")[0] + f"\nHint: the check's recipe is not the notebook's "
+                                f"({len(part)} examples, batch_size={args.batch_size}, seed={args.seed}, …): a setting "
+                                f"hard-coded instead of read from `recipe` can fail here — otherwise the lines above "
+                                f"show where your code stopped") from err.__cause__
+        return result, time.perf_counter() - t0
+
+    def fits(result, wall: float) -> bool:   # the loop is nearly all of the call
+        try:
+            return 0.6 * wall <= float(result[2]) <= 1.1 * wall + 0.05
+        except Exception:  # noqa: BLE001 - what came back is judged below, with its own message
+            return True
+    result, wall = timed()
+    if not fits(result, wall):
+        result, wall = timed()   # once more: a machine busy elsewhere stretches a short call around its loop
     objective, step_losses = run_parts(result, start, before)
     seconds = float(result[2])
-    if not 0.6 * wall <= seconds <= 1.1 * wall + 0.05:   # the loop is nearly all of the call
+    if not fits(result, wall):
         raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
                             f"{'more than the call itself' if seconds > wall else 'far less than the call'}: read "
                             f"time.perf_counter() just before and just after your loop, and return the difference as "
