@@ -52,6 +52,19 @@ def test_nb05_truth_is_the_library_loss():
     assert torch.allclose(nb05.regression_loss_truth(u, v, s), lib)
 
 
+# The eighth trial: losses whose value is right but whose gradient is not, or that are not a scalar.
+@pytest.mark.parametrize("wrong, says", [
+    (lambda u, v, s: good_loss(u, v, s).detach() + 0 * u.sum(), r"gradient into u is not the loss's \(no gradient"),
+    (lambda u, v, s: good_loss(u, v.detach(), s), r"gradient into v is not the loss's \(no gradient reaches it\)"),
+    (lambda u, v, s: 0.5 * good_loss(u, v, s) + 0.5 * good_loss(u, v, s).detach(), r"it gets 0.5× the loss's gradient"),
+    (lambda u, v, s: good_loss(u, v, s).view(1), r"a tensor of shape \(1,\), not a scalar"),
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5 if s.max() > 1 else s), "divide the gold score by 5"),
+])
+def test_nb05_regression_loss_right_in_value_only_fails(wrong, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb05.check_regression_loss(wrong)
+
+
 def make_objective(label_kind="score", score_range=(0.0, 5.0), scale=1.0, loss_fn=good_loss):
     class RegressionObjective(_losses.SBERTLoss):
         def loss_from_embeddings(self, embeddings, labels):
@@ -75,8 +88,17 @@ def test_nb05_regression_objective_right_passes(right, tiny_encoder, capsys):
     (make_objective(label_kind="class"), "label_kind is 'class'"),
     (make_objective(scale=0.2), "divided by 5 twice"),
     (make_objective(loss_fn=lambda u, v, s: F.mse_loss((u * v).sum(1), s / 5)), "your regression_loss of the two"),
-    (_losses.CosineSimilarityLoss, "training refuses"),
+    (_losses.CosineSimilarityLoss, "you passed the library's CosineSimilarityLoss, not your RegressionObjective"),
     (torch.nn.Linear, "subclass of losses.SBERTLoss"),
+    # the eighth trial's
+    (type("RegressionObjective", (_losses.CosineSimilarityLoss,), dict(label_kind="score", score_range=(0.0, 5.0))),
+     "your RegressionObjective extends the library's CosineSimilarityLoss, which already is the loss"),
+    (make_objective(score_range=5), r"score_range is 5, not a pair of numbers \(lowest, highest\)"),
+    (type("RegressionObjective", (_losses.SBERTLoss,), dict(
+        label_kind="score", score_range=(0.0, 5.0),
+        loss_from_embeddings=lambda self, e, labels: good_loss(e[0], e[1], labels.div_(5) * 5))),
+     "changed its second argument .* in place"),
+    (make_objective(loss_fn=lambda u, v, s: good_loss(u, v.detach(), s)), "gradient into v is not the loss's"),
 ])
 def test_nb05_regression_objective_wrong_fails(tiny_encoder, wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

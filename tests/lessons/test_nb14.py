@@ -49,10 +49,25 @@ def objective(loss_fn, label_kind="vector"):
     return Objective
 
 
+# The eighth trial: the library's loss as the student's class, and losses right in value only.
+@pytest.mark.parametrize("wrong, says", [
+    (type("DistillationObjective", (losses.DistillationLoss,), {}),
+     "your DistillationObjective extends the library's DistillationLoss, which already is the loss"),
+    (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)).detach() + 0 * s.sum()), "no gradient reaches it"),
+    (objective(lambda s, t: 0.5 * F.mse_loss(s, t.to(s.dtype)) + 0.5 * F.mse_loss(s, t.to(s.dtype)).detach()),
+     r"it gets 0.5× the loss's gradient"),
+    (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)).view(1)), r"a tensor of shape \(1,\), not a scalar"),
+])
+def test_an_objective_right_in_value_only_or_borrowed_fails(student, wrong, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb14.check_distillation_objective(wrong, student)
+
+
 def test_the_notebooks_objective_passes(student, capsys):
     nb14.check_distillation_objective(solution("DistillationObjective"), student)
     assert "[OK]" in capsys.readouterr().out
-    nb14.check_distillation_objective(losses.DistillationLoss, student)
+    with pytest.raises(ExerciseError, match="you passed the library's DistillationLoss, not your DistillationObjective"):
+        nb14.check_distillation_objective(losses.DistillationLoss, student)
 
 
 def test_the_stub_is_not_done(student):
@@ -541,8 +556,9 @@ def test_settings_read_all_at_once_are_not_called_unread(student, teacher_data, 
 
 
 def test_an_objective_whose_n_texts_is_not_a_tuple_is_named(student):
-    class OneText(StudentsObjective):
-        n_texts = 1
+    class OneText(losses.SBERTLoss):   # the student's own class, its loss the library's function
+        label_kind, n_texts = "vector", 1
+        loss_from_embeddings = losses.DistillationLoss.loss_from_embeddings
     with pytest.raises(ExerciseError, match="n_texts is 1\nHint: n_texts is a tuple"):
         nb14.check_distillation_objective(OneText, student)
 
@@ -572,6 +588,10 @@ def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own
     ("warmup_ratio", "min(recipe.warmup_ratio, 0.5)", "warmup_ratio=0.5 where the recipe says 0.95"),
     ("length_grouping", "int(recipe.length_grouping)", "length_grouping=0 where the recipe says False"),
     ("max_grad_norm", "recipe.max_grad_norm or 1.0", "max_grad_norm=1.0 where the recipe says 0.0"),   # trial 6
+    # the eighth trial's
+    ("length_grouping", "recipe.length_grouping or len(data) > 100", "length_grouping=True where the recipe says False"),
+    ("max_grad_norm", "recipe.max_grad_norm if recipe.max_grad_norm is not None else 1.0",
+     "max_grad_norm=1.0 where the recipe says None"),
 ])
 def test_a_setting_changed_on_its_way_to_the_loop_is_named(student, teacher_data, recipe, setting, expression, shown):
     fn, space = written_as_in_the_notebook(StudentsObjective, **{setting: expression})

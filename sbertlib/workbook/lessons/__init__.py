@@ -129,6 +129,48 @@ def require(condition: bool, message: str, hint: str = "") -> None:
         raise ExerciseError(message + (f"\nHint: {hint}" if hint else ""))
 
 
+def require_gradient(got, inputs: dict, truth, what: str) -> None:
+    """The student's loss ``got``, computed from ``inputs`` (name → leaf tensor that requires grad) and with the right
+    value, must be a 0-dim tensor that back-propagates into each input what ``truth(*inputs)`` (on detached copies)
+    does. A loss whose value is right but whose gradient is cut (``.detach()`` on one side), scaled (half of it
+    detached) or gone trains another model, so it fails, the input named."""
+    __tracebackhide__ = True  # noqa: F841
+    import torch
+    require(got.dim() == 0, f"{what} is a tensor of shape {tuple(got.shape)}, not a scalar (shape ())",
+            "return the mean itself — a 0-dim tensor, as .mean() gives it — not wrapped in a batch dimension")
+    require(got.requires_grad, f"{what}: the value is right but it is detached (no gradient)",
+            "stay in torch end to end: no .item(), .detach() or numpy inside the loss")
+    copies = {k: x.detach().clone().requires_grad_(True) for k, x in inputs.items()}
+    want = torch.autograd.grad(truth(*copies.values()), list(copies.values()), allow_unused=True)
+    mine = torch.autograd.grad(got, list(inputs.values()), allow_unused=True, retain_graph=True)
+    for name, g, w in zip(inputs, mine, want):
+        w = torch.zeros_like(inputs[name]) if w is None else w
+        if g is not None and torch.allclose(g, w, rtol=1e-4, atol=1e-7):
+            continue
+        if g is None or not bool(g.abs().sum()):
+            how = "no gradient reaches it"
+        else:
+            how = (f"it gets {float((g * w).sum() / (w * w).sum().clamp_min(1e-30)):.3g}× the loss's gradient, or "
+                   f"one in another direction")
+        raise ExerciseError(f"{what}: its value is right, but its gradient into {name} is not the loss's ({how})\n"
+                            f"Hint: training follows the gradient, not the value: every part of the loss must stay "
+                            f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "
+                            f"detached value added back")
+
+
+def require_own_class(cls, base: type, yours: str) -> None:
+    """Fail where the student's class ``cls`` inherits a library loss (a subclass of ``base``, the one it should
+    extend, from :mod:`sbertlib.losses`) instead of computing the loss itself."""
+    __tracebackhide__ = True  # noqa: F841
+    borrowed = [k.__name__ for k in cls.__mro__ if k is not base and issubclass(k, base)
+                and k.__module__.startswith("sbertlib.losses")]
+    said = (f"you passed the library's {cls.__name__}, not your {yours}" if borrowed and borrowed[0] == cls.__name__
+            and cls.__module__.startswith("sbertlib.losses") else
+            f"your {yours} extends the library's {borrowed[0] if borrowed else ''}, which already is the loss")
+    require(not borrowed, said,
+            f"extend {base.__name__} and write loss_from_embeddings yourself: the exercise is the loss")
+
+
 def two_items(value, said: str, hint: str) -> list:
     """``value`` as a list of exactly two items, or an ExerciseError saying what came back instead.
 

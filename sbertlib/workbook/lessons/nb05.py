@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import guard, Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, _brief, call, ok, require, require_gradient, require_own_class
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_untouched, trained)
@@ -25,10 +25,12 @@ def regression_loss_truth(u: torch.Tensor, v: torch.Tensor, scores: torch.Tensor
 
 def _hidden_batches():
     g = torch.Generator().manual_seed(5)
-    for batch, dim in ((6, 8), (1, 5), (11, 3)):
+    for batch, dim in ((6, 8), (1, 5), (11, 3), (4, 6)):
         u, v = torch.randn(batch, dim, generator=g), torch.randn(batch, dim, generator=g)
         v[0] = 2.5 * u[0] + 0.05 * v[0]  # one near-duplicate pair, with a different vector length
         scores = torch.randint(0, 11, (batch,), generator=g).float() / 2  # 0, 0.5, …, 5
+        if batch == 4:
+            scores = torch.tensor([0.0, 0.5, 1.0, 0.5])   # a batch of low scores: none above 1 (a guess at the scale fails)
         yield u, v, scores
 
 
@@ -85,11 +87,8 @@ def check_regression_loss(regression_loss: Callable) -> None:
         if abs(value - want) > 1e-5:
             raise ExerciseError(f"for a batch of {len(u)} pairs you returned {value:.6f}; "
                                 f"CosineSimilarityLoss gives {want:.6f}\nHint: {_hint(value, u, v, scores)}")
-        require(got.requires_grad, "the value is right but it is detached from u and v (no gradient)",
-                "stay in torch end to end: no .item(), .detach() or numpy inside the loss")
-        got.backward()
-        require(ug.grad is not None and torch.isfinite(ug.grad).all(),
-                "the loss does not back-propagate into u", "use torch operations on u and v")
+        require_gradient(got, {"u": ug, "v": vg}, lambda u, v: regression_loss_truth(u, v, scores),
+                         f"for a batch of {len(u)} pairs your loss")
     ok("regression_loss equals CosineSimilarityLoss: mean over the batch of (cos(u, v) − score/5)²")
 
 
@@ -115,6 +114,21 @@ def _objective_batch(encoder, seed: int = 5):
         [STSPair("a man plays a guitar", "a man plays a guitar", 5.0)]
 
 
+def _require_objective_gradient(objective) -> None:
+    """The objective's loss_from_embeddings on hidden vectors (leaf tensors): its value and its gradient into u and
+    v those of the regression loss, and the labels passed in untouched."""
+    for u, v, scores in _hidden_batches():
+        ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
+        got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
+        want = float(regression_loss_truth(u, v, scores))
+        require(isinstance(got, torch.Tensor) and got.numel() == 1 and abs(float(got.detach()) - want) < 1e-5,
+                f"on a hidden batch of {len(u)} pairs your loss_from_embeddings gives {_brief(got)}, "
+                f"CosineSimilarityLoss of score/5 {want:.5f}",
+                "the loss of a batch is your regression_loss of the two columns' embeddings and the batch's labels")
+        require_gradient(got, {"u": ug, "v": vg}, lambda u, v: regression_loss_truth(u, v, scores),
+                         "your loss_from_embeddings")
+
+
 def check_regression_objective(cls, encoder) -> None:
     """Check ``RegressionObjective(model)``: a ``losses.SBERTLoss`` whose examples carry STSb's 0–5 gold score
     and whose loss, end to end through ``encoder``, is ``CosineSimilarityLoss`` of ``score / 5``."""
@@ -128,9 +142,15 @@ def check_regression_objective(cls, encoder) -> None:
         raise ExerciseError("RegressionObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     require(objective.model is encoder, "the objective's .model is not the encoder it was given",
             "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+    require_own_class(cls, losses.SBERTLoss, "RegressionObjective")
     require(getattr(cls, "label_kind", None) == "score",
             f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
             "label is", "a regression objective's label is a gold similarity score")
+    score_range = getattr(objective, "score_range", None)
+    require(isinstance(score_range, (tuple, list)) and len(score_range) == 2
+            and all(isinstance(x, (int, float)) for x in score_range),
+            f"score_range is {score_range!r}, not a pair of numbers (lowest, highest)",
+            "score_range holds the lowest and the highest gold score the objective takes, as a tuple")
     pairs = _objective_batch(encoder)
     data = [(p.sentence1, p.sentence2, p.score) for p in pairs]
     try:
@@ -141,7 +161,7 @@ def check_regression_objective(cls, encoder) -> None:
                             f"the objective's score_range [{lo:g}, {hi:g}]\nHint: the examples carry STSb's 0–5 "
                             "gold score (your regression_loss divides it by 5): score_range says which scores the "
                             "objective takes") from None
-    lo, hi = (float(x) for x in getattr(objective, "score_range", (None, None)))
+    lo, hi = (float(x) for x in objective.score_range)
     require((lo, hi) == (0.0, MAX_SCORE),
             f"score_range is ({lo:g}, {hi:g}): training would take a score of {hi:g}" if hi > MAX_SCORE or lo < 0 else
             f"score_range is ({lo:g}, {hi:g})",
@@ -167,6 +187,7 @@ def check_regression_objective(cls, encoder) -> None:
                 "the loss of a batch is your regression_loss of the two columns' embeddings and the batch's labels")
         raise ExerciseError(f"on a batch of {len(pairs)} STS pairs your objective gives {float(got):.5f}, "
                             f"CosineSimilarityLoss of score/5 gives {float(want):.5f}\nHint: {hint}")
+    _require_objective_gradient(objective)
     ok("RegressionObjective is the regression objective: examples with STSb's 0–5 score, your regression_loss "
        "on the encoder's u and v equals CosineSimilarityLoss")
 

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import guard, Exercise, ExerciseError, call, named_slip, ok, require
+from . import guard, Exercise, ExerciseError, call, named_slip, ok, require, require_gradient, require_own_class
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_untouched, trained)
@@ -61,6 +61,7 @@ def check_distillation_objective(cls, encoder) -> None:
     require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
             f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
             "check_distillation_objective(DistillationObjective, encoder) — no parentheses after the name")
+    require_own_class(cls, losses.SBERTLoss, "DistillationObjective")
     reference = losses.DistillationLoss(torch.nn.Identity())
     try:
         objective = cls(torch.nn.Identity())
@@ -90,11 +91,8 @@ def check_distillation_objective(cls, encoder) -> None:
         if abs(value - want) > 1e-5:
             raise ExerciseError(f"for {len(s)} student vectors of {s.shape[1]} numbers you returned {value:.6f}; "
                                 f"DistillationLoss gives {want:.6f}\nHint: {_loss_hint(value, s, t)}")
-        require(got.requires_grad, "the value is right but it is detached from the student's vectors (no gradient)",
-                "stay in torch end to end: no .item(), .detach() or numpy inside the loss")
-        got.backward()
-        require(sg.grad is not None and torch.isfinite(sg.grad).all(),
-                "the loss does not back-propagate into the student's vectors", "use torch operations")
+        require_gradient(got, {"the student's vectors": sg}, lambda v: reference.loss_from_embeddings([v], t),
+                         f"for {len(s)} student vectors your loss")
     require(getattr(cls, "label_kind", None) == "vector",
             f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
             "label is", "a distillation example's label is the teacher's vector of its sentence")
