@@ -248,6 +248,11 @@ def test_right_answers_pass(capsys):
     (changed("Spearman ×100", lambda c, g: 100 * pearsonr(c, g).statistic), "Spearman correlates the ranks"),
     (changed("Spearman ×100", lambda c, g: spearmanr(c, g).statistic), "multiply the correlation by 100"),
     (changed("Spearman ×100", lambda c, g: 100 * np.corrcoef(np.argsort(c), np.argsort(g))[0, 1]), "rank correlation"),
+    # the eighth trial's: accepted while every hidden cosine was positive, correlated positively, 60 pairs
+    (lambda c, g: right(np.clip(c, 0, 1), g), r"clipped to \[0, 1\]"),
+    (changed("Pearson ×100", lambda c, g: abs(100 * pearsonr(c, g).statistic)), "keep its sign"),
+    (lambda c, g: right(c[:100], g[:100]), "first 100 pairs only: use all 250"),
+    (lambda c, g: {k: round(float(v), 2) for k, v in right(c, g).items()}, "rounded to 2 decimal"),
 ])
 def test_usual_slips_are_named(wrong, hint):
     with pytest.raises(ExerciseError, match=hint) as err:

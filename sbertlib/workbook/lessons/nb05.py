@@ -278,13 +278,16 @@ def order_and_scale_truth(cosines, gold) -> dict[str, float]:
             SCALE_KEYS[2]: float(100 * spearmanr(c, g).statistic)}
 
 
-def _scale_case():
-    """Cosines that follow gold in order but not in scale, with ties in gold and a few pairs out of order."""
+def _scale_cases():
+    """Cosines that follow gold in order but not in scale, with ties in gold and a few pairs out of order; then those
+    of a model that gets it backwards — 250 pairs, negative cosines, a negative correlation — so that clipping the
+    cosines, dropping the correlation's sign or using part of the pairs shows."""
     import numpy as np
     rng = np.random.default_rng(55)
     gold = np.round(rng.uniform(0, 5, 60) * 2) / 2                  # half-point steps: ties, as in STSb
-    cosines = 0.35 + 0.1 * gold / 5 + 0.4 * (gold / 5) ** 3 + rng.normal(0, 0.04, 60)
-    return cosines, gold
+    yield 0.35 + 0.1 * gold / 5 + 0.4 * (gold / 5) ** 3 + rng.normal(0, 0.04, 60), gold
+    gold = np.round(rng.uniform(0, 5, 250) * 2) / 2
+    yield 0.3 - 0.5 * gold / 5 + rng.normal(0, 0.15, 250), gold
 
 
 def _scale_hint(key: str, got: float, cosines, gold) -> str:
@@ -306,8 +309,17 @@ def _scale_hint(key: str, got: float, cosines, gold) -> str:
                         "notebook 04 does it)": 100 * pearsonr(c, g).statistic,
                         "Spearman ×100, please: multiply the correlation by 100": spearmanr(c, g).statistic},
     }
+    truth = order_and_scale_truth(c, g)[key]
+    known[key].update({
+        "the cosines were clipped to [0, 1]: a cosine can be negative — use each as it is": order_and_scale_truth(
+            np.clip(c, 0, 1), g)[key],
+        "the correlation is negative here (this model gets it backwards): keep its sign, no abs()": abs(truth),
+        f"that is the first 100 pairs only: use all {len(g)}": order_and_scale_truth(c[:100], g[:100])[key],
+        **{f"that is the value rounded to {k} decimal(s): return it as computed — the table rounds it for display":
+           round(truth, k) for k in (0, 1, 2, 3) if not np.isclose(round(truth, k), truth, rtol=1e-6, atol=1e-9)}})
     for hint, wrong in known[key].items():
-        if np.isclose(got, float(wrong), rtol=1e-6, atol=1e-9):
+        if np.isclose(got, float(wrong), rtol=1e-6, atol=1e-9) and not np.isclose(float(wrong), truth, rtol=1e-6,
+                                                                                    atol=1e-9):
             return hint
     return {SCALE_KEYS[0]: "the mean over pairs of |cos − gold/5|",
             SCALE_KEYS[1]: "Pearson's correlation of the cosines with gold, ×100",
@@ -320,22 +332,27 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
     import numpy as np
     require(callable(order_and_scale), f"pass your function itself, not {type(order_and_scale).__name__}",
             "check_order_and_scale(order_and_scale) — no parentheses after the name")
-    cosines, gold = _scale_case()
-    want = order_and_scale_truth(cosines, gold)
-    got = call(order_and_scale, cosines.copy(), gold.copy())
-    require(isinstance(got, dict), f"your function returned a {type(got).__name__}, not a dict",
-            f"return a dict with the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
-    missing = [k for k in SCALE_KEYS if k not in got]
-    require(not missing, f"your dict lacks the key(s) {', '.join(repr(k) for k in missing)}",
-            f"the table below reads the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
-    for key in SCALE_KEYS:
-        try:
-            value = float(got[key])
-        except (TypeError, ValueError):
-            raise ExerciseError(f"{key!r} is {got[key]!r}, not a number") from None
-        if not np.isclose(value, want[key], rtol=1e-6, atol=1e-9):
-            raise ExerciseError(f"{key!r} is {value:.4f} on hidden cosines, which is not it\n"
-                                f"Hint: {_scale_hint(key, value, cosines, gold)}")
+    for case, (cosines, gold) in enumerate(_scale_cases()):
+        want = order_and_scale_truth(cosines, gold)
+        got = call(order_and_scale, cosines.copy(), gold.copy())
+        require(isinstance(got, dict), f"your function returned a {type(got).__name__}, not a dict",
+                f"return a dict with the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
+        missing = [k for k in SCALE_KEYS if k not in got]
+        require(not missing, f"your dict lacks the key(s) {', '.join(repr(k) for k in missing)}",
+                f"the table below reads the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
+        which = "hidden cosines" if case == 0 else (f"the hidden cosines of a model that gets it backwards ({len(gold)} "
+                                                    f"pairs, some cosines below 0, correlation below 0)")
+        for key in SCALE_KEYS:
+            try:
+                value = float(got[key])
+            except (TypeError, ValueError):
+                raise ExerciseError(f"{key!r} is {got[key]!r}, not a number") from None
+            if not np.isclose(value, want[key], rtol=1e-6, atol=1e-9):
+                raise ExerciseError(f"{key!r} is {value:.4f} on {which}, which is not it\n"
+                                    f"Hint: {_scale_hint(key, value, cosines, gold)}")
+        if case == 0:
+            want_first, n_first = want, len(gold)
+    want, gold = want_first, range(n_first)
     ok(f"order and scale on {len(gold)} hidden pairs: mean |cos − gold/5| {want[SCALE_KEYS[0]]:.3f}, "
        f"Pearson {want[SCALE_KEYS[1]]:.2f}, Spearman {want[SCALE_KEYS[2]]:.2f}")
 
