@@ -120,6 +120,26 @@ def pca(centre=True, use_u=False, last=False, extra=0, columns=False, mean_dim=0
     return fn
 
 
+def sampled_pca(rows):
+    """The eighth trial's: the SVD of part of the table (its first or random `rows`), the rest projected with it."""
+    def fn(table, width):
+        mean = table.mean(dim=0)
+        part = table[rows(len(table))]
+        vh = torch.linalg.svd(part - part.mean(dim=0), full_matrices=False)[2][:min(width, len(part))]
+        return (table - mean) @ vh.T, vh, mean
+    return fn
+
+
+@pytest.mark.parametrize("fn, says", [
+    (lambda table, width: pca()(table, min(width, 64)), "you kept 64 directions, not width = 70"),
+    (sampled_pca(lambda n: slice(0, 1000)), "components"),
+    (sampled_pca(lambda n: torch.randperm(n, generator=torch.Generator().manual_seed(0))[:500]), "components"),
+], ids=["width capped at 64", "first 1000 rows", "500 random rows"])
+def test_a_pca_that_caps_the_width_or_samples_the_table_fails(fn, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb14.check_pca_word_pieces(fn)
+
+
 def test_the_notebooks_pca_passes_and_equals_the_librarys(capsys):
     fn = solution("pca_word_pieces")
     nb14.check_pca_word_pieces(fn)

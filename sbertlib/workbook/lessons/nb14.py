@@ -129,7 +129,8 @@ def pca_truth(table: torch.Tensor, width: int):
 
 def _hidden_tables():
     g = torch.Generator().manual_seed(1414)
-    for vocab, hidden, width in ((40, 10, 4), (25, 6, 6), (60, 12, 1)):
+    # the last: wider than any student (a width capped at 64 shows) and long enough that an SVD of a sample shows
+    for vocab, hidden, width in ((40, 10, 4), (25, 6, 6), (60, 12, 1), (2500, 80, 70)):
         scales = torch.linspace(3.0, 0.3, hidden)
         table = torch.randn(vocab, hidden, generator=g) * scales @ torch.linalg.qr(torch.randn(hidden, hidden, generator=g))[0]
         yield table + torch.randn(hidden, generator=g) * 2.0, width   # an offset: a centre far from 0
@@ -193,7 +194,7 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
             if _same_up_to_sign(components, vh_raw[:width]):
                 raise ExerciseError("your directions are those of the table as it is, not centred\nHint: subtract the "
                                     "mean word piece before the SVD: PCA's directions are those of the spread around "
-                                    "the centre (the first would otherwise point at the mean)")
+                                    "the centre")
             if width < hidden and _same_up_to_sign(components, vh[-width:]):
                 raise ExerciseError("you kept the last directions, those of least spread\nHint: the SVD sorts its "
                                     "singular values largest first: keep the first width rows")
