@@ -202,8 +202,8 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
                 raise ExerciseError("your directions are columns of Vh\nHint: torch.linalg.svd returns Vh = Vᵀ: the "
                                     "directions are its rows, not its columns")
             raise ExerciseError("components are not the first principal directions of the table\nHint: PCA's "
-                                "directions are those of the largest spread of the centred table, one per row, "
-                                "largest first")
+                                "directions are those of the largest spread of the whole centred table (every "
+                                "row), one per row, largest first")
         if not _same_up_to_sign(reduced, want_reduced, dim_rows=False, atol=1e-4):   # float32's SVD: ~1e-5
             u, s, _ = torch.linalg.svd(table - want_mean, full_matrices=False)
             if _same_up_to_sign(reduced, u[:, :width], dim_rows=False):
