@@ -335,10 +335,11 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
         require(n == recipe.epochs * per_epoch, f"your function returned {n} step losses; the profile's recipe is {recipe.epochs} "
                 f"epoch(s) of {per_epoch} batches = {recipe.epochs * per_epoch}",
                 "train on every example of `data` with the recipe's epochs and batch_size")
-        followed = check_notebook_run(result[0], step_losses, start, teacher_data, recipe, losses.DistillationLoss)
-        said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched, {followed}"
     probes = check_on_recipes(train_distillation, "train_distillation", start, teacher_data, recipe,
                               losses.DistillationLoss, _run_parts, "teacher_data")
+    if result is not None:   # last: its hint assumes the check's recipes were followed
+        followed = check_notebook_run(result[0], step_losses, start, teacher_data, recipe, losses.DistillationLoss)
+        said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched, {followed}"
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
        f"every loss and the trained weights are the library's run of the same recipe{passed_as_is(read)}")
 
