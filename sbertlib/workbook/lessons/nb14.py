@@ -383,11 +383,12 @@ QUESTIONS = {
          "The student's NLI label with the teacher's":
             "Neither model predicts a label here. What does the teacher give each sentence?"}),
     "14.2": choice(
-        "The student's vectors have 128 numbers, the teacher's 384. What makes the MSE between them possible?",
-        "A linear projection from 128 to 384, started as the PCA's inverse",
+        "The student's vectors are shorter than the teacher's (offline 128 numbers against 384). What makes the MSE "
+        "between them possible?",
+        "A learnt linear map, started as the PCA's inverse",
         {"Padding the student's vectors with zeros":
-            "Then 256 of the teacher's numbers could never be matched. What could map 128 numbers to 384?",
-         "Cutting the teacher's vectors to their first 128 numbers":
+            "Then the teacher's extra numbers could never be matched. What could map the student's numbers to its?",
+         "Cutting the teacher's vectors to the student's width":
             "The teacher's vector is the target as it is. What could the student add after its pooling?"}),
     "14.3": choice(
         "Why is the word-piece table centred before the SVD?",
