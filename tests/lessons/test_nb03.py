@@ -95,6 +95,18 @@ def make_mnrl(score=lambda a, c: F.normalize(a, dim=1) @ F.normalize(c, dim=1).T
     return MNRL
 
 
+@pytest.mark.parametrize("wrong, says", [
+    (make_mnrl(candidates=lambda e: torch.cat([x.detach() for x in e[1:]])), "gradient into the positives"),
+    (make_mnrl(score=lambda a, c: F.normalize(a, dim=1).detach() @ F.normalize(c, dim=1).T * 20.0),
+     "gradient into the anchors"),
+    (type("MNRL", (losses.MultipleNegativesRankingLoss,), {}), "extends the library's MultipleNegativesRankingLoss"),
+])
+def test_mnrl_right_in_value_only_or_borrowed_fails(encoder, wrong, says):
+    """The eighth trial found losses right in value with a cut gradient accepted in 05 and 14; 03's MNRL too."""
+    with pytest.raises(ExerciseError, match=says):
+        nb03.check_mnrl(wrong, encoder)
+
+
 def test_mnrl_right(encoder, capsys):
     nb03.check_mnrl(make_mnrl(), encoder)
     assert "[OK]" in capsys.readouterr().out

@@ -72,10 +72,22 @@ def make_triplet_objective(n_texts=(3,), use_margin=True, order=(0, 1, 2), keep_
     return TripletObjective
 
 
+@pytest.mark.parametrize("wrong, says", [
+    (lambda a, p, n, margin: float(good_triplet_loss(a, p, n, margin)), "detached"),
+    (lambda a, p, n, margin: good_triplet_loss(a, p.detach(), n, margin), "gradient into the positives"),
+    (lambda a, p, n, margin: 0.5 * good_triplet_loss(a, p, n, margin) + 0.5 * good_triplet_loss(a, p, n, margin).detach(),
+     "0.5× the loss's gradient"),
+])
+def test_nb06_triplet_loss_right_in_value_only_fails(wrong, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb06.check_triplet_loss(wrong)
+
+
 def test_nb06_triplet_objective_right_passes(tiny_encoder, capsys):
     nb06.check_triplet_objective(make_triplet_objective(), tiny_encoder)
-    nb06.check_triplet_objective(losses.TripletLoss, tiny_encoder)
-    assert capsys.readouterr().out.count("[OK]") == 2
+    assert capsys.readouterr().out.count("[OK]") == 1
+    with pytest.raises(ExerciseError, match="you passed the library's TripletLoss, not your TripletObjective"):
+        nb06.check_triplet_objective(losses.TripletLoss, tiny_encoder)
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -83,7 +95,8 @@ def test_nb06_triplet_objective_right_passes(tiny_encoder, capsys):
     (make_triplet_objective(n_texts=(2,)), "training refuses triplets"),
     (make_triplet_objective(order=(0, 2, 1)), r"order \(anchor, positive, negative\)"),
     (make_triplet_objective(keep_margin=False), "AttributeError"),
-    (losses.MultipleNegativesRankingLoss, "TypeError|margin"),
+    (losses.MultipleNegativesRankingLoss, "you passed the library's MultipleNegativesRankingLoss"),
+    (type("TripletObjective", (losses.TripletLoss,), {}), "extends the library's TripletLoss"),
 ])
 def test_nb06_triplet_objective_wrong_fails(tiny_encoder, wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

@@ -20,7 +20,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 from ... import losses
 from ...training import epoch_batches, fit, prepare_examples
 from ...training.arguments import DEFAULT_SEED
-from . import guard, Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require, require_gradient, require_own_class
 from .questions import choice, number
 
 __all__ = ["check_train_loop", "check_mnrl"]
@@ -267,11 +267,12 @@ def check_mnrl(cls, encoder) -> None:
     negatives (and without negatives)."""
     require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss),
             "pass your class itself, a subclass of losses.SBERTLoss: check_mnrl(MNRL, encoder)")
+    require_own_class(cls, losses.SBERTLoss, "MNRL")
     student = cls(encoder)
     reference = losses.MultipleNegativesRankingLoss(encoder)
     g = torch.Generator().manual_seed(1)
     for b, d in ((6, 8), (4, 16)):
-        u, p, n = (torch.randn(b, d, generator=g) for _ in range(3))
+        u, p, n = (torch.randn(b, d, generator=g).requires_grad_(True) for _ in range(3))
         for embeddings in ([u, p, n], [u, p]):
             got = call(student.loss_from_embeddings, embeddings, None,
                        what=f"your loss_from_embeddings ({len(embeddings)} columns of shape {tuple(u.shape)})")
@@ -284,6 +285,9 @@ def check_mnrl(cls, encoder) -> None:
                     "with two columns the candidates are just the positives"
                 raise ExerciseError(f"MNRL loss {float(got):.5f}, expected {float(want):.5f} "
                                     f"({len(embeddings)} columns, batch {b})\nHint: {hint}")
+            require_gradient(got, dict(zip(("the anchors", "the positives", "the hard negatives"), embeddings)),
+                             lambda *e: reference.loss_from_embeddings(list(e)),
+                             f"your MNRL loss ({len(embeddings)} columns, batch {b})")
     ok("MNRL is right: a softmax over scale·cos to every positive and hard negative of the batch")
 
 

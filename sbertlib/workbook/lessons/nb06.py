@@ -7,7 +7,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import guard, Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, call, ok, require, require_gradient, require_own_class
 from .questions import choice, number
 
 __all__ = ["check_nli_triplets", "check_triplet_loss", "check_triplet_objective", "check_triplet_distances", "check_triplet_scores",
@@ -153,7 +153,8 @@ def check_triplet_loss(triplet_loss: Callable) -> None:
             "check_triplet_loss(triplet_loss) — no parentheses after the name")
     for a, p, n in _hidden_cases():
         for margin in MARGINS:
-            got = call(triplet_loss, a.clone(), p.clone(), n.clone(), margin)
+            ag, pg, ng = (x.clone().requires_grad_(True) for x in (a, p, n))
+            got = call(triplet_loss, ag, pg, ng, margin)
             require(got is not None and got is not Ellipsis and got is not NotImplemented,
                     f"triplet_loss returned {got!r}", "return the loss, a scalar tensor")
             if isinstance(got, (int, float)) and not isinstance(got, bool):
@@ -169,6 +170,9 @@ def check_triplet_loss(triplet_loss: Callable) -> None:
                 raise ExerciseError(f"for a batch of {a.shape[0]} triplets of size {a.shape[1]} and margin {margin:g} "
                                     f"you returned {value:.5f}, expected {float(want):.5f}\n"
                                     f"Hint: {_diagnose(value, a, p, n, margin)}")
+            require_gradient(got, {"the anchors": ag, "the positives": pg, "the negatives": ng},
+                             lambda a_, p_, n_: reference_triplet_loss(a_, p_, n_, margin),
+                             f"for a batch of {a.shape[0]} triplets and margin {margin:g} your loss")
     ok("triplet_loss equals sbertlib.losses.TripletLoss (Euclidean, hinge, margin) on every hidden batch")
 
 
@@ -183,6 +187,7 @@ def check_triplet_objective(cls, encoder) -> None:
     require(isinstance(cls, type) and issubclass(cls, SBERTLoss),
             f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
             "check_triplet_objective(TripletObjective, encoder)")
+    require_own_class(cls, SBERTLoss, "TripletObjective")
     try:
         objectives = {m: cls(encoder, margin=m) for m in (1.0, 0.3, 5.0)}
     except NotImplementedError:
@@ -207,8 +212,9 @@ def check_triplet_objective(cls, encoder) -> None:
     a, p, n = (torch.randn(10, 8, generator=g) for _ in range(3))
     n[:4] = a[:4] + 3.0 * torch.randn(4, 8, generator=g)          # far negatives: the hinge matters
     for margin, objective in objectives.items():
+        ag, pg, ng = (x.clone().requires_grad_(True) for x in (a, p, n))
         try:
-            got = call(objective.loss_from_embeddings, [a, p, n], None)
+            got = call(objective.loss_from_embeddings, [ag, pg, ng], None)
         except ExerciseError as exc:
             raise ExerciseError(f"loss_from_embeddings(embeddings, labels=None): {exc}") from None
         want = reference_triplet_loss(a, p, n, margin)
@@ -225,6 +231,9 @@ def check_triplet_objective(cls, encoder) -> None:
                 hint = "loss_from_embeddings gets [anchor, positive, negative] embeddings: give them to your triplet_loss"
             raise ExerciseError(f"with margin {margin:g} your objective gives {value:.5f}, TripletLoss "
                                 f"{float(want):.5f}\nHint: {hint}")
+        require_gradient(got, {"the anchors": ag, "the positives": pg, "the negatives": ng},
+                         lambda a_, p_, n_: reference_triplet_loss(a_, p_, n_, margin),
+                         f"with margin {margin:g} your objective's loss")
     with torch.no_grad():
         got, want = objectives[0.3](collate(examples, encoder)), TripletLoss(encoder, margin=0.3)(collate(examples, encoder))
     require(torch.allclose(got, want, atol=1e-5), f"end to end (three triplets through the encoder) your objective "
