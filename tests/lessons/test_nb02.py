@@ -227,6 +227,14 @@ def test_nb02_pair_loss_right_passes(tiny_encoder, capsys):
     (make_pair_loss(score=lambda u, v: (u * v).sum(-1)), "dot product"),
     (lambda model, fa, fb, target, detach_a=False, detach_b=False: float(make_pair_loss()(model, fa, fb, target)),
      "no .item()"),
+    # right in value, the gradient halved or cut without any flag (the eighth trial's trick, in 05 and 14)
+    (lambda model, fa, fb, target, detach_a=False, detach_b=False:
+     0.5 * make_pair_loss()(model, fa, fb, target, detach_a, detach_b)
+     + 0.5 * make_pair_loss()(model, fa, fb, target, detach_a, detach_b).detach(),
+     "without a detach flag your loss has the right value but its gradient is 0.5× the loss's"),
+    (lambda model, fa, fb, target, detach_a=False, detach_b=False:
+     make_pair_loss()(model, fa, fb, target, detach_a, True),
+     "without a detach flag your loss has the right value but its gradient is only branch A's"),
 ])
 def test_nb02_pair_loss_wrong_fails(tiny_encoder, wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

@@ -314,6 +314,14 @@ def check_pair_loss(pair_loss: Callable, encoder) -> None:
     full = _grads(pair_loss_truth, model, fa, fb, target)
     via_a = _grads(pair_loss_truth, model, fa, fb, target, detach_b=True)
     via_b = _grads(pair_loss_truth, model, fa, fb, target, detach_a=True)
+    mine = _grads(lambda *args: call(pair_loss, *args), model, fa, fb, target)
+    if not torch.allclose(mine, full, atol=1e-7, rtol=1e-4):
+        which = ("only branch A's" if torch.allclose(mine, via_a, atol=1e-7, rtol=1e-4) else
+                 "only branch B's" if torch.allclose(mine, via_b, atol=1e-7, rtol=1e-4) else
+                 f"{float(mine @ full / (full @ full).clamp_min(1e-30)):.3g}× the loss's, or another direction")
+        raise ExerciseError(f"without a detach flag your loss has the right value but its gradient is {which}\n"
+                            "Hint: with both flags False, both branches stay connected: no .detach(), .data or "
+                            ".item() on any part of the loss")
     for flag, own, other, branch in (("detach_a", via_b, via_a, "A (u = model(fa))"),
                                      ("detach_b", via_a, via_b, "B (v = model(fb))")):
         value = call(lambda *args: pair_loss(*args, **{flag: True}), model, fa, fb, target)
