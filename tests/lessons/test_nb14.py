@@ -480,7 +480,7 @@ def test_a_projection_in_float64_is_named_not_a_raw_dtype_error():
 
 
 # The fifth trial (2026-11-27): each of these passed.
-def test_a_function_that_changes_the_starts_settings_before_copying_is_named(runs_only, student, teacher_data, recipe):
+def test_a_function_that_changes_the_starts_settings_before_copying_is_named(student, teacher_data, recipe):
     for setting, value in (("pooling", "cls"), ("max_seq_length", 16), ("normalize", True)):
         def changes(start, data, recipe, setting=setting, value=value):
             setattr(start, setting, value)

@@ -276,6 +276,14 @@ def call(fn, *args, what: str = "your function"):
                                 "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "
                                 "(n, 1): keepdims=True, or [:, None] — compare the shapes in the message") from exc
         raise student_raised(what, exc) from exc
+    require_unchanged(args, before, what)
+    return result
+
+
+def require_unchanged(args: tuple, before: list, what: str) -> None:
+    """Fail where one of ``args`` no longer equals its :func:`_snapshot` in ``before``: ``what`` changed it in
+    place (:func:`call`'s own look, and that of a check that stops the student's function midway)."""
+    __tracebackhide__ = True  # noqa: F841
     for k, (arg, snap) in enumerate(zip(args, before)):
         if snap is not None and not _same(snap, arg):
             place = _ORDINAL[k] if k < len(_ORDINAL) else f"#{k + 1}"
@@ -284,7 +292,6 @@ def call(fn, *args, what: str = "your function"):
                 f"what it passed, so the notebook's own vectors or matrix would change behind its back\n"
                 f"Hint: leave the input as it is and return a new result — e.g. `x - m` instead of `x -= m`, or work "
                 f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
-    return result
 
 
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:

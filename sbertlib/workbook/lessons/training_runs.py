@@ -214,9 +214,10 @@ def _scrambled(n: int) -> list[int]:
 
 
 # Recipes whose settings lie far outside any real run's, together reaching both ends of each: a clamp (min, max, %),
-# a default for a falsy value or None, or a condition on the data's size changes one of them. (examples, settings):
-# the loop is stopped before its first step, so none of them trains.
-SPY_RECIPES = ((100_000, dict(epochs=1000, batch_size=1, lr=7.5, warmup_ratio=0.95, max_grad_norm=1e9,
+# a default for a falsy value or None, or a condition on the data's size (25,000 examples: more than offline's 19,408
+# distillation sentences) changes one of them. (examples, settings): the loop is stopped before its first step, so
+# none of them trains.
+SPY_RECIPES = ((25_000, dict(epochs=1000, batch_size=1, lr=7.5, warmup_ratio=0.95, max_grad_norm=1e9,
                               seed=2_147_483_647, length_grouping=False)),
                (600, dict(epochs=1, batch_size=500, lr=1e-9, warmup_ratio=0.0, max_grad_norm=1e-9, seed=0,
                           length_grouping=True)),
@@ -292,12 +293,14 @@ def _loops_stood_in(fn: Callable, stand_in: Callable):
             ns[name] = value
 
 
-def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop") -> tuple[str, dict] | None:
+def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop",
+                     inputs_checked: bool = True) -> tuple[str, dict] | None:
     """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with every loop it can reach replaced
     by a stand-in that records the settings it is given — its signature's defaults filled in — and stops before the
     first step (:func:`_loops_stood_in`). Returns (the loop's name, its settings), or None where ``fn`` returned
     without training. A function that trains with something else (the library's ``fit``, a loop imported inside it)
-    fails, stopped at its first backward pass: the exercise trains with the notebook's ``loop_name``."""
+    fails, stopped at its first backward pass: the exercise trains with the notebook's ``loop_name``. An argument
+    changed in place before the loop fails too (``inputs_checked``: where the check looks at them itself, not)."""
     import inspect
     seen: list = []
 
@@ -311,11 +314,13 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
             seen.append((getattr(real, "__name__", loop_name), dict(bound.arguments)))
             raise _LoopReached
         return loop
+    from . import _snapshot, require_unchanged
+    before = [_snapshot(a) for a in args] if inputs_checked else []
     try:
         with _loops_stood_in(fn, stand_in):
             call(fn, *args, what=what)
-    except _LoopReached:
-        pass
+    except _LoopReached:   # stopped inside `call`, before its own look at the arguments: look here
+        require_unchanged(args, before, what)
     except _TrainedElsewhere:
         raise ExerciseError(f"{what} trained without `{loop_name}`: the check stands in for every training loop your "
                             f"function can reach by name, to read the settings it is given, and your function trained "
@@ -340,11 +345,13 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
     training checks call it first: it names a setting more exactly than any run can. A function that trains without
     the loop, or not at all, fails. Returns how many recipes were read."""
     from ...training import TrainingArguments
+    untouched = fingerprint(start)
     for n, settings in SPY_RECIPES:
         recipe = TrainingArguments(**settings)
         shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
         what = f"{name}(start, {n} examples, TrainingArguments({shown}))"
         reached = settings_at_loop(fn, (start, [data[i % len(data)] for i in range(n)], recipe), what)
+        require_untouched(start, untouched, "the notebook's rows")
         require(reached is not None, f"{what} returned without training: it never called `train_loop`",
                 "train a copy of `start` with train_loop, the notebook's loop, on every call")
         loop, given = reached
