@@ -59,6 +59,9 @@ def test_nb05_truth_is_the_library_loss():
     (lambda u, v, s: 0.5 * good_loss(u, v, s) + 0.5 * good_loss(u, v, s).detach(), r"it gets 0.5× the loss's gradient"),
     (lambda u, v, s: good_loss(u, v, s).view(1), r"a tensor of shape \(1,\), not a scalar"),
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5 if s.max() > 1 else s), "divide the gold score by 5"),
+    (lambda u, v, s: good_loss(u, v, s) * (2 if len(s) >= 32 else 1), "for a batch of 64 pairs"),   # trial 9
+    (lambda u, v, s: _losses.CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], s / 5),
+     "your regression_loss calls the library's CosineSimilarityLoss"),
 ])
 def test_nb05_regression_loss_right_in_value_only_fails(wrong, says):
     with pytest.raises(ExerciseError, match=says):
@@ -74,10 +77,11 @@ def make_objective(label_kind="score", score_range=(0.0, 5.0), scale=1.0, loss_f
     return RegressionObjective
 
 
-@pytest.mark.parametrize("right", [make_objective(), nb05.ReferenceRegressionObjective], ids=["student's", "reference"])
-def test_nb05_regression_objective_right_passes(right, tiny_encoder, capsys):
-    nb05.check_regression_objective(right, tiny_encoder)
+def test_nb05_regression_objective_right_passes(tiny_encoder, capsys):
+    nb05.check_regression_objective(make_objective(), tiny_encoder)
     assert capsys.readouterr().out.startswith("[OK]")
+    with pytest.raises(ExerciseError, match="calls the library's CosineSimilarityLoss"):   # the workbook's: the library
+        nb05.check_regression_objective(nb05.ReferenceRegressionObjective, tiny_encoder)
 
 
 @pytest.mark.parametrize("wrong, hint", [
@@ -99,6 +103,11 @@ def test_nb05_regression_objective_right_passes(right, tiny_encoder, capsys):
         loss_from_embeddings=lambda self, e, labels: good_loss(e[0], e[1], labels.div_(5) * 5))),
      "changed its second argument .* in place"),
     (make_objective(loss_fn=lambda u, v, s: good_loss(u, v.detach(), s)), "gradient into v is not the loss's"),
+    # the ninth trial's: the library's loss inside, or a loss wrong only at a real batch's size
+    (make_objective(loss_fn=lambda u, v, s: _losses.CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings(
+        [u, v], s / 5)), "your RegressionObjective calls the library's CosineSimilarityLoss"),
+    (make_objective(loss_fn=lambda u, v, s: good_loss(u, v, s) * (2 if len(s) >= 12 else 1)),
+     "on a hidden batch of 64 pairs"),
 ])
 def test_nb05_regression_objective_wrong_fails(tiny_encoder, wrong, hint):
     with pytest.raises(ExerciseError, match=hint):

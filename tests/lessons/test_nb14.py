@@ -57,6 +57,10 @@ def objective(loss_fn, label_kind="vector"):
     (objective(lambda s, t: 0.5 * F.mse_loss(s, t.to(s.dtype)) + 0.5 * F.mse_loss(s, t.to(s.dtype)).detach()),
      r"it gets 0.5× the loss's gradient"),
     (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)).view(1)), r"a tensor of shape \(1,\), not a scalar"),
+    # the ninth trial's
+    (objective(lambda s, t: losses.DistillationLoss(torch.nn.Identity()).loss_from_embeddings([s], t)),
+     "your DistillationObjective calls the library's DistillationLoss"),
+    (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)) * (2 if len(s) >= 100 else 1)), "for 128 student vectors"),
 ])
 def test_an_objective_right_in_value_only_or_borrowed_fails(student, wrong, says):
     with pytest.raises(ExerciseError, match=says):
@@ -668,7 +672,7 @@ def test_a_function_that_trains_without_the_notebooks_loop_or_not_at_all_is_refu
         return StudentsObjective(copy.deepcopy(start)), [], 0.0
     for fn, says in ((through_a_helper, "warmup_ratio=0.5 where the recipe says 0.95"),
                      (loop_as_default, "epochs=2 where the recipe says 1000"),
-                     (with_fit, "trained without `train_loop`"),
+                     (with_fit, "trained without a `train_loop` the check could find"),
                      (untrained, "returned without training: it never called `train_loop`")):
         with pytest.raises(ExerciseError, match=says):
             training_runs.check_settings_passed(fn, "train_distillation", student, teacher_data)
@@ -677,6 +681,36 @@ def test_a_function_that_trains_without_the_notebooks_loop_or_not_at_all_is_refu
     (x * 3).sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
     assert TrainingArguments().lr == 2e-5
+
+
+def test_the_unread_hint_is_not_given_where_a_helper_reads_the_recipe(runs_only, student, teacher_data, recipe):
+    """The ninth trial: settings passed on by a helper got 'your function never reads recipe.epochs, …'."""
+    def helper(objective, examples, recipe):
+        return train_loop(objective, examples, epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                          warmup_ratio=recipe.warmup_ratio, max_grad_norm=0.1, seed=recipe.seed,
+                          length_grouping=recipe.length_grouping)
+
+    def through_a_helper(start, data, recipe):
+        from sbertlib.training import prepare_examples
+        objective = StudentsObjective(copy.deepcopy(start))
+        t0 = time.perf_counter()
+        step_losses = helper(objective, prepare_examples(data, objective), recipe)
+        return objective, step_losses, time.perf_counter() - t0
+    with pytest.raises(ExerciseError) as err:
+        check(through_a_helper, None, student, teacher_data, recipe)
+    assert "never reads" not in str(err.value)
+
+
+def test_teacher_vectors_rescaled_before_training_fail(student, teacher_data, recipe):
+    """The ninth trial: unit-length teacher vectors (MiniLM's) hid a function that normalises them first."""
+    import numpy as np
+    inner = distil()
+
+    def normalised(start, data, recipe):
+        return inner(start, [(s, np.asarray(v) / np.linalg.norm(v)) for s, v in data], recipe)
+    unit = [(s, (np.asarray(v) / np.linalg.norm(v)).tolist()) for s, v in teacher_data]
+    with pytest.raises(ExerciseError, match="very first loss differs"):
+        check(normalised, None, student, unit, recipe)
 
 
 def test_a_hard_coded_setting_is_named_by_what_reached_the_loop(student, teacher_data, recipe):

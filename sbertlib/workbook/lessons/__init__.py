@@ -12,6 +12,8 @@ carry ``__tracebackhide__`` so pytest and IPython's own tracebacks skip them too
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import re
 import sysconfig
 import traceback
@@ -156,6 +158,40 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
                             f"Hint: training follows the gradient, not the value: every part of the loss must stay "
                             f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "
                             f"detached value added back")
+
+
+@contextmanager
+def library_losses_watched():
+    """Within: every library loss's ``loss_from_embeddings`` (:mod:`sbertlib.losses`) records that it ran; yields the
+    list of their names. A loss exercise's check calls the student's loss inside it: the library's loss inside the
+    student's is the library's answer, not theirs."""
+    import inspect
+
+    from ... import losses
+    kinds = [k for k in vars(losses).values() if inspect.isclass(k) and issubclass(k, losses.SBERTLoss)
+             and k is not losses.SBERTLoss and "loss_from_embeddings" in vars(k)]
+    used: list[str] = []
+    real = {k: vars(k)["loss_from_embeddings"] for k in kinds}
+
+    def watched(kind, fn):
+        def loss_from_embeddings(self, *args, **kwargs):
+            used.append(kind.__name__)
+            return fn(self, *args, **kwargs)
+        return loss_from_embeddings
+    try:
+        for k, fn in real.items():
+            k.loss_from_embeddings = watched(k, fn)
+        yield used
+    finally:
+        for k, fn in real.items():
+            k.loss_from_embeddings = fn
+
+
+def require_own_loss(used: list, yours: str) -> None:
+    """Fail where :func:`library_losses_watched` saw a library loss run inside the student's ``yours``."""
+    __tracebackhide__ = True  # noqa: F841
+    require(not used, f"your {yours} calls the library's {used[0] if used else ''}: its value is the library's, "
+            f"not yours", "write the loss with torch operations yourself: the exercise is the loss")
 
 
 def require_own_class(cls, base: type, yours: str) -> None:

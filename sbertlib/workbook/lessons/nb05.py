@@ -7,7 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import guard, Exercise, ExerciseError, _brief, call, ok, require, require_gradient, require_own_class
+from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, ok, require, require_gradient,
+               require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_untouched, trained)
@@ -25,7 +26,7 @@ def regression_loss_truth(u: torch.Tensor, v: torch.Tensor, scores: torch.Tensor
 
 def _hidden_batches():
     g = torch.Generator().manual_seed(5)
-    for batch, dim in ((6, 8), (1, 5), (11, 3), (4, 6)):
+    for batch, dim in ((6, 8), (1, 5), (11, 3), (4, 6), (64, 96)):   # the last as large as a real batch
         u, v = torch.randn(batch, dim, generator=g), torch.randn(batch, dim, generator=g)
         v[0] = 2.5 * u[0] + 0.05 * v[0]  # one near-duplicate pair, with a different vector length
         scores = torch.randint(0, 11, (batch,), generator=g).float() / 2  # 0, 0.5, …, 5
@@ -71,7 +72,9 @@ def check_regression_loss(regression_loss: Callable) -> None:
             "check_regression_loss(regression_loss) — no parentheses after the name")
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        got = call(regression_loss, ug, vg, scores.clone())
+        with library_losses_watched() as used:
+            got = call(regression_loss, ug, vg, scores.clone())
+        require_own_loss(used, "regression_loss")
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"your function returned {got!r}", "return the loss: a scalar tensor")
         require(isinstance(got, torch.Tensor),
@@ -119,7 +122,9 @@ def _require_objective_gradient(objective) -> None:
     v those of the regression loss, and the labels passed in untouched."""
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
+        with library_losses_watched() as used:
+            got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
+        require_own_loss(used, "RegressionObjective")
         want = float(regression_loss_truth(u, v, scores))
         require(isinstance(got, torch.Tensor) and got.numel() == 1 and abs(float(got.detach()) - want) < 1e-5,
                 f"on a hidden batch of {len(u)} pairs your loss_from_embeddings gives {_brief(got)}, "
@@ -407,7 +412,7 @@ QUESTIONS = {
             "One of them is the cosine against gold/5."}),
     "05.3a": number(
         "Table 2, bert-base: by how many points does NLI then STSb beat STSb alone?",
-        0.68, 0.01,
+        0.68, 0.005,
         "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
         "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
         {-0.68: "The two-stage model is the better one: subtract the other way round."}),

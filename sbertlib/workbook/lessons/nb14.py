@@ -11,7 +11,8 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import guard, Exercise, ExerciseError, call, named_slip, ok, require, require_gradient, require_own_class
+from . import (guard, Exercise, ExerciseError, call, library_losses_watched, named_slip, ok, require, require_gradient,
+               require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_untouched, trained)
@@ -23,7 +24,7 @@ __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inver
 # ----------------------------------------------------------------------------- the objective
 def _hidden_vectors():
     g = torch.Generator().manual_seed(14)
-    for batch, dim in ((5, 8), (1, 6), (9, 4)):
+    for batch, dim in ((5, 8), (1, 6), (9, 4), (128, 96)):   # the last a real batch's size
         student, teacher = torch.randn(batch, dim, generator=g) * 1.7, torch.randn(batch, dim, generator=g) * 0.6
         yield student, teacher
 
@@ -70,7 +71,9 @@ def check_distillation_objective(cls, encoder) -> None:
     for s, t in _hidden_vectors():
         sg = s.clone().requires_grad_(True)
         try:
-            got = call(objective.loss_from_embeddings, [sg], t.clone())
+            with library_losses_watched() as used:
+                got = call(objective.loss_from_embeddings, [sg], t.clone())
+            require_own_loss(used, "DistillationObjective")
         except ExerciseError as err:
             cause = err.__cause__
             if isinstance(cause, (AttributeError, TypeError)) and "'list'" in str(cause):
@@ -335,7 +338,10 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
         require(n == recipe.epochs * per_epoch, f"your function returned {n} step losses; the profile's recipe is {recipe.epochs} "
                 f"epoch(s) of {per_epoch} batches = {recipe.epochs * per_epoch}",
                 "train on every example of `data` with the recipe's epochs and batch_size")
-    probes = check_on_recipes(train_distillation, "train_distillation", start, teacher_data, recipe,
+    # the check's teacher vectors are 0.6 times as long as the notebook's (a teacher whose vectors are not of unit
+    # length): a function that rescales them, harmless on MiniLM's unit vectors, trains another run
+    rescaled = [(sentence, 0.6 * torch.as_tensor(vector, dtype=torch.float32)) for sentence, vector in teacher_data]
+    probes = check_on_recipes(train_distillation, "train_distillation", start, rescaled, recipe,
                               losses.DistillationLoss, _run_parts, "teacher_data")
     if result is not None:   # last: its hint assumes the check's recipes were followed
         followed = check_notebook_run(result[0], step_losses, start, teacher_data, recipe, losses.DistillationLoss)

@@ -162,8 +162,11 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
                 "one of its own, its settings left alone), `data` as passed (every example, in its order), "
                 "recipe.seed and recipe.length_grouping")
     source = _source(fn)
+    import re
+    body = source.split("\n", 1)[-1]   # without the def line
     whole = any(way in source for way in ("getattr(recipe", "vars(recipe", "recipe.__dict__", "asdict(recipe",
-                                          "**recipe", "recipe.to_dict"))   # every field read at once
+                                          "**recipe", "recipe.to_dict")) or bool(   # every field read at once,
+        re.search(r"\brecipe\b(?!\s*\.)", body))                                 # or by a helper it is given to
     unread = [] if whole else [f for f in LOOP_DEFAULTS if f".{f}" not in source]
     if unread:
         return (f"the run differs from the recipe's in its updates, and your function never reads "
@@ -322,11 +325,12 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
     except _LoopReached:   # stopped inside `call`, before its own look at the arguments: look here
         require_unchanged(args, before, what)
     except _TrainedElsewhere:
-        raise ExerciseError(f"{what} trained without `{loop_name}`: the check stands in for every training loop your "
-                            f"function can reach by name, to read the settings it is given, and your function trained "
-                            f"with something else (the library's fit, or a loop imported inside the function)\nHint: "
-                            f"train with `{loop_name}`, the notebook's loop (your notebook 03's), as the exercise "
-                            f"says") from None
+        raise ExerciseError(f"{what} trained without a `{loop_name}` the check could find: it stands in for every "
+                            f"training loop your function calls by a global name (or takes as a default argument), to "
+                            f"read the settings it is given, and your function trained through something else — the "
+                            f"library's fit, a loop imported inside the function, or one kept in a dict, a class or "
+                            f"a closure\nHint: call `{loop_name}(...)`, the notebook's loop (your notebook 03's), by "
+                            f"that name, as the exercise says") from None
     return seen[0] if seen else None
 
 
@@ -434,18 +438,18 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     if not fits(result, wall):
         result, wall = timed()   # once more: a machine busy elsewhere stretches a short call around its loop
     objective, step_losses = run_parts(result, start, before)
+    got = [float(x) for x in step_losses]
+    want, want_model = recipe_run(start, part, args, make_loss)
+    if len(got) != len(want):   # before the seconds: a run of fewer steps is also a shorter share of the call
+        raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} "
+                            f"epoch(s) of {math.ceil(len(part) / args.batch_size)} batches = {len(want)}\nHint: "
+                            + _steps_hint(len(got), args, notebook_recipe, len(part), n_notebook, data_name))
     seconds = float(result[2])
     if not fits(result, wall):
         raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
                             f"{'more than the call itself' if seconds > wall else 'far less than the call'}: read "
                             f"time.perf_counter() just before and just after your loop, and return the difference as "
                             f"it is, in seconds")
-    got = [float(x) for x in step_losses]
-    want, want_model = recipe_run(start, part, args, make_loss)
-    if len(got) != len(want):
-        raise ExerciseError(f"{what} ran {len(got)} steps; that recipe on those examples is {args.epochs} "
-                            f"epoch(s) of {math.ceil(len(part) / args.batch_size)} batches = {len(want)}\nHint: "
-                            + _steps_hint(len(got), args, notebook_recipe, len(part), n_notebook, data_name))
     if not same_run(got, objective.model, want, want_model):
         raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
                             f"recipe (the same start and seed)\nHint: "
