@@ -60,6 +60,10 @@ def test_nb05_truth_is_the_library_loss():
     (lambda u, v, s: good_loss(u, v, s).view(1), r"a tensor of shape \(1,\), not a scalar"),
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5 if s.max() > 1 else s), "divide the gold score by 5"),
     (lambda u, v, s: good_loss(u, v, s) * (2 if len(s) >= 32 else 1), "for a batch of 64 pairs"),   # trial 9
+    # the tenth trial's: scores rounded before scaling, the dot product for wide vectors
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), torch.round(s * 10) / 50), "for a batch of 64 pairs"),
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v) if u.shape[1] <= 128 else (u * v).sum(1), s / 5),
+     "for a batch of 64 pairs"),
     (lambda u, v, s: _losses.CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], s / 5),
      "your regression_loss calls the library's CosineSimilarityLoss"),
 ])

@@ -61,6 +61,7 @@ def objective(loss_fn, label_kind="vector"):
     (objective(lambda s, t: losses.DistillationLoss(torch.nn.Identity()).loss_from_embeddings([s], t)),
      "your DistillationObjective calls the library's DistillationLoss"),
     (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)) * (2 if len(s) >= 100 else 1)), "for 128 student vectors"),
+    (objective(lambda s, t: F.mse_loss(s[:, :384], t[:, :384].to(s.dtype))), "for 128 student vectors"),   # trial 10
 ])
 def test_an_objective_right_in_value_only_or_borrowed_fails(student, wrong, says):
     with pytest.raises(ExerciseError, match=says):
@@ -138,10 +139,20 @@ def sampled_pca(rows):
     (lambda table, width: pca()(table, min(width, 64)), "you kept 64 directions, not width = 70"),
     (sampled_pca(lambda n: slice(0, 1000)), "components"),
     (sampled_pca(lambda n: torch.randperm(n, generator=torch.Generator().manual_seed(0))[:500]), "components"),
-], ids=["width capped at 64", "first 1000 rows", "500 random rows"])
+    (sampled_pca(lambda n: slice(0, 20000)), "components"),   # the tenth trial's: more rows than any table had
+], ids=["width capped at 64", "first 1000 rows", "500 random rows", "first 20000 rows"])
 def test_a_pca_that_caps_the_width_or_samples_the_table_fails(fn, says):
     with pytest.raises(ExerciseError, match=says):
         nb14.check_pca_word_pieces(fn)
+
+
+def test_a_pca_in_float64_passes():
+    """The tenth trial: an SVD in float64, cast back, was refused on the large table (an absolute tolerance)."""
+    def in_float64(table, width):
+        mean = table.double().mean(dim=0)
+        vh = torch.linalg.svd(table.double() - mean, full_matrices=False)[2][:width]
+        return ((table.double() - mean) @ vh.T).float(), vh.float(), mean.float()
+    nb14.check_pca_word_pieces(in_float64)
 
 
 def test_the_notebooks_pca_passes_and_equals_the_librarys(capsys):

@@ -26,12 +26,14 @@ def regression_loss_truth(u: torch.Tensor, v: torch.Tensor, scores: torch.Tensor
 
 def _hidden_batches():
     g = torch.Generator().manual_seed(5)
-    for batch, dim in ((6, 8), (1, 5), (11, 3), (4, 6), (64, 96)):   # the last as large as a real batch
+    for batch, dim in ((6, 8), (1, 5), (11, 3), (4, 6), (64, 768)):   # the last a real batch, bert-base's width
         u, v = torch.randn(batch, dim, generator=g), torch.randn(batch, dim, generator=g)
         v[0] = 2.5 * u[0] + 0.05 * v[0]  # one near-duplicate pair, with a different vector length
         scores = torch.randint(0, 11, (batch,), generator=g).float() / 2  # 0, 0.5, …, 5
         if batch == 4:
             scores = torch.tensor([0.0, 0.5, 1.0, 0.5])   # a batch of low scores: none above 1 (a guess at the scale fails)
+        if batch == 64:
+            scores = torch.rand(batch, generator=g) * 5   # any score, as STSb's averaged ratings (3.8, 1.2, …)
         yield u, v, scores
 
 
@@ -160,8 +162,11 @@ def check_regression_objective(cls, encoder) -> None:
     data = [(p.sentence1, p.sentence2, p.score) for p in pairs]
     try:
         examples = prepare_examples(data, objective)
-    except ValueError:
+    except ValueError as error:
         lo, hi = getattr(objective, "score_range", (None, None))
+        if "score" not in str(error):
+            raise ExerciseError(f"training refuses STSb's examples: {error}\nHint: n_texts and label_kind say what an "
+                                "example holds: two sentences and a gold score") from None
         raise ExerciseError(f"training refuses STSb's examples: a gold score of {max(d[2] for d in data):g} is outside "
                             f"the objective's score_range [{lo:g}, {hi:g}]\nHint: the examples carry STSb's 0–5 "
                             "gold score (your regression_loss divides it by 5): score_range says which scores the "
