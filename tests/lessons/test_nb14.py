@@ -62,6 +62,10 @@ def objective(loss_fn, label_kind="vector"):
      "your DistillationObjective calls the library's DistillationLoss"),
     (objective(lambda s, t: F.mse_loss(s, t.to(s.dtype)) * (2 if len(s) >= 100 else 1)), "for 128 student vectors"),
     (objective(lambda s, t: F.mse_loss(s[:, :384], t[:, :384].to(s.dtype))), "for 128 student vectors"),   # trial 10
+    (type("DistillationObjective", (losses.SBERTLoss,), dict(
+        n_texts=(1,), label_kind="vector",
+        loss_from_embeddings=lambda self, e, t: (self.model.eval(), F.mse_loss(e[0], t.to(e[0].dtype)))[1])),
+     "switched the model to eval mode"),
 ])
 def test_an_objective_right_in_value_only_or_borrowed_fails(student, wrong, says):
     with pytest.raises(ExerciseError, match=says):
@@ -627,6 +631,10 @@ def test_a_setting_clamped_outside_the_checks_recipes_fails_on_the_notebooks_own
     ("length_grouping", "recipe.length_grouping or len(data) > 100", "length_grouping=True where the recipe says False"),
     ("max_grad_norm", "recipe.max_grad_norm if recipe.max_grad_norm is not None else 1.0",
      "max_grad_norm=1.0 where the recipe says None"),
+    # the tenth trial's: a condition true only for the notebook's own data, or its own recipe
+    ("max_grad_norm", "1e9 if 40 < len(data) < 100 else recipe.max_grad_norm",
+     r"\(start, 48 examples, the notebook's recipe\) passed max_grad_norm=1000000000.0 where the recipe says 1.0"),
+    ("lr", "5e-4 if recipe.lr == 1e-3 else recipe.lr", "lr=0.0005 where the recipe says 0.001"),
 ])
 def test_a_setting_changed_on_its_way_to_the_loop_is_named(student, teacher_data, recipe, setting, expression, shown):
     fn, space = written_as_in_the_notebook(StudentsObjective, **{setting: expression})

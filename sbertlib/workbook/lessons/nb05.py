@@ -122,11 +122,19 @@ def _objective_batch(encoder, seed: int = 5):
 def _require_objective_gradient(objective) -> None:
     """The objective's loss_from_embeddings on hidden vectors (leaf tensors): its value and its gradient into u and
     v those of the regression loss, and the labels passed in untouched."""
+    mode = objective.model.training
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        with library_losses_watched() as used:
-            got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
+        objective.model.train()
+        try:
+            with library_losses_watched() as used:
+                got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
+        finally:
+            training = objective.model.training
+            objective.model.train(mode)   # the encoder is the caller's: back to its own mode, whatever happened
         require_own_loss(used, "RegressionObjective")
+        require(training, "your loss_from_embeddings switched the model to eval mode",
+                "leave the model's mode to the training loop: dropout stays on while it trains")
         want = float(regression_loss_truth(u, v, scores))
         require(isinstance(got, torch.Tensor) and got.numel() == 1 and abs(float(got.detach()) - want) < 1e-5,
                 f"on a hidden batch of {len(u)} pairs your loss_from_embeddings gives {_brief(got)}, "
@@ -252,7 +260,7 @@ def check_regression_runs(train_regression: Callable, new_runs: dict, start, sts
     require(callable(train_regression), f"pass your function itself, not {type(train_regression).__name__}",
             "checks.check_regression_runs(train_regression, new_runs, start, stsb_examples, profile.stsb)")
     require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
-    read = check_settings_passed(train_regression, "train_regression", start, stsb_examples)
+    read = check_settings_passed(train_regression, "train_regression", start, stsb_examples, recipe)
     models = []
     for objective, (begin, before, result) in new_runs.items():
         try:

@@ -71,9 +71,12 @@ def check_distillation_objective(cls, encoder) -> None:
     for s, t in _hidden_vectors():
         sg = s.clone().requires_grad_(True)
         try:
+            objective.model.train()
             with library_losses_watched() as used:
                 got = call(objective.loss_from_embeddings, [sg], t.clone())
             require_own_loss(used, "DistillationObjective")
+            require(objective.model.training, "your loss_from_embeddings switched the model to eval mode",
+                    "leave the model's mode to the training loop: dropout stays on while it trains")
         except ExerciseError as err:
             cause = err.__cause__
             if isinstance(cause, (AttributeError, TypeError)) and "'list'" in str(cause):
@@ -332,7 +335,7 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     require(callable(train_distillation), f"pass your function itself, not {type(train_distillation).__name__}",
             "checks.check_distillation_run(train_distillation, new_run, pca_start, before, teacher_data, profile.distill)")
     said = "the distillation run was loaded, trained before (RETRAIN = True trains it again)"
-    read = check_settings_passed(train_distillation, "train_distillation", start, teacher_data)
+    read = check_settings_passed(train_distillation, "train_distillation", start, teacher_data, recipe)
     if result is not None:
         _, step_losses = _run_parts(result, start, before)
         per_epoch = math.ceil(len(teacher_data) / recipe.batch_size)

@@ -342,7 +342,7 @@ def settings_differing(given: dict, wanted: dict, source: str | dict) -> list[st
             if not _same_setting(given.get(k), wanted[k])]
 
 
-def check_settings_passed(fn: Callable, name: str, start, data) -> int:
+def check_settings_passed(fn: Callable, name: str, start, data, notebook_recipe=None) -> int:
     """Call the student's ``fn(start, data, recipe)`` on :data:`SPY_RECIPES`, the loop stopped before its first step
     (:func:`settings_at_loop`): each setting must reach the loop as the recipe holds it. A clamp whose threshold no
     real run reaches, or a condition on the data, trains the same run on the check's recipes and shows only here. The
@@ -350,11 +350,14 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
     the loop, or not at all, fails. Returns how many recipes were read."""
     from ...training import TrainingArguments
     untouched = fingerprint(start)
-    for n, settings in SPY_RECIPES:
-        recipe = TrainingArguments(**settings)
-        shown = ", ".join(f"{k}={v!r}" for k, v in settings.items())
-        what = f"{name}(start, {n} examples, TrainingArguments({shown}))"
-        reached = settings_at_loop(fn, (start, [data[i % len(data)] for i in range(n)], recipe), what)
+    calls = [(TrainingArguments(**settings), [data[i % len(data)] for i in range(n)],
+              "TrainingArguments(" + ", ".join(f"{k}={v!r}" for k, v in settings.items()) + ")")
+             for n, settings in SPY_RECIPES]
+    if notebook_recipe is not None:   # and the notebook's own call: a condition true only there shows too
+        calls.append((notebook_recipe, list(data), "the notebook's recipe"))
+    for recipe, examples, shown in calls:
+        what = f"{name}(start, {len(examples)} examples, {shown})"
+        reached = settings_at_loop(fn, (start, examples, recipe), what)
         require_untouched(start, untouched, "the notebook's rows")
         require(reached is not None, f"{what} returned without training: it never called `train_loop`",
                 "train a copy of `start` with train_loop, the notebook's loop, on every call")
@@ -366,12 +369,13 @@ def check_settings_passed(fn: Callable, name: str, start, data) -> int:
                 "check passes recipes of its own" if "profile." in _source(fn) else
                 "pass each setting as the recipe holds it: no number of your own, and no min, max, rounding, default "
                 "or condition — the recipe decides, even for values no real run uses")
-    return len(SPY_RECIPES)
+    return len(calls)
 
 
 def passed_as_is(read: int) -> str:
     """The OK message's part for :func:`check_settings_passed`'s count (nothing where no loop was read)."""
-    return (f"; on {read} more, with settings no real run uses, each setting reached your loop as the recipe holds it"
+    return (f"; on {read} more calls, stopped at the loop (settings no real run uses, and the notebook's own), each "
+            f"setting reached your loop as the recipe holds it"
             if read else "")
 
 
