@@ -137,6 +137,12 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "trial, offline: about 130 s (as the Cost line gives it), most of it training 05's model first",
                 "notebook 13 run alone in a student trial; command not recorded", TRIAL_CPU, NOT_RECORDED,
                 {"total": 130}),
+    Measurement("build-03-05-14-offline-epyc-2026-11-27-checks",
+                "notebooks 03, 05 and 14 in one build with issue 29's training and loss checks (at 94ea934), offline, "
+                "empty output folder, machine otherwise idle; each check cell's time from nbclient's cell timings",
+                "python -m sbertlib build --profile offline --only 03,05,14 --out /tmp/offb, empty SBERTLIB_OUTPUT_DIR",
+                EPYC, "2026-11-27", {"total": 444, "03": 120, "05": 111, "14": 213, "05 check": 4.1,
+                                     "14 check": 3.6}),
     Measurement("build-03-05-14-offline-epyc-2026-11-27",
                 "notebooks 03, 05 and 14 in one build, offline, empty output folder (14 after 03's and 05's models "
                 "were saved; its distillation set without evaluation sentences: 19,408 sentences); the site after",
