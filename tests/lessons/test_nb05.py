@@ -31,6 +31,10 @@ def test_nb05_regression_loss_right_answer_passes(capsys):
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 4), "not 0 to 4"),
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), (s - s.min()) / (s.max() - s.min())), "batch's own lowest"),
     (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5).abs().mean(), "absolute"),
+    (lambda u, v, s: good_loss(u, v, s) / 2, "half the mean squared error"),                      # trial 9
+    (lambda u, v, s: ((F.cosine_similarity(u, v) - s / 5) ** 2).sum() / (len(u) - 1), "B − 1"),  # trial 9
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v).clamp(min=0), s / 5), "clamped the cosine at 0"),
+    (lambda u, v, s: F.mse_loss(1 - F.cosine_similarity(u, v), s / 5), "1 − cosine"),
     (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5) ** 2, "scalar"),
     (lambda u, v, s: ((F.cosine_similarity(u, v).unsqueeze(1) - s / 5) ** 2).mean(), None),  # (B, B) broadcast
     (lambda u, v, s: good_loss(u, v, s).item(), "tensor"),

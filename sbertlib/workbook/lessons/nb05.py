@@ -7,8 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, ok, require, require_gradient,
-               require_own_class, require_own_loss)
+from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, named_slip, ok, require,
+               require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_untouched, trained)
@@ -38,16 +38,25 @@ def _hidden_batches():
 
 
 def _hint(got: float, u, v, scores) -> str:
+    """The usual slip whose value on this batch is ``got``, in the student's terms, else how to go step by step."""
     cos = F.cosine_similarity(u, v, dim=1)
     dot = (u * v).sum(dim=1)
     gold = scores / MAX_SCORE
-    candidates = {
+    squared = (cos - gold) ** 2
+    slips = {
         "you compared with the raw 0–5 score: divide the gold score by 5 first (STSPair.label does)":
             F.mse_loss(cos, scores),
-        "that is the *sum* of squared errors: the loss is their mean over the batch": ((cos - gold) ** 2).sum(),
-        "that is the square root (RMSE): the loss is the mean squared error itself":
-            torch.sqrt(F.mse_loss(cos, gold)),
+        "that is the *sum* of squared errors: the loss is their mean over the batch": squared.sum(),
+        "that divides the sum by B − 1 (a sample variance's correction): the loss is the plain mean over the batch":
+            squared.sum() / max(len(u) - 1, 1),
+        "that is half the mean squared error: the ½ of some textbook derivations is not part of this loss":
+            squared.mean() / 2,
+        "that is the square root (RMSE): the loss is the mean squared error itself": torch.sqrt(squared.mean()),
         "you used the dot product u·v; the objective uses the cosine, u·v / (‖u‖‖v‖)": F.mse_loss(dot, gold),
+        "that compares 1 − cosine (a distance) with the score: the score is a similarity, compare it with the cosine "
+        "itself": F.mse_loss(1 - cos, gold),
+        "you clamped the cosine at 0: an unrelated pair's negative cosine is exactly what the loss must push up "
+        "towards its target": F.mse_loss(cos.clamp(min=0), gold),
         "that is the mean absolute error: square the differences": (cos - gold).abs().mean(),
         "you scaled the cosine up to the score's 0–5 instead of the score down to the cosine's scale: the loss "
         "compares on the cosine's scale": F.mse_loss(MAX_SCORE * cos, scores),
@@ -56,11 +65,10 @@ def _hint(got: float, u, v, scores) -> str:
         "batch (a batch of one pair would have no range at all)":
             F.mse_loss(cos, (scores - scores.min()) / (scores.max() - scores.min()).clamp_min(1e-12)),
     }
-    for hint, value in candidates.items():
-        if abs(got - float(value)) < 1e-5:
-            return hint
-    return ("go step by step on one pair: its cosine, its target (the gold score on the cosine's scale), the "
-            "squared difference; then the same for the whole batch at once, averaged")
+    return named_slip(got, {h: float(v) for h, v in slips.items()},
+                      "go step by step on one pair: its cosine, its target (the gold score on the cosine's scale), the "
+                      "squared difference; then the same for the whole batch at once, averaged",
+                      close=lambda a, b: abs(a - b) < 1e-5)
 
 
 def check_regression_loss(regression_loss: Callable) -> None:
