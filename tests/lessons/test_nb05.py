@@ -217,6 +217,28 @@ def test_nb05_train_regression_that_clamps_a_setting_is_named(tiny_encoder, stsb
     nb05.check_regression_runs(right, {}, tiny_encoder, stsb_examples, recipe)
 
 
+def _redrawn(model):
+    """A model built anew: ``model``'s architecture with every weight drawn again."""
+    import copy
+    fresh = copy.deepcopy(model)
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for p in fresh.parameters():
+            p.copy_(0.02 * torch.randn(p.shape, generator=g))
+    return fresh
+
+
+def test_nb05_train_regression_that_trains_another_model_than_start_is_named(tiny_encoder, stsb_examples, recipe):
+    """The tenth trial: a model built anew in place of a copy of `start` was refused for something else. The check
+    passes a start of its own and reads which model reaches the loop: one built anew, or the notebook's own start."""
+    built_anew = lambda start, data, recipe: regress()(_redrawn(start), data, recipe)              # noqa: E731
+    notebook_start = lambda start, data, recipe: regress()(tiny_encoder, data, recipe)            # noqa: E731
+    for fn in (built_anew, notebook_start):
+        with pytest.raises(ExerciseError, match="gave fit_loop a model whose weights are not those of the `start` "
+                                                "passed in"):
+            nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
+
+
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
     """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
     with its record, and nothing of an earlier run in that folder stays beside it."""

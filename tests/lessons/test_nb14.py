@@ -555,8 +555,21 @@ def test_a_function_that_trains_the_notebooks_start_instead_of_its_argument_is_r
 
     def global_start(start, data, recipe):
         return distil()(NOTEBOOK_START[0], data, recipe)
-    with pytest.raises(ExerciseError, match="the very first loss differs.*a copy of `start` as passed"):
+    with pytest.raises(ExerciseError, match="gave fit_loop a model whose weights are not those of the `start` passed in"):
         check(global_start, None, student, teacher_data, recipe)
+
+
+def test_a_function_that_builds_its_own_student_is_refused(student, teacher_data, recipe):
+    """The tenth trial: `make_student(...)` in place of a copy of `start` was refused on its seconds, a message about
+    something else. The model reaching the loop is read: its weights must be the `start` passed in."""
+    def built_anew(start, data, recipe):
+        fresh = copy.deepcopy(start)
+        with torch.no_grad():
+            for p in fresh.parameters():
+                p.mul_(0.5)
+        return distil()(fresh, data, recipe)
+    with pytest.raises(ExerciseError, match="(?s)not those of the `start` passed in.*not a model built anew"):
+        check(built_anew, None, student, teacher_data, recipe)
 
 
 def test_a_function_that_trains_the_librarys_loss_is_told_to_use_its_own(student, teacher_data, recipe):

@@ -349,19 +349,21 @@ def check_settings_passed(fn: Callable, name: str, start, data, notebook_recipe=
     training checks call it first: it names a setting more exactly than any run can. A function that trains without
     the loop, or not at all, fails. Returns how many recipes were read."""
     from ...training import TrainingArguments
-    untouched = fingerprint(start)
-    calls = [(TrainingArguments(**settings), [data[i % len(data)] for i in range(n)],
+    other = _other_weights(start)   # the check's own start: a function that trains a model of its own shows
+    calls = [(other, TrainingArguments(**settings), [data[i % len(data)] for i in range(n)],
               "TrainingArguments(" + ", ".join(f"{k}={v!r}" for k, v in settings.items()) + ")")
              for n, settings in SPY_RECIPES]
     if notebook_recipe is not None:   # and the notebook's own call: a condition true only there shows too
-        calls.append((notebook_recipe, list(data), "the notebook's recipe"))
-    for recipe, examples, shown in calls:
+        calls.append((start, notebook_recipe, list(data), "the notebook's recipe"))
+    untouched = {id(m): fingerprint(m) for m in (start, other)}
+    for model, recipe, examples, shown in calls:
         what = f"{name}(start, {len(examples)} examples, {shown})"
-        reached = settings_at_loop(fn, (start, examples, recipe), what)
-        require_untouched(start, untouched, "the notebook's rows")
+        reached = settings_at_loop(fn, (model, examples, recipe), what)
+        require_untouched(model, untouched[id(model)], "the notebook's rows")
         require(reached is not None, f"{what} returned without training: it never called `train_loop`",
                 "train a copy of `start` with train_loop, the notebook's loop, on every call")
         loop, given = reached
+        _require_copy_of_start(given, untouched[id(model)], what, loop)
         wrong = settings_differing(given, {k: getattr(recipe, k) for k in LOOP_DEFAULTS}, "the recipe")
         require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
                 f"and reads what it was given)",
@@ -370,6 +372,19 @@ def check_settings_passed(fn: Callable, name: str, start, data, notebook_recipe=
                 "pass each setting as the recipe holds it: no number of your own, and no min, max, rounding, default "
                 "or condition — the recipe decides, even for values no real run uses")
     return len(calls)
+
+
+def _require_copy_of_start(given: dict, start_print: tuple, what: str, loop: str) -> None:
+    """The model reaching the loop — its first argument, or that objective's ``.model`` — has the weights of the
+    ``start`` passed in (``start_print``, its :func:`fingerprint`): a copy of it, not a model built anew or the
+    notebook's own. Anything else the loop is given is left to the runs to judge."""
+    first = next(iter(given.values()), None)
+    model = getattr(first, "model", first)
+    if isinstance(model, torch.nn.Module):
+        require(fingerprint(model)[:-1] == start_print[:-1],
+                f"{what} gave {loop} a model whose weights are not those of the `start` passed in (the check passes a "
+                f"start of its own)", "train a copy of `start`, the argument (copy.deepcopy(start)) — not a model "
+                "built anew, and not the notebook's own start")
 
 
 def passed_as_is(read: int) -> str:
