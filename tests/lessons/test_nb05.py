@@ -239,6 +239,20 @@ def test_nb05_train_regression_that_trains_another_model_than_start_is_named(tin
             nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
 
 
+@pytest.mark.parametrize("fn, says", [
+    (lambda start, data, recipe: regress()(start, [(a, b, s / 5) for a, b, s in data], recipe),
+     r"example 0 changed: its label [\d.]+ where `data` holds [\d.]+"),
+    (lambda start, data, recipe: regress()(start, data[::-1], recipe), "in another order"),
+    (lambda start, data, recipe: regress()(start, list(dict.fromkeys(data)), recipe),
+     "gave fit_loop 48 examples where `data` holds 25000"),   # a no-op on data without duplicates (trial 10)
+], ids=["scores scaled first", "reversed", "deduplicated"])
+def test_nb05_data_changed_before_the_loop_is_named(tiny_encoder, stsb_examples, recipe, fn, says):
+    """The tenth trial: data reversed or relabelled before the loop got the general hint of a run that differs; data
+    deduplicated passed wherever it held no duplicate."""
+    with pytest.raises(ExerciseError, match=says):
+        nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
+
+
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
     """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
     with its record, and nothing of an earlier run in that folder stays beside it."""

@@ -539,11 +539,37 @@ def test_a_recipes_zero_replaced_by_a_default_is_named(runs_only, student, teach
         check(or_default, None, student, teacher_data, recipe)
 
 
-def test_a_run_on_part_of_the_data_is_told_its_first_batch_differs(student, teacher_data, recipe):
+def test_a_run_on_part_of_the_data_is_told_its_first_batch_differs(runs_only, student, teacher_data, recipe):
     def but_the_last(start, data, recipe):
         return distil()(start, data[:-1], recipe)
     with pytest.raises(ExerciseError, match="the very first loss differs, before any update"):
         check(but_the_last, None, student, teacher_data, recipe)
+
+
+def _with_copy(change):
+    """train_distillation that trains a copy of `start` changed by ``change(model)`` (lesson_helpers' loop)."""
+    def train(start, data, recipe):
+        model = copy.deepcopy(start)
+        change(model)
+        return distil()(model, data, recipe)
+    return train
+
+
+@pytest.mark.parametrize("fn, says", [
+    (lambda start, data, recipe: distil()(start, data[:-1], recipe), r"gave fit_loop \d+ examples where `data` holds"),
+    (lambda start, data, recipe: distil()(start, data[::-1], recipe), "the examples of `data` in another order"),
+    (lambda start, data, recipe: distil()(start, sorted(data, key=lambda d: len(d[0])), recipe), "in another order"),
+    (lambda start, data, recipe: distil()(start, [(s.capitalize(), v) for s, v in data], recipe),
+     r"example 0 changed: its texts \('A "),
+    (lambda start, data, recipe: distil()(start, [(s, [2 * x for x in v]) for s, v in data], recipe),
+     r"example 0 changed: its label a vector of length"),
+    (_with_copy(lambda m: setattr(m, "max_seq_length", 16)), r"a copy of `start` with its settings changed \(max_seq_length"),
+    (_with_copy(lambda m: setattr(m, "normalize", not m.normalize)), r"settings changed \(normalize"),
+], ids=["one short", "reversed", "sorted by length", "capitalised", "vectors doubled", "max_seq_length", "normalize"])
+def test_what_reaches_the_loop_besides_the_settings_is_named(student, teacher_data, recipe, fn, says):
+    """The tenth trial: data reversed, a copy's settings changed, got the general hint of a run that differs."""
+    with pytest.raises(ExerciseError, match=says):
+        check(fn, None, student, teacher_data, recipe)
 
 
 # The sixth trial (2026-11-27): each of these passed.

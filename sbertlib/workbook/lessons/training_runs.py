@@ -364,6 +364,7 @@ def check_settings_passed(fn: Callable, name: str, start, data, notebook_recipe=
                 "train a copy of `start` with train_loop, the notebook's loop, on every call")
         loop, given = reached
         _require_copy_of_start(given, untouched[id(model)], what, loop)
+        _require_data_as_passed(given, examples, what, loop)
         wrong = settings_differing(given, {k: getattr(recipe, k) for k in LOOP_DEFAULTS}, "the recipe")
         require(not wrong, f"{what} passed {'; '.join(wrong)} to {loop} (the check stops your loop before its first step "
                 f"and reads what it was given)",
@@ -380,11 +381,59 @@ def _require_copy_of_start(given: dict, start_print: tuple, what: str, loop: str
     notebook's own. Anything else the loop is given is left to the runs to judge."""
     first = next(iter(given.values()), None)
     model = getattr(first, "model", first)
-    if isinstance(model, torch.nn.Module):
-        require(fingerprint(model)[:-1] == start_print[:-1],
-                f"{what} gave {loop} a model whose weights are not those of the `start` passed in (the check passes a "
-                f"start of its own)", "train a copy of `start`, the argument (copy.deepcopy(start)) — not a model "
-                "built anew, and not the notebook's own start")
+    if not isinstance(model, torch.nn.Module):
+        return
+    now = fingerprint(model)
+    require(now[:-1] == start_print[:-1],
+            f"{what} gave {loop} a model whose weights are not those of the `start` passed in (the check passes a "
+            f"start of its own)", "train a copy of `start`, the argument (copy.deepcopy(start)) — not a model "
+            "built anew, and not the notebook's own start")
+    changed = [f"{k} {b} → {a}" for (k, b), (_, a) in zip(start_print[-1], now[-1])
+               if a != b and k not in ("training", "info")]   # the loop sets the mode; a row's label trains nothing
+    require(not changed, f"{what} gave {loop} a copy of `start` with its settings changed ({'; '.join(changed)})",
+            "train the copy as `start` is: its pooling, length limit and normalisation are part of the run the "
+            "recipe describes")
+
+
+def _require_data_as_passed(given: dict, data, what: str, loop: str) -> None:
+    """The examples reaching the loop (its second argument) are ``data`` as passed: every example, in its order, its
+    texts and label unchanged — both read as training reads them (``prepare_examples`` with the loop's objective).
+    Where either cannot be read so, the runs judge."""
+    import numpy as np
+
+    from ...training import prepare_examples
+    values = list(given.values())
+    if len(values) < 2:
+        return
+    try:
+        got, want = prepare_examples(values[1], values[0]), prepare_examples(data, values[0])
+    except Exception:  # noqa: BLE001 - examples training cannot read are left to the runs (and their messages)
+        return
+    require(len(got) == len(want), f"{what} gave {loop} {len(got)} examples where `data` holds {len(want)}",
+            "train on every example of `data`, each once: the recipe's epochs repeat them")
+    same_label = lambda a, b: (np.array_equal(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray)  # noqa: E731
+                               else a == b)
+    first = next((i for i, (a, b) in enumerate(zip(got, want)) if a.texts != b.texts or not same_label(a.label, b.label)),
+                 None)
+    if first is None:
+        return
+    by_texts = lambda xs: sorted(xs, key=lambda e: e.texts)   # noqa: E731 - a stable sort: duplicates keep their order
+    if all(a.texts == b.texts and same_label(a.label, b.label) for a, b in zip(by_texts(got), by_texts(want))):
+        raise ExerciseError(f"{what} gave {loop} the examples of `data` in another order (from example {first} on)"
+                            f"\nHint: pass `data` in its own order: the loop's seed (and length grouping) decide the "
+                            f"batches, the same for every run of the recipe")
+    a, b = got[first], want[first]
+    part = (f"its texts {a.texts!r} where `data` holds {b.texts!r}" if a.texts != b.texts else
+            f"its label {_brief_label(a.label)} where `data` holds {_brief_label(b.label)}")
+    raise ExerciseError(f"{what} gave {loop} example {first} changed: {part}\nHint: pass every example as `data` holds "
+                        f"it — the texts and labels as they are; the objective reads each label as it is")
+
+
+def _brief_label(label) -> str:
+    import numpy as np
+    if isinstance(label, np.ndarray):
+        return f"a vector of length {float(np.linalg.norm(label)):.4g} (first numbers {np.round(label[:3], 4).tolist()})"
+    return repr(label)
 
 
 def passed_as_is(read: int) -> str:
