@@ -253,6 +253,20 @@ def test_nb05_data_changed_before_the_loop_is_named(tiny_encoder, stsb_examples,
         nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
 
 
+@pytest.mark.parametrize("setting, value", [("max_seq_length", 8), ("pooling", "cls"), ("normalize", True),
+                                            ("precision", "int8")])
+def test_nb05_a_model_set_to_encode_otherwise_after_training_is_refused(tiny_encoder, stsb_examples, recipe, setting,
+                                                                        value):
+    """The eleventh trial: `objective.model.pooling = "cls"` after the loop passed; Table 2 evaluates it so (smoke's
+    STSb-only model: 44.42 → 38.00), and the run saves it."""
+    def after(start, data, recipe):
+        objective, step_losses, seconds = regress()(start, data, recipe)
+        setattr(objective.model, setting, value)
+        return objective, step_losses, seconds
+    with pytest.raises(ExerciseError, match=f"the trained model's settings are not its start's \\({setting} "):
+        nb05.check_regression_runs(after, {}, tiny_encoder, stsb_examples, recipe)
+
+
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
     """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
     with its record, and nothing of an earlier run in that folder stays beside it."""

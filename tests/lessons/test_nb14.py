@@ -539,6 +539,26 @@ def test_a_recipes_zero_replaced_by_a_default_is_named(runs_only, student, teach
         check(or_default, None, student, teacher_data, recipe)
 
 
+def _set_after_training(setting, value):
+    """train_distillation that sets ``setting`` on the trained model before returning it (trial 11)."""
+    def train(start, data, recipe):
+        objective, step_losses, seconds = distil()(start, data, recipe)
+        setattr(objective.model, setting, value)
+        return objective, step_losses, seconds
+    return train
+
+
+@pytest.mark.parametrize("setting, value", [("max_seq_length", 16), ("pooling", "cls"), ("normalize", False),
+                                            ("precision", "int8")])
+def test_a_model_set_to_encode_otherwise_after_training_is_refused(student, teacher_data, recipe, setting, value):
+    """The eleventh trial: the weights and losses right, the returned model then set to encode otherwise (a shorter
+    length limit, CLS pooling): the ladder's row evaluates and the run saves it so."""
+    if getattr(student, setting) == value:
+        value = True if setting == "normalize" else value
+    with pytest.raises(ExerciseError, match=f"the trained model's settings are not its start's \\({setting} "):
+        check(_set_after_training(setting, value), None, student, teacher_data, recipe)
+
+
 def test_a_run_on_part_of_the_data_is_told_its_first_batch_differs(runs_only, student, teacher_data, recipe):
     def but_the_last(start, data, recipe):
         return distil()(start, data[:-1], recipe)

@@ -11,7 +11,7 @@ from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watc
                require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_untouched, trained)
+                            require_own_objective, require_settings_kept, require_untouched, trained)
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -237,6 +237,7 @@ def _run_parts(result, start, before: tuple[float, ...]):
             "return the list your train_loop gave: one loss per step")
     require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
+    require_settings_kept(objective.model, before)
     require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
             "a learning rate too high? pass recipe.lr")
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",

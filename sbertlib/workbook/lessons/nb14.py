@@ -15,7 +15,7 @@ from . import (guard, Exercise, ExerciseError, call, library_losses_watched, nam
                require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_untouched, trained)
+                            require_own_objective, require_settings_kept, require_untouched, trained)
 
 __all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -313,6 +313,7 @@ def _run_parts(result, start, before: tuple[float, ...]):
             "return the list your train_loop gave: one loss per step")
     require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
             "train the copy that the objective holds")
+    require_settings_kept(objective.model, before)
     require(getattr(objective.model, "projection", None) is not None or objective.model.dim == start.dim,
             "the trained model lost its projection to the teacher's width")
     require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",

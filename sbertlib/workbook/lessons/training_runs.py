@@ -26,12 +26,14 @@ LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_gra
                      length_grouping=False)  # notebook 03's train_loop, as its signature writes them
 
 
-SETTINGS = ("pooling", "max_seq_length", "normalize", "info", "training")   # what an encoder holds besides weights
+SETTINGS = ("pooling", "max_seq_length", "normalize", "precision", "info", "training")   # an encoder's, besides weights
+RUN_FREE = ("training", "info")   # settings that change no run: the loop sets the mode; a row's label trains nothing
 
 
 def fingerprint(model) -> tuple:
     """A cheap summary of a model: one sum per parameter tensor (changes when training steps it), then its settings
-    (:data:`SETTINGS`: pooling, length limit, normalisation, the info a table row reads) as the last item."""
+    (:data:`SETTINGS`: pooling, length limit, normalisation, encoding precision, the info a table row reads, the mode)
+    as the last item."""
     with torch.no_grad():
         weights = tuple(float(p.double().sum()) for p in model.parameters())
     return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS),)
@@ -48,6 +50,24 @@ def require_untouched(start, before: tuple, row: str) -> None:
     if changed:
         raise ExerciseError(f"your function changed the start's settings ({'; '.join(changed)}): {row} needs it as it "
                             f"was\nHint: set anything on your copy, after copying — never on `start`")
+
+
+def settings_changed(before: tuple, model) -> list[str]:
+    """The settings of ``model`` that a run depends on (:data:`SETTINGS` but :data:`RUN_FREE`) and that differ from
+    those :func:`fingerprint` recorded in ``before``, as "pooling 'mean' → 'cls'"."""
+    return [f"{k} {b} → {a}" for (k, b), (_, a) in zip(before[-1], fingerprint(model)[-1])
+            if a != b and k not in RUN_FREE]
+
+
+def require_settings_kept(model, before: tuple) -> None:
+    """The trained ``model`` encodes as its start did (``before``, the start's :func:`fingerprint`): a model trained
+    right but set afterwards to encode otherwise (CLS pooling, a shorter length limit, int8) would be evaluated and
+    saved so (trial 11)."""
+    changed = settings_changed(before, model)
+    require(not changed, f"the trained model's settings are not its start's ({'; '.join(changed)}): the table "
+            f"evaluates, and the run saves, the model as you return it",
+            "leave the copy's settings as the start has them, before and after training: the recipe's run encodes "
+            "as its start does")
 
 
 def require_own_objective(objective, yours: str) -> None:
@@ -388,8 +408,7 @@ def _require_copy_of_start(given: dict, start_print: tuple, what: str, loop: str
             f"{what} gave {loop} a model whose weights are not those of the `start` passed in (the check passes a "
             f"start of its own)", "train a copy of `start`, the argument (copy.deepcopy(start)) — not a model "
             "built anew, and not the notebook's own start")
-    changed = [f"{k} {b} → {a}" for (k, b), (_, a) in zip(start_print[-1], now[-1])
-               if a != b and k not in ("training", "info")]   # the loop sets the mode; a row's label trains nothing
+    changed = settings_changed(start_print, model)
     require(not changed, f"{what} gave {loop} a copy of `start` with its settings changed ({'; '.join(changed)})",
             "train the copy as `start` is: its pooling, length limit and normalisation are part of the run the "
             "recipe describes")
