@@ -319,6 +319,9 @@ def test_right_answers_pass(capsys):
     (lambda c, g: right(np.clip(c, 0, 1), g), r"clipped to \[0, 1\]"),
     (changed("Pearson ×100", lambda c, g: abs(100 * pearsonr(c, g).statistic)), "keep its sign"),
     (lambda c, g: right(c[:100], g[:100]), "first 100 pairs only: use all 250"),
+    (lambda c, g: right(c[:1000], g[:1000]), "first 1,000 pairs only: use all 1,379"),          # trial 11
+    (lambda c, g: right(c[:5000], g[:5000]), "first 5,000 pairs only: use all 20,000"),
+    (lambda c, g: right(c[:1000], g[:1000]) if len(c) == 1379 else right(c, g), "STSb test's size"),
     (lambda c, g: {k: round(float(v), 2) for k, v in right(c, g).items()}, "rounded to 2 decimal"),
 ])
 def test_usual_slips_are_named(wrong, hint):

@@ -309,13 +309,17 @@ def order_and_scale_truth(cosines, gold) -> dict[str, float]:
 def _scale_cases():
     """Cosines that follow gold in order but not in scale, with ties in gold and a few pairs out of order; then those
     of a model that gets it backwards — 250 pairs, negative cosines, a negative correlation — so that clipping the
-    cosines, dropping the correlation's sign or using part of the pairs shows."""
+    cosines or dropping the correlation's sign shows; then STSb test's 1,379 pairs and 20,000, so that using part of
+    the pairs shows (trial 11: the first 1,000)."""
     import numpy as np
     rng = np.random.default_rng(55)
     gold = np.round(rng.uniform(0, 5, 60) * 2) / 2                  # half-point steps: ties, as in STSb
     yield 0.35 + 0.1 * gold / 5 + 0.4 * (gold / 5) ** 3 + rng.normal(0, 0.04, 60), gold
     gold = np.round(rng.uniform(0, 5, 250) * 2) / 2
     yield 0.3 - 0.5 * gold / 5 + rng.normal(0, 0.15, 250), gold
+    for n in (1_379, 20_000):   # STSb test's size, and more pairs than any test set: a cap on the pairs used shows
+        gold = rng.uniform(0, 5, n)
+        yield 0.5 + 0.3 * gold / 5 + rng.normal(0, 0.12, n), gold
 
 
 def _scale_hint(key: str, got: float, cosines, gold) -> str:
@@ -342,7 +346,8 @@ def _scale_hint(key: str, got: float, cosines, gold) -> str:
         "the cosines were clipped to [0, 1]: a cosine can be negative — use each as it is": order_and_scale_truth(
             np.clip(c, 0, 1), g)[key],
         "the correlation is negative here (this model gets it backwards): keep its sign, no abs()": abs(truth),
-        f"that is the first 100 pairs only: use all {len(g)}": order_and_scale_truth(c[:100], g[:100])[key],
+        **{f"that is the first {k:,} pairs only: use all {len(g):,}": order_and_scale_truth(c[:k], g[:k])[key]
+           for k in (100, 500, 1_000, 5_000) if k < len(g)},
         **{f"that is the value rounded to {k} decimal(s): return it as computed — the table rounds it for display":
            round(truth, k) for k in (0, 1, 2, 3) if not np.isclose(round(truth, k), truth, rtol=1e-6, atol=1e-9)}})
     for hint, wrong in known[key].items():
@@ -368,8 +373,9 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
         missing = [k for k in SCALE_KEYS if k not in got]
         require(not missing, f"your dict lacks the key(s) {', '.join(repr(k) for k in missing)}",
                 f"the table below reads the keys {', '.join(repr(k) for k in SCALE_KEYS)}")
-        which = "hidden cosines" if case == 0 else (f"the hidden cosines of a model that gets it backwards ({len(gold)} "
-                                                    f"pairs, some cosines below 0, correlation below 0)")
+        which = ("hidden cosines", f"the hidden cosines of a model that gets it backwards ({len(gold)} pairs, some "
+                 f"cosines below 0, correlation below 0)", f"{len(gold):,} hidden pairs (STSb test's size)",
+                 f"{len(gold):,} hidden pairs")[case]
         for key in SCALE_KEYS:
             try:
                 value = float(got[key])
