@@ -798,3 +798,87 @@ def test_a_hard_coded_setting_is_named_by_what_reached_the_loop(student, teacher
                              (dict(length_grouping=True), "length_grouping=True where the recipe says False")):
         with pytest.raises(ExerciseError, match=says):
             check(distil(**hard_coded), None, student, teacher_data, recipe)
+
+
+# The eleventh trial: a PCA or a projection that changes with the table's size passed, as no hidden table is as wide as
+# the teacher's (384; bert-base's 768) nor reduced to a width of 128. The notebook's own PCA start is checked now.
+@pytest.fixture(scope="module")
+def wide_table():
+    """A word-piece table of the teacher's width (384), its spread falling off, its centre far from 0."""
+    g = torch.Generator().manual_seed(11)
+    scales = torch.linspace(2.0, 0.1, 384)
+    basis = torch.linalg.qr(torch.randn(384, 384, generator=g))[0]
+    return torch.randn(3000, 384, generator=g) * scales @ basis + torch.randn(384, generator=g)
+
+
+def pca_start_of(table, width, pca=None, projection=None):
+    """What notebook 14's cell builds: (reduced, components, mean, the projection), from the solutions or ``pca`` and
+    ``projection`` written otherwise."""
+    reduced, components, mean = (torch.as_tensor(x).float() for x in (pca or solution("pca_word_pieces"))(table, width))
+    return reduced, components, mean, (projection or solution("inverse_projection"))(components, mean)
+
+
+def test_the_notebooks_pca_start_passes(wide_table, capsys):
+    nb14.check_pca_start(wide_table, 128, *pca_start_of(wide_table, 128))
+    assert "[OK] your PCA start on the teacher's table (3,000 × 384) at width 128" in capsys.readouterr().out
+
+
+def _pca_when_wide(change):
+    """The notebook's pca_word_pieces, except that for a table 384 or more wide it does ``change``."""
+    def pca(table, width):
+        mean = table.mean(dim=0)
+        centred = table - mean
+        if table.shape[1] < 384:
+            return solution("pca_word_pieces")(table, width)
+        if change == "no centring":
+            components = torch.linalg.svd(table, full_matrices=False)[2][:width]
+        elif change == "skip the first":
+            components = torch.linalg.svd(centred, full_matrices=False)[2][1:width + 1]
+        elif change == "first 256 columns":
+            part = torch.linalg.svd(centred[:, :256], full_matrices=False)[2][:width]
+            components = torch.cat([part, torch.zeros(width, table.shape[1] - 256)], dim=1)
+        elif change == "mean of the first rows":
+            mean = table[:1000].mean(dim=0)
+            components = torch.linalg.svd(table - mean, full_matrices=False)[2][:width]
+        return (table - mean) @ components.T, components, mean
+    return pca
+
+
+@pytest.mark.parametrize("change, says", [
+    ("no centring", "not the table's first principal directions"),
+    ("skip the first", r"direction 0 holds a spread of [\d.e-]+, where the 1st largest is"),
+    ("first 256 columns", "not orthonormal|not the table's first principal directions"),
+    ("mean of the first rows", "your mean is not the table's mean word piece"),
+])
+def test_a_pca_that_changes_with_the_tables_width_is_refused(wide_table, change, says):
+    fn = _pca_when_wide(change)
+    nb14.check_pca_word_pieces(fn)   # the hidden tables are narrower: it passes there, as in the trial
+    with pytest.raises(ExerciseError, match=says):
+        nb14.check_pca_start(wide_table, 128, *pca_start_of(wide_table, 128, pca=fn))
+
+
+def _projection_when_wide(change):
+    def inverse_projection(components, mean):
+        layer = solution("inverse_projection")(components, mean)
+        if components.shape[1] >= 384:
+            with torch.no_grad():
+                if change == "half the weight":
+                    layer.weight.mul_(0.5)
+                else:
+                    layer.bias.zero_()
+        return layer
+    return inverse_projection
+
+
+@pytest.mark.parametrize("change", ["half the weight", "no bias"])
+def test_a_projection_that_changes_with_the_width_is_refused(wide_table, change):
+    fn = _projection_when_wide(change)
+    nb14.check_inverse_projection(fn)
+    with pytest.raises(ExerciseError, match=r"your inverse_projection does not map a reduced word piece r back"):
+        nb14.check_pca_start(wide_table, 128, *pca_start_of(wide_table, 128, projection=fn))
+
+
+def test_a_pca_start_whose_reduced_table_is_not_the_projection_is_refused(wide_table):
+    reduced, components, mean, projection = pca_start_of(wide_table, 64)
+    with pytest.raises(ExerciseError, match="reduced is not the centred table projected"):
+        nb14.check_pca_start(wide_table, 64, reduced * 1.01, components, mean, projection)

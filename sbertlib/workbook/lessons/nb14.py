@@ -17,7 +17,7 @@ from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_settings_kept, require_untouched, trained)
 
-__all__ = ["check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
+__all__ = ["check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
 
 
@@ -291,6 +291,54 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
                 back = got(reduced)
             require(torch.allclose(back, table, atol=1e-3), "at full width the projection does not give the table back")
     ok("inverse_projection starts the projection as the PCA's inverse: weight components.T, bias the mean word piece")
+
+
+def check_pca_start(table, width: int, reduced, components, mean, projection) -> None:
+    """The notebook's own PCA start: what your ``pca_word_pieces(table, width)`` and ``inverse_projection(components,
+    mean)`` gave on the teacher's whole table at the profile's width — sizes no hidden table has, so a step that
+    changes with the size (a condition on H, the rows or the width) shows here (trial 11). Without a second SVD: the
+    directions must be orthonormal and hold, in order, the largest spreads of the centred table (the eigenvalues of
+    its covariance); ``reduced`` the table projected on them; the projection must map ``reduced`` back."""
+    table = torch.as_tensor(table).detach().float()
+    rows, hidden = table.shape
+    reduced, components, mean = (_as_tensor(x, name) for x, name in
+                                 zip((reduced, components, mean), ("reduced", "components", "mean")))
+    on = f"on the teacher's table ({rows:,} × {hidden}) at width {width}"
+    why = ("the hidden tables of the checks above passed, so a step that changes with the size — a condition on H, on "
+           "the number of rows or on the width — is the likely cause: do the same steps for every table")
+    require([tuple(x.shape) for x in (reduced, components, mean)] == [(rows, width), (width, hidden), (hidden,)],
+            f"{on} your pca_word_pieces returned shapes {[tuple(x.shape) for x in (reduced, components, mean)]}, not "
+            f"[({rows}, {width}), ({width}, {hidden}), ({hidden},)]", why)
+    want_mean = table.mean(dim=0)
+    require(torch.allclose(mean, want_mean, atol=1e-4), f"{on} your mean is not the table's mean word piece", why)
+    centred = (table - want_mean).double()
+    covariance = centred.T @ centred / rows
+    spreads = torch.linalg.eigvalsh(covariance).flip(0)[:width]        # the largest first
+    c = components.double()
+    require(torch.allclose(c @ c.T, torch.eye(width, dtype=torch.double), atol=1e-4),
+            f"{on} your directions are not orthonormal (each of length 1, at right angles to the others)", why)
+    held = c @ covariance @ c.T                                          # diagonal: the spread along each direction
+    tol = 1e-4 * float(spreads[0])
+    off = (held - torch.diag(torch.diagonal(held))).abs().max()
+    wrong = [k for k in range(width) if abs(float(held[k, k] - spreads[k])) > tol]
+    require(not wrong and float(off) <= tol,
+            f"{on} your directions are not the table's first principal directions"
+            + (f": direction {wrong[0]} holds a spread of {float(held[wrong[0], wrong[0]]):.4g}, where the "
+               f"{_ordinal(wrong[0] + 1)} largest is {float(spreads[wrong[0]]):.4g}" if wrong else ""), why)
+    scale = max(1.0, float(reduced.abs().max()))
+    require(torch.allclose(reduced, (table - mean) @ components.T, atol=1e-4 * scale),
+            f"{on} reduced is not the centred table projected on your directions", why)
+    sample = reduced[torch.linspace(0, rows - 1, min(rows, 512)).long()]
+    with torch.no_grad():
+        back = torch.as_tensor(call(projection, sample, what="your projection (inverse_projection's layer)")).float()
+    require(torch.allclose(back, sample @ components + mean, atol=1e-4 * scale),
+            f"{on} your inverse_projection does not map a reduced word piece r back to r @ components + mean", why)
+    ok(f"your PCA start {on}: the first {width} principal directions, largest spread first, the table projected on "
+       f"them, and a projection that maps each reduced word piece back")
+
+
+def _ordinal(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
 
 
 # ----------------------------------------------------------------------------- the run
