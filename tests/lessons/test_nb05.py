@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from scipy.stats import pearsonr, spearmanr
 from sbertlib import evaluation, losses as _losses, paper
 from sbertlib.workbook.lessons import ExerciseError, nb05
-from lesson_helpers import not_done, recipe_follower, written_as_in_the_notebook
+from lesson_helpers import not_done, recipe_follower, train_loop, written_as_in_the_notebook
 
 
 def good_loss(u, v, scores):
@@ -265,6 +265,28 @@ def test_nb05_a_model_set_to_encode_otherwise_after_training_is_refused(tiny_enc
         return objective, step_losses, seconds
     with pytest.raises(ExerciseError, match=f"the trained model's settings are not its start's \\({setting} "):
         nb05.check_regression_runs(after, {}, tiny_encoder, stsb_examples, recipe)
+
+
+def test_nb05_a_function_that_reads_the_loops_signature_passes(tiny_encoder, stsb_examples, recipe, capsys):
+    """The eleventh trial: settings picked by the loop's own parameter names (inspect.signature) were refused with
+    "'TrainingArguments' object has no attribute 'a'": the check's stand-in had a signature of its own."""
+    import copy
+    import inspect
+    import time
+    from sbertlib.training import prepare_examples
+    namespace = {"train_loop": train_loop, "copy": copy, "time": time, "inspect": inspect,
+                 "prepare_examples": prepare_examples, "RegressionObjective": nb05.ReferenceRegressionObjective}
+    exec("""
+def train_regression(start, data, recipe):
+    objective = RegressionObjective(copy.deepcopy(start))
+    examples = prepare_examples(data, objective)
+    names = list(inspect.signature(train_loop).parameters)[2:]
+    t0 = time.perf_counter()
+    step_losses = train_loop(objective, examples, **{n: getattr(recipe, n) for n in names})
+    return objective, step_losses, time.perf_counter() - t0
+""", namespace)
+    nb05.check_regression_runs(namespace["train_regression"], {}, tiny_encoder, stsb_examples, recipe)
+    assert "[OK]" in capsys.readouterr().out
 
 
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):

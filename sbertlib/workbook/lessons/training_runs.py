@@ -9,6 +9,7 @@ to a gradient scaled the same at every step, so a norm that clips every step, or
 """
 from __future__ import annotations
 
+import functools
 import math
 from contextlib import contextmanager
 from typing import Callable
@@ -336,7 +337,10 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
             bound.apply_defaults()
             seen.append((getattr(real, "__name__", loop_name), dict(bound.arguments)))
             raise _LoopReached
-        return loop
+        try:   # the real loop's name and signature: a function that reads them (inspect.signature) reads its own
+            return functools.update_wrapper(loop, real)
+        except (AttributeError, TypeError):
+            return loop
     from . import _snapshot, require_unchanged
     before = [_snapshot(a) for a in args] if inputs_checked else []
     try:
