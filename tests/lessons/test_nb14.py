@@ -882,3 +882,26 @@ def test_a_pca_start_whose_reduced_table_is_not_the_projection_is_refused(wide_t
     reduced, components, mean, projection = pca_start_of(wide_table, 64)
     with pytest.raises(ExerciseError, match="reduced is not the centred table projected"):
         nb14.check_pca_start(wide_table, 64, reduced * 1.01, components, mean, projection)
+
+
+def test_teacher_vectors_handled_as_the_notebooks_numpy_arrays_pass(student, teacher_data, recipe, capsys):
+    """The eleventh trial: the check rescaled the teacher vectors into torch tensors, while the notebook's are numpy
+    float32 arrays; `v.astype(np.float32)`, a no-op on the notebook's data, was refused with a hint about settings."""
+    import numpy as np
+    as_numpy = [(s, np.asarray(v, dtype=np.float32)) for s, v in teacher_data]
+    inner = distil()
+
+    def with_numpy(start, data, recipe):
+        return inner(start, [(s, v.astype(np.float32)) for s, v in data], recipe)
+    check(with_numpy, None, student, as_numpy, recipe)
+    assert "[OK]" in capsys.readouterr().out
+
+
+def test_an_objective_whose_init_raises_is_told_so_not_that_the_check_failed(student):
+    """The eleventh trial: an __init__ reading model.projection got "the check itself may be at fault"."""
+    class Reads(objective(lambda s, t: F.mse_loss(s, t))):
+        def __init__(self, model):
+            super().__init__(model)
+            self.width = model.projection.out_features
+    with pytest.raises(ExerciseError, match=r"DistillationObjective\(model\) raised AttributeError.*\n.*stand-in model"):
+        nb14.check_distillation_objective(Reads, student)
