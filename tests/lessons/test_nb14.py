@@ -905,3 +905,12 @@ def test_an_objective_whose_init_raises_is_told_so_not_that_the_check_failed(stu
             self.width = model.projection.out_features
     with pytest.raises(ExerciseError, match=r"DistillationObjective\(model\) raised AttributeError.*\n.*stand-in model"):
         nb14.check_distillation_objective(Reads, student)
+
+
+def test_slow_work_outside_the_timed_loop_is_told_apart_from_a_wrong_timer(student, teacher_data, recipe):
+    """The eleventh trial: the student timed the loop alone, and the hint said to time the loop alone."""
+    def slow_setup(start, data, recipe):
+        time.sleep(0.8)   # other work in the function, outside the timer
+        return distil()(start, data, recipe)
+    with pytest.raises(ExerciseError, match="If you timed it so, something else in the function took most of the call"):
+        check(slow_setup, None, student, teacher_data, recipe)

@@ -538,9 +538,13 @@ def _check_probe(fn: Callable, name: str, start, part: list, args, notebook_reci
     seconds = float(result[2])
     if not fits(result, wall):
         raise ExerciseError(f"{what} returned {seconds:.4g} seconds, but the whole call took {wall:.2f} s\nHint: "
-                            f"{'more than the call itself' if seconds > wall else 'far less than the call'}: read "
-                            f"time.perf_counter() just before and just after your loop, and return the difference as "
-                            f"it is, in seconds")
+                            + ("more than the call itself: read time.perf_counter() just before and just after your "
+                               "loop, and return the difference as it is, in seconds" if seconds > wall else
+                               "far less than the call: the seconds are those of the loop, read with "
+                               "time.perf_counter() just before and just after it, as they are, in seconds. If you "
+                               "timed it so, something else in the function took most of the call: besides the loop "
+                               "it should only copy the start and prepare the examples (the check times the whole "
+                               "call; the loop must be nearly all of it)"))
     if not same_run(got, objective.model, want, want_model):
         raise ExerciseError(f"{what}: its losses or trained weights are not those of the library's run of that "
                             f"recipe (the same start and seed)\nHint: "
