@@ -914,3 +914,16 @@ def test_slow_work_outside_the_timed_loop_is_told_apart_from_a_wrong_timer(stude
         return distil()(start, data, recipe)
     with pytest.raises(ExerciseError, match="If you timed it so, something else in the function took most of the call"):
         check(slow_setup, None, student, teacher_data, recipe)
+
+
+def test_the_unread_hint_is_not_given_where_the_source_cannot_be_read(runs_only, student, teacher_data, recipe):
+    """The eleventh trial: a function run from exec'd text (no source Python can find) got 'your function never reads
+    recipe.epochs, …' for losses rounded to 3 decimals."""
+    inner = distil()
+    namespace = {"inner": inner}
+    exec(compile("def rounded(start, data, recipe):\n"
+                 "    objective, step_losses, seconds = inner(start, data, recipe)\n"
+                 "    return objective, [round(x, 3) for x in step_losses], seconds\n", "<no file>", "exec"), namespace)
+    with pytest.raises(ExerciseError) as err:
+        check(namespace["rounded"], None, student, teacher_data, recipe)
+    assert "never reads" not in str(err.value)

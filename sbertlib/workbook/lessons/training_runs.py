@@ -188,7 +188,7 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
     whole = any(way in source for way in ("getattr(recipe", "vars(recipe", "recipe.__dict__", "asdict(recipe",
                                           "**recipe", "recipe.to_dict")) or bool(   # every field read at once,
         re.search(r"\brecipe\b(?!\s*\.)", body))                                 # or by a helper it is given to
-    unread = [] if whole else [f for f in LOOP_DEFAULTS if f".{f}" not in source]
+    unread = [] if whole or not source else [f for f in LOOP_DEFAULTS if f".{f}" not in source]   # no source: unknown
     if unread:
         return (f"the run differs from the recipe's in its updates, and your function never reads "
                 f"{', '.join('recipe.' + f for f in unread)}: pass every setting the recipe holds on to your loop")
