@@ -932,3 +932,16 @@ def test_the_unread_hint_is_not_given_where_the_source_cannot_be_read(runs_only,
     with pytest.raises(ExerciseError, match="the run differs from the recipe's in its updates") as err:
         check(namespace["faster"], None, student, teacher_data, recipe)
     assert "never reads" not in str(err.value)
+
+
+def test_a_pca_that_calls_the_librarys_is_refused():
+    """The eleventh trial: pca_word_embeddings called on a duck-typed teacher holding the table passed."""
+    from types import SimpleNamespace
+    from sbertlib.training import distillation
+
+    def borrowed(table, width):
+        emb = torch.nn.Embedding.from_pretrained(table)
+        teacher = SimpleNamespace(backbone=SimpleNamespace(get_input_embeddings=lambda: emb))
+        return distillation.pca_word_embeddings(teacher, width)
+    with pytest.raises(ExerciseError, match="your pca_word_pieces calls the library's pca_word_embeddings"):
+        nb14.check_pca_word_pieces(borrowed)

@@ -187,6 +187,28 @@ def library_losses_watched():
             k.loss_from_embeddings = fn
 
 
+@contextmanager
+def library_calls_watched(module, *names: str):
+    """Within: each function ``names`` of the library's ``module`` records, by name, that it ran (looked up through
+    the module, as a notebook calls it: ``distillation.pca_word_embeddings(...)``); yields the list. An exercise's
+    check calls the student's function inside it: the library's answer inside theirs is not theirs."""
+    used: list[str] = []
+    real = {name: getattr(module, name) for name in names}
+
+    def watched(name, fn):
+        def run(*args, **kwargs):
+            used.append(name)
+            return fn(*args, **kwargs)
+        return run
+    try:
+        for name, fn in real.items():
+            setattr(module, name, watched(name, fn))
+        yield used
+    finally:
+        for name, fn in real.items():
+            setattr(module, name, fn)
+
+
 def require_own_loss(used: list, yours: str) -> None:
     """Fail where :func:`library_losses_watched` saw a library loss run inside the student's ``yours``."""
     __tracebackhide__ = True  # noqa: F841

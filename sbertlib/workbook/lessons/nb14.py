@@ -11,8 +11,8 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import (guard, Exercise, ExerciseError, call, library_losses_watched, named_slip, ok, require, require_gradient,
-               require_own_class, require_own_loss)
+from . import (guard, Exercise, ExerciseError, call, library_calls_watched, library_losses_watched, named_slip, ok,
+               require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
                             require_own_objective, require_settings_kept, require_untouched, trained)
@@ -172,8 +172,13 @@ def check_pca_word_pieces(pca_word_pieces: Callable) -> None:
     direction up to its sign."""
     require(callable(pca_word_pieces), f"pass your function itself, not {type(pca_word_pieces).__name__}",
             "check_pca_word_pieces(pca_word_pieces) — no parentheses after the name")
+    from ...training import distillation
     for table, width in _hidden_tables():
-        out = call(pca_word_pieces, table.clone(), width)
+        with library_calls_watched(distillation, "pca_word_embeddings", "make_student") as used:
+            out = call(pca_word_pieces, table.clone(), width)
+        require(not used, f"your pca_word_pieces calls the library's {used[0] if used else ''}: its PCA is the "
+                f"library's, not yours", "write the PCA with torch operations yourself: centre, SVD, keep the first "
+                "directions, project — the exercise is the PCA")
         require(isinstance(out, (tuple, list)) and len(out) == 3,
                 f"your function returned {type(out).__name__}" + (f" of {len(out)} items" if hasattr(out, "__len__") else ""),
                 "return three things: reduced (vocab, width), components (width, H), mean (H,)")
