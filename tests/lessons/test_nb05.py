@@ -85,6 +85,21 @@ def make_objective(label_kind="score", score_range=(0.0, 5.0), scale=1.0, loss_f
     return RegressionObjective
 
 
+@pytest.mark.parametrize("setting, value", [("precision", "int8"), ("max_seq_length", 16), ("normalize", True)])
+def test_nb05_an_objective_that_changes_the_encoders_settings_is_named_and_undone(tiny_encoder, setting, value):
+    """The eleventh trial: `model.precision = "int8"` in RegressionObjective.__init__ passed exercises 2 and 3."""
+    base = make_objective()
+
+    class Changes(base):
+        def __init__(self, model):
+            super().__init__(model)
+            setattr(model, setting, value)
+    before = getattr(tiny_encoder, setting)
+    with pytest.raises(ExerciseError, match=f"RegressionObjective\\(model\\) changed the model's settings \\({setting} "):
+        nb05.check_regression_objective(Changes, tiny_encoder)
+    assert getattr(tiny_encoder, setting) == before   # the notebook's encoder, put back
+
+
 def test_nb05_regression_objective_right_passes(tiny_encoder, capsys):
     nb05.check_regression_objective(make_objective(), tiny_encoder)
     assert capsys.readouterr().out.startswith("[OK]")

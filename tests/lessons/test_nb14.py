@@ -945,3 +945,15 @@ def test_a_pca_that_calls_the_librarys_is_refused():
         return distillation.pca_word_embeddings(teacher, width)
     with pytest.raises(ExerciseError, match="your pca_word_pieces calls the library's pca_word_embeddings"):
         nb14.check_pca_word_pieces(borrowed)
+
+
+def test_an_objective_that_changes_the_encoders_settings_is_named_and_undone(student):
+    """The eleventh trial: `max_seq_length = 16` in DistillationObjective.__init__ passed exercise 1."""
+    class Changes(objective(lambda s, t: F.mse_loss(s, t))):
+        def __init__(self, model):
+            super().__init__(model)
+            model.max_seq_length = 16
+    before = student.max_seq_length
+    with pytest.raises(ExerciseError, match=r"DistillationObjective\(model\) changed the model's settings \(max_seq_length "):
+        nb14.check_distillation_objective(Changes, student)
+    assert student.max_seq_length == before

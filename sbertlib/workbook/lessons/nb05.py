@@ -11,7 +11,8 @@ from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watc
                require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_settings_kept, require_untouched, trained)
+                            require_own_objective, require_settings_kept, require_untouched, settings_left_alone,
+                            trained)
 
 __all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -160,7 +161,8 @@ def check_regression_objective(cls, encoder) -> None:
             f"pass your class itself, a subclass of losses.SBERTLoss (got {cls!r})",
             "check_regression_objective(RegressionObjective, encoder)")
     try:
-        objective = cls(encoder)
+        with settings_left_alone(encoder, "RegressionObjective(model)"):
+            objective = cls(encoder)
     except NotImplementedError:
         raise ExerciseError("RegressionObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     require(objective.model is encoder, "the objective's .model is not the encoder it was given",

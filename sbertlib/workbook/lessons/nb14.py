@@ -15,7 +15,8 @@ from . import (guard, Exercise, ExerciseError, call, library_calls_watched, libr
                require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_settings_kept, require_untouched, trained)
+                            require_own_objective, require_settings_kept, require_untouched, settings_left_alone,
+                            trained)
 
 __all__ = ["check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -113,7 +114,9 @@ def check_distillation_objective(cls, encoder) -> None:
     g = torch.Generator().manual_seed(41)
     sentences = ["a man plays a guitar", "two dogs run on the beach", "the chef cooks", "a child reads a book"]
     data = [(s, torch.randn(encoder.dim, generator=g).numpy()) for s in sentences]
-    mine, ref = cls(encoder), losses.DistillationLoss(encoder)
+    with settings_left_alone(encoder, "DistillationObjective(model)"):
+        mine = cls(encoder)
+    ref = losses.DistillationLoss(encoder)
     require(mine.model is encoder, "the objective's .model is not the encoder it was given",
             "call super().__init__(model) if you wrote an __init__: SBERTLoss keeps the one encoder as self.model")
     try:

@@ -60,6 +60,22 @@ def settings_changed(before: tuple, model) -> list[str]:
             if a != b and k not in RUN_FREE]
 
 
+@contextmanager
+def settings_left_alone(model, what: str):
+    """Within: code of the student's given ``model`` (an objective's ``__init__``); after it, every setting a run
+    depends on must be as before — each is put back, so the notebook's encoder stays as it was, and the change named."""
+    values = {k: getattr(model, k) for k in SETTINGS if k not in RUN_FREE and hasattr(model, k)}
+    before = fingerprint(model)
+    yield
+    changed = settings_changed(before, model)
+    for k, value in values.items():
+        if getattr(model, k) != value:
+            setattr(model, k, value)
+    require(not changed, f"{what} changed the model's settings ({'; '.join(changed)})",
+            "the objective holds the encoder as it is given: how it encodes is the encoder's (and the recipe's) "
+            "business, not the loss's")
+
+
 def require_settings_kept(model, before: tuple) -> None:
     """The trained ``model`` encodes as its start did (``before``, the start's :func:`fingerprint`): a model trained
     right but set afterwards to encode otherwise (CLS pooling, a shorter length limit, int8) would be evaluated and
