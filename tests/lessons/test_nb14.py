@@ -484,7 +484,7 @@ def test_an_objective_that_takes_the_list_as_a_tensor_is_told_what_the_list_hold
 def test_a_projection_off_by_a_small_offset_is_refused():
     """The fourth trial: `reduced + 1e-3` passed (the tolerance was 1e-3)."""
     def offset(table, width):
-        reduced, components, mean = nb14.pca_truth(table, width)
+        reduced, components, mean = pca()(table, width)
         return reduced + 1e-3, components, mean
     with pytest.raises(ExerciseError, match="reduced .* is not the centred table projected"):
         nb14.check_pca_word_pieces(offset)
