@@ -47,6 +47,17 @@ def test_nb05_regression_loss_wrong_answers_fail(wrong, hint):
         nb05.check_regression_loss(wrong)
 
 
+@pytest.mark.parametrize("wrong", [
+    lambda u, v, s: F.mse_loss((u * v).sum(1), s / 5) if u.shape[1] == 128 else good_loss(u, v, s),   # offline's width
+    lambda u, v, s: F.mse_loss((u * v).sum(1), s / 5) if u.shape[1] in (64, 384) else good_loss(u, v, s),
+    lambda u, v, s: good_loss(u[:16], v[:16], s[:16]) if len(u) == 32 else good_loss(u, v, s),       # a batch of 32
+], ids=["dot at width 128", "dot at widths 64 and 384", "first 16 of 32 pairs"])
+def test_nb05_a_loss_wrong_only_at_a_profiles_sizes_fails(wrong):
+    """The twelfth trial: the hidden batches had none of the profiles' widths (64, 128, 384) nor batch sizes (16, 32)."""
+    with pytest.raises(ExerciseError, match="for a batch of (16|32) pairs you returned"):
+        nb05.check_regression_loss(wrong)
+
+
 def test_nb05_truth_is_the_library_loss():
     from sbertlib.losses import CosineSimilarityLoss
     g = torch.Generator().manual_seed(0)

@@ -957,3 +957,12 @@ def test_an_objective_that_changes_the_encoders_settings_is_named_and_undone(stu
     with pytest.raises(ExerciseError, match=r"DistillationObjective\(model\) changed the model's settings \(max_seq_length "):
         nb14.check_distillation_objective(Changes, student)
     assert student.max_seq_length == before
+
+
+@pytest.mark.parametrize("width", [384, 128, 64])
+def test_a_distillation_loss_wrong_only_at_a_real_width_fails(student, width):
+    """The twelfth trial's kind: a loss that changes only at a profile's width (MiniLM's 384, a student's 128 or 64)."""
+    def loss(s, t):
+        return F.mse_loss(s, t) * (1.5 if s.shape[1] == width else 1.0)
+    with pytest.raises(ExerciseError, match=f"for 128 student vectors of {width} numbers you returned"):
+        nb14.check_distillation_objective(objective(loss), student)

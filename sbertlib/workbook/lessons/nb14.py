@@ -25,7 +25,8 @@ __all__ = ["check_pca_start", "check_distillation_objective", "check_pca_word_pi
 # ----------------------------------------------------------------------------- the objective
 def _hidden_vectors():
     g = torch.Generator().manual_seed(14)
-    for batch, dim in ((5, 8), (1, 6), (9, 4), (128, 768)):   # the last a real batch's size and bert-base's width
+    # then a real batch (128) at bert-base's width, MiniLM's and the students' (a step that changes only there shows)
+    for batch, dim in ((5, 8), (1, 6), (9, 4), (128, 768), (128, 384), (128, 128), (128, 64)):
         student, teacher = torch.randn(batch, dim, generator=g) * 1.7, torch.randn(batch, dim, generator=g) * 0.6
         yield student, teacher
 
