@@ -58,6 +58,31 @@ def test_nb05_a_loss_wrong_only_at_a_profiles_sizes_fails(wrong):
         nb05.check_regression_loss(wrong)
 
 
+COUNT = {"calls": 0}
+
+
+def test_nb05_a_loss_that_changes_with_its_calls_fails(tiny_encoder):
+    """The twelfth trial: an objective that counted its steps (self.steps) and changed after 60 passed every check; a
+    real run's step 61 trained another model."""
+    def counting(u, v, s):
+        COUNT["calls"] += 1
+        return good_loss(u, v, s)
+    with pytest.raises(ExerciseError, match=r"your regression_loss changed COUNT while it ran"):
+        nb05.check_regression_loss(counting)
+    base = make_objective()
+
+    class Late(base):
+        def __init__(self, model):
+            super().__init__(model)
+            self.steps = 0
+
+        def loss_from_embeddings(self, embeddings, labels):
+            self.steps += 1
+            return super().loss_from_embeddings(embeddings, labels)
+    with pytest.raises(ExerciseError, match=r"your loss_from_embeddings changed self.steps while it ran"):
+        nb05.check_regression_objective(Late, tiny_encoder)
+
+
 def test_nb05_truth_is_the_library_loss():
     from sbertlib.losses import CosineSimilarityLoss
     g = torch.Generator().manual_seed(0)
@@ -370,6 +395,8 @@ def test_right_answers_pass(capsys):
     (lambda c, g: right(c[:1000], g[:1000]), "first 1,000 pairs only: use all 1,379"),          # trial 11
     (lambda c, g: right(c[:5000], g[:5000]), "first 5,000 pairs only: use all 20,000"),
     (lambda c, g: right(c[:1000], g[:1000]) if len(c) == 1379 else right(c, g), "STSb test's size"),
+    (lambda c, g: {**right(c, g), "Spearman ×100": 100 * np.corrcoef(np.argsort(np.argsort(c)), np.argsort(np.argsort(g,
+     kind="stable")))[0, 1]} if len(c) > 1000 else right(c, g), "ties get their average rank"),   # trial 12
     (lambda c, g: {k: round(float(v), 2) for k, v in right(c, g).items()}, "rounded to 2 decimal"),
 ])
 def test_usual_slips_are_named(wrong, hint):

@@ -966,3 +966,18 @@ def test_a_distillation_loss_wrong_only_at_a_real_width_fails(student, width):
         return F.mse_loss(s, t) * (1.5 if s.shape[1] == width else 1.0)
     with pytest.raises(ExerciseError, match=f"for 128 student vectors of {width} numbers you returned"):
         nb14.check_distillation_objective(objective(loss), student)
+
+
+def test_a_distillation_loss_that_changes_after_some_steps_fails(student):
+    """The twelfth trial: `self.steps += 1`, the sum over each vector after 40 steps, passed exercises 1 and 4."""
+    class Late(objective(lambda s, t: F.mse_loss(s, t))):
+        def __init__(self, model):
+            super().__init__(model)
+            self.steps = 0
+
+        def loss_from_embeddings(self, embeddings, labels):
+            self.steps += 1
+            d2 = (embeddings[0] - labels) ** 2
+            return d2.sum(1).mean() if self.steps > 40 else d2.mean()
+    with pytest.raises(ExerciseError, match=r"changed self.steps while it ran.*\n.*nothing kept from one call"):
+        nb14.check_distillation_objective(Late, student)

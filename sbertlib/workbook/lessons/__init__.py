@@ -209,6 +209,82 @@ def library_calls_watched(module, *names: str):
             setattr(module, name, fn)
 
 
+def _kept_value(value):
+    """A copy of a value a loss could keep between calls (a number, a string, a tensor, a small container), or the
+    marker ``...`` for anything else (a module, a function, a model: not compared)."""
+    import copy
+    import types
+
+    import torch
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return value
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple, dict, set)) and len(value) <= 1000:
+        try:
+            return copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - a container that cannot be copied is not compared
+            return ...
+    if isinstance(value, (types.ModuleType, types.FunctionType, type)):
+        return ...
+    return ...
+
+
+def _same_kept(a, b) -> bool:
+    import torch
+    if a is ... or b is ...:
+        return True
+    try:
+        if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and \
+                bool(torch.equal(a, b.to(a.dtype)))
+        return bool(a == b) and type(a) is type(b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared (nested tensors) are taken as kept
+        return True
+
+
+def _loss_state(fn) -> dict:
+    """What the student's loss ``fn`` (a function or a bound method) can keep between calls: its object's own
+    attributes and buffers (``self.steps``), and the globals and closure values its code names (a counter)."""
+    owner, func = getattr(fn, "__self__", None), getattr(fn, "__func__", fn)
+    state = {}
+    if owner is not None:
+        for k, v in vars(owner).items():
+            if not k.startswith("_") and k not in ("training", "model"):
+                state[f"self.{k}"] = _kept_value(v)
+        for k, v in (getattr(owner, "_buffers", None) or {}).items():
+            state[f"self.{k}"] = _kept_value(v)
+    code, names = getattr(func, "__code__", None), set()
+    stack = [code] if code is not None else []
+    while stack:
+        c = stack.pop()
+        names |= set(c.co_names)
+        stack += [k for k in c.co_consts if hasattr(k, "co_names")]
+    space = getattr(func, "__globals__", {})
+    state.update({n: _kept_value(space[n]) for n in names if n in space})
+    for name, cell in zip(getattr(code, "co_freevars", ()), getattr(func, "__closure__", None) or ()):
+        try:
+            state[name] = _kept_value(cell.cell_contents)
+        except ValueError:   # an empty cell
+            continue
+    return state
+
+
+@contextmanager
+def loss_state_kept(fn, what: str):
+    """Within: a call of the student's loss ``fn``. After it, what the loss can keep between calls
+    (:func:`_loss_state`) must be as before: a loss that counts its calls or keeps a running value is another loss
+    after the check's few calls, on step 41 of a real run (trial 12)."""
+    __tracebackhide__ = True  # noqa: F841
+    before = _loss_state(fn)
+    yield
+    after = _loss_state(fn)
+    changed = [k for k in before if k in after and not _same_kept(before[k], after[k])]
+    require(not changed, f"{what} changed {', '.join(changed)} while it ran: a loss that keeps a count or a running "
+            f"value between calls is another loss after the check's few calls",
+            "compute the loss of a batch from that batch alone: nothing kept from one call to the next")
+
+
 def require_own_loss(used: list, yours: str) -> None:
     """Fail where :func:`library_losses_watched` saw a library loss run inside the student's ``yours``."""
     __tracebackhide__ = True  # noqa: F841

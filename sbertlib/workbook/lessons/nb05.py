@@ -7,7 +7,8 @@ import torch
 import torch.nn.functional as F
 
 from ... import losses
-from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, named_slip, ok, require,
+from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, loss_state_kept, named_slip, ok,
+               require,
                require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
@@ -85,7 +86,7 @@ def check_regression_loss(regression_loss: Callable) -> None:
             "check_regression_loss(regression_loss) — no parentheses after the name")
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        with library_losses_watched() as used:
+        with library_losses_watched() as used, loss_state_kept(regression_loss, "your regression_loss"):
             got = call(regression_loss, ug, vg, scores.clone())
         require_own_loss(used, "regression_loss")
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
@@ -138,7 +139,8 @@ def _require_objective_gradient(objective) -> None:
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
         objective.model.train()
         try:
-            with library_losses_watched() as used:
+            with library_losses_watched() as used, loss_state_kept(objective.loss_from_embeddings,
+                                                                   "your loss_from_embeddings"):
                 got = call(objective.loss_from_embeddings, [ug, vg], scores.clone(), what="your loss_from_embeddings")
         finally:
             training = objective.model.training
@@ -322,7 +324,7 @@ def _scale_cases():
     gold = np.round(rng.uniform(0, 5, 250) * 2) / 2
     yield 0.3 - 0.5 * gold / 5 + rng.normal(0, 0.15, 250), gold
     for n in (1_379, 20_000):   # STSb test's size, and more pairs than any test set: a cap on the pairs used shows
-        gold = rng.uniform(0, 5, n)
+        gold = np.round(rng.uniform(0, 5, n) * 5) / 5   # ties, as STSb test's 1,379 scores have 70 distinct values
         yield 0.5 + 0.3 * gold / 5 + rng.normal(0, 0.12, n), gold
 
 

@@ -11,7 +11,8 @@ import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import (guard, Exercise, ExerciseError, call, library_calls_watched, library_losses_watched, named_slip, ok,
+from . import (guard, Exercise, ExerciseError, call, library_calls_watched, library_losses_watched, loss_state_kept,
+               named_slip, ok,
                require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
@@ -79,7 +80,8 @@ def check_distillation_objective(cls, encoder) -> None:
         sg = s.clone().requires_grad_(True)
         try:
             objective.model.train()
-            with library_losses_watched() as used:
+            with library_losses_watched() as used, loss_state_kept(objective.loss_from_embeddings,
+                                                                   "your loss_from_embeddings"):
                 got = call(objective.loss_from_embeddings, [sg], t.clone())
             require_own_loss(used, "DistillationObjective")
             require(objective.model.training, "your loss_from_embeddings switched the model to eval mode",
