@@ -340,6 +340,38 @@ def train_regression(start, data, recipe):
     assert "[OK]" in capsys.readouterr().out
 
 
+def test_nb05_only_a_run_its_check_passed_can_be_saved(tiny_encoder, stsb_examples, recipe):
+    """The twelfth trial: a run the check refused was saved anyway (the next cell), the function fixed, and the saved
+    run then loaded under an [OK]. The save cell takes the run through checks.checked."""
+    import copy
+    good = copy.deepcopy(tiny_encoder)
+    wrong = regress(lr=1e-3)(good, stsb_examples, recipe)
+    with pytest.raises(ExerciseError):
+        nb05.check_regression_runs(regress(lr=1e-3), {"stsb": (good, nb05.fingerprint(good), wrong)}, tiny_encoder,
+                                   stsb_examples, recipe)
+    with pytest.raises(ExerciseError, match="this run has not passed its check, so it is not saved"):
+        nb05.checked(wrong)
+    right = regress()(good, stsb_examples, recipe)
+    nb05.check_regression_runs(regress(), {"stsb": (good, nb05.fingerprint(good), right)}, tiny_encoder,
+                               stsb_examples, recipe)
+    assert nb05.checked(right) is right
+
+
+def test_nb05_a_start_trained_by_an_earlier_attempt_is_named_with_how_to_rebuild_it(tiny_encoder, stsb_examples,
+                                                                                    recipe):
+    """The twelfth trial: after a refused no-copy run, the fixed function passed, its start already trained (the
+    fingerprint was taken just before the run). The notebook now takes it where the start is built."""
+    import copy
+    start = copy.deepcopy(tiny_encoder)
+    built = nb05.fingerprint(start)
+    regress()(start, stsb_examples, recipe)                       # the first attempt trained `start` itself ...
+    trained = regress()(start, stsb_examples, recipe)[0].model   # ... as the no-copy function does
+    start.load_state_dict(trained.state_dict())
+    again = regress()(start, stsb_examples, recipe)               # the fixed function, run on the trained start
+    with pytest.raises(ExerciseError, match="(?s)training changed the model you started from.*build it again first"):
+        nb05.check_regression_runs(regress(), {"stsb": (start, built, again)}, tiny_encoder, stsb_examples, recipe)
+
+
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
     """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
     with its record, and nothing of an earlier run in that folder stays beside it."""
@@ -395,6 +427,8 @@ def test_right_answers_pass(capsys):
     (lambda c, g: right(c[:1000], g[:1000]), "first 1,000 pairs only: use all 1,379"),          # trial 11
     (lambda c, g: right(c[:5000], g[:5000]), "first 5,000 pairs only: use all 20,000"),
     (lambda c, g: right(c[:1000], g[:1000]) if len(c) == 1379 else right(c, g), "STSb test's size"),
+    (lambda c, g: {k: f"{v:.3f}" for k, v in right(c, g).items()}, r"is a str \('"),                 # trial 12
+    (lambda c, g: {k: torch.tensor(v) for k, v in right(c, g).items()}, "is a Tensor"),
     (lambda c, g: {**right(c, g), "Spearman ×100": 100 * np.corrcoef(np.argsort(np.argsort(c)), np.argsort(np.argsort(g,
      kind="stable")))[0, 1]} if len(c) > 1000 else right(c, g), "ties get their average rank"),   # trial 12
     (lambda c, g: {k: round(float(v), 2) for k, v in right(c, g).items()}, "rounded to 2 decimal"),

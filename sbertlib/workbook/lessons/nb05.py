@@ -8,14 +8,13 @@ import torch.nn.functional as F
 
 from ... import losses
 from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watched, loss_state_kept, named_slip, ok,
-               require,
-               require_gradient, require_own_class, require_own_loss)
+               require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
-from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_settings_kept, require_untouched, settings_left_alone,
-                            trained)
+from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
+                            mark_checked, passed_as_is, require_own_objective, require_settings_kept,
+                            require_untouched, settings_left_alone, trained)
 
-__all__ = ["check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
+__all__ = ["checked", "check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
 
 MAX_SCORE = 5.0  # STSb gold scores run from 0 to 5
@@ -295,6 +294,8 @@ def check_regression_runs(train_regression: Callable, new_runs: dict, start, sts
     said = (f"your {len(new_runs)} run(s): the recipe's steps and the library's first losses, each start untouched"
             if new_runs else
             "both runs were trained before and are loaded (RETRAIN = True trains them again)")
+    for _, (_, _, result) in new_runs.items():
+        mark_checked(result)   # the notebook saves only what passed (training_runs.checked)
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
        f"every loss and the trained weights are the library's run of the same recipe{passed_as_is(read)}")
 
@@ -383,6 +384,9 @@ def check_order_and_scale(order_and_scale: Callable) -> None:
                  f"cosines below 0, correlation below 0)", f"{len(gold):,} hidden pairs (STSb test's size)",
                  f"{len(gold):,} hidden pairs")[case]
         for key in SCALE_KEYS:
+            require(isinstance(got[key], (int, float, np.integer, np.floating)) and not isinstance(got[key], bool),
+                    f"{key!r} is a {type(got[key]).__name__} ({got[key]!r}), not a number",
+                    "return each as a plain number (float(...)): the table below rounds it for display")
             try:
                 value = float(got[key])
             except (TypeError, ValueError):

@@ -12,14 +12,13 @@ import torch.nn.functional as F
 from ... import losses
 from ...training import distillation
 from . import (guard, Exercise, ExerciseError, call, library_calls_watched, library_losses_watched, loss_state_kept,
-               named_slip, ok,
-               require, require_gradient, require_own_class, require_own_loss)
+               named_slip, ok, require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
-from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, fingerprint, passed_as_is,
-                            require_own_objective, require_settings_kept, require_untouched, settings_left_alone,
-                            trained)
+from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
+                            mark_checked, passed_as_is, require_own_objective, require_settings_kept,
+                            require_untouched, settings_left_alone, trained)
 
-__all__ = ["check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
+__all__ = ["checked", "check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
 
 
@@ -302,10 +301,13 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
                                 "projecting: the way back must add it again")
         require(got.weight.requires_grad and got.bias.requires_grad,
                 "the projection is frozen (requires_grad is False)", "distillation trains it: leave it trainable")
-        if width == hidden:
-            with torch.no_grad():
-                back = got(reduced)
-            require(torch.allclose(back, table, atol=1e-3), "at full width the projection does not give the table back")
+        with torch.no_grad():   # what the layer does, hooks and all: a Linear whose forward adds a tanh is no inverse
+            back = torch.as_tensor(call(got, reduced.clone(), what="your projection")).float()
+        require(tuple(back.shape) == tuple(table.shape) and torch.allclose(back, reduced @ components + mean, atol=1e-3),
+                "your layer does not map a reduced word piece r back to r @ components + mean, though its weight and "
+                "bias are right: its forward does more than a Linear's (an activation, a hook, dropout)",
+                "return a plain torch.nn.Linear: the projection is linear, so that at first it is the PCA's exact "
+                "inverse")
     ok("inverse_projection starts the projection as the PCA's inverse: weight components.T, bias the mean word piece")
 
 
@@ -320,8 +322,9 @@ def check_pca_start(table, width: int, reduced, components, mean, projection) ->
     reduced, components, mean = (_as_tensor(x, name) for x, name in
                                  zip((reduced, components, mean), ("reduced", "components", "mean")))
     on = f"on the teacher's table ({rows:,} × {hidden}) at width {width}"
-    why = ("the hidden tables of the checks above passed, so a step that changes with the size — a condition on H, on "
-           "the number of rows or on the width — is the likely cause: do the same steps for every table")
+    why = ("the hidden tables of the checks above passed, so the likely cause is a step that changes with the size (a "
+           "condition on H, on the number of rows or on the width), an approximate method (pca_lowrank, a randomised "
+           "SVD) or a layer that does more than its Linear: do the same exact steps for every table")
     require([tuple(x.shape) for x in (reduced, components, mean)] == [(rows, width), (width, hidden), (hidden,)],
             f"{on} your pca_word_pieces returned shapes {[tuple(x.shape) for x in (reduced, components, mean)]}, not "
             f"[({rows}, {width}), ({width}, {hidden}), ({hidden},)]", why)
@@ -427,6 +430,8 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     if result is not None:   # last: its hint assumes the check's recipes were followed
         followed = check_notebook_run(result[0], step_losses, start, teacher_data, recipe, losses.DistillationLoss)
         said = f"your run: {n} steps ({recipe.epochs} epoch(s)), the start untouched, {followed}"
+    if result is not None:
+        mark_checked(result)   # the notebook saves only what passed (training_runs.checked)
     ok(f"{said}; on the check's {len(probes)} recipes of its own (clipping at {probes[0].max_grad_norm:g} among them) "
        f"every loss and the trained weights are the library's run of the same recipe{passed_as_is(read)}")
 

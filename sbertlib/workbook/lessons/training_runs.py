@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 from contextlib import contextmanager
 from typing import Callable
 
@@ -33,11 +34,12 @@ RUN_FREE = ("training", "info")   # settings that change no run: the loop sets t
 
 def fingerprint(model) -> tuple:
     """A cheap summary of a model: one sum per parameter tensor (changes when training steps it), then its settings
-    (:data:`SETTINGS`: pooling, length limit, normalisation, encoding precision, the info a table row reads, the mode)
-    as the last item."""
+    (:data:`SETTINGS`: pooling, length limit, normalisation, encoding precision, the info a table row reads, the mode;
+    then the weights' dtypes) as the last item."""
     with torch.no_grad():
         weights = tuple(float(p.double().sum()) for p in model.parameters())
-    return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS),)
+    dtypes = ("weights", repr(sorted({str(p.dtype).replace("torch.", "") for p in model.parameters()})))
+    return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS) + (dtypes,),)
 
 
 def require_untouched(start, before: tuple, row: str) -> None:
@@ -46,7 +48,8 @@ def require_untouched(start, before: tuple, row: str) -> None:
     now = fingerprint(start)
     if now[:-1] != before[:-1]:
         raise ExerciseError(f"training changed the model you started from: {row} needs it as it was\nHint: train a "
-                            f"copy (copy.deepcopy) of the start, and leave the start itself alone")
+                            f"copy (copy.deepcopy) of the start, and leave the start itself alone. If an earlier "
+                            f"attempt trained it, build it again first: run the cell that made it")
     changed = [f"{k} {b} → {a}" for (k, b), (_, a) in zip(before[-1], now[-1]) if a != b]
     if changed:
         raise ExerciseError(f"your function changed the start's settings ({'; '.join(changed)}): {row} needs it as it "
@@ -83,8 +86,27 @@ def require_settings_kept(model, before: tuple) -> None:
     changed = settings_changed(before, model)
     require(not changed, f"the trained model's settings are not its start's ({'; '.join(changed)}): the table "
             f"evaluates, and the run saves, the model as you return it",
-            "leave the copy's settings as the start has them, before and after training: the recipe's run encodes "
-            "as its start does")
+            "leave the copy's settings and its weights' dtype as the start has them, before and after training (no "
+            ".half() or .to(dtype)): the recipe's run encodes as its start does")
+
+
+_CHECKED: "weakref.WeakSet" = weakref.WeakSet()   # the objectives of runs whose check said [OK]
+
+
+def mark_checked(result) -> None:
+    """Record that the run ``result`` — (objective, step losses, seconds) — passed its check (:func:`checked`)."""
+    _CHECKED.add(result[0])
+
+
+def checked(result):
+    """``result`` — (objective, step losses, seconds) of a training exercise — as it is, once its check said [OK];
+    else an ExerciseError. A notebook saves a run for later notebooks through it, so a run its check refused is never
+    saved (trial 12: a refused run saved, the function fixed, then loaded with [OK])."""
+    objective = result[0] if isinstance(result, (tuple, list)) and len(result) == 3 else None
+    require(objective is not None and objective in _CHECKED,
+            "this run has not passed its check, so it is not saved: later notebooks would load it",
+            "run the check cell above until it prints [OK] for this run (train again after a fix), then this cell")
+    return result
 
 
 def require_own_objective(objective, yours: str) -> None:
@@ -463,16 +485,23 @@ def _require_data_as_passed(given: dict, data, what: str, loop: str) -> None:
                             f"batches, the same for every run of the recipe")
     a, b = got[first], want[first]
     part = (f"its texts {a.texts!r} where `data` holds {b.texts!r}" if a.texts != b.texts else
-            f"its label {_brief_label(a.label)} where `data` holds {_brief_label(b.label)}")
+            _label_change(a.label, b.label))
     raise ExerciseError(f"{what} gave {loop} example {first} changed: {part}\nHint: pass every example as `data` holds "
                         f"it — the texts and labels as they are; the objective reads each label as it is")
 
 
-def _brief_label(label) -> str:
+def _label_change(got, want) -> str:
+    """How the label ``got`` differs from ``want``: for vectors, where they differ most (trial 12: two vectors shown
+    by their first numbers looked the same)."""
     import numpy as np
-    if isinstance(label, np.ndarray):
-        return f"a vector of length {float(np.linalg.norm(label)):.4g} (first numbers {np.round(label[:3], 4).tolist()})"
-    return repr(label)
+    if isinstance(got, np.ndarray) or isinstance(want, np.ndarray):
+        a, b = np.asarray(got, dtype=np.float64).ravel(), np.asarray(want, dtype=np.float64).ravel()
+        if a.shape != b.shape:
+            return f"its label is a vector of {a.size} numbers where `data` holds one of {b.size}"
+        k = int(np.argmax(np.abs(a - b)))
+        return (f"its label differs from `data`'s by up to {abs(a[k] - b[k]):.3g} (number {k}: {a[k]:.8g} where `data` "
+                f"holds {b[k]:.8g}; dtype {np.asarray(got).dtype} where `data` holds {np.asarray(want).dtype})")
+    return f"its label {got!r} where `data` holds {want!r}"
 
 
 def passed_as_is(read: int) -> str:
