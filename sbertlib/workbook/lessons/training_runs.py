@@ -461,13 +461,11 @@ def _require_data_as_passed(given: dict, data, what: str, loop: str) -> None:
     texts and label unchanged — both read as training reads them (``prepare_examples`` with the loop's objective).
     Where either cannot be read so, the runs judge."""
     import numpy as np
-
-    from ...training import prepare_examples
     values = list(given.values())
     if len(values) < 2:
         return
     try:
-        got, want = prepare_examples(values[1], values[0]), prepare_examples(data, values[0])
+        got, want = _as_examples(values[1], values[0]), _as_examples(data, values[0])
     except Exception:  # noqa: BLE001 - examples training cannot read are left to the runs (and their messages)
         return
     require(len(got) == len(want), f"{what} gave {loop} {len(got)} examples where `data` holds {len(want)}",
@@ -488,6 +486,22 @@ def _require_data_as_passed(given: dict, data, what: str, loop: str) -> None:
             _label_change(a.label, b.label))
     raise ExerciseError(f"{what} gave {loop} example {first} changed: {part}\nHint: pass every example as `data` holds "
                         f"it — the texts and labels as they are; the objective reads each label as it is")
+
+
+def _as_examples(items, objective) -> list:
+    """``items`` as training reads them (``as_example``), each distinct item read once (the check's 25,000 examples
+    repeat 48) and an ``Example`` taken as it is."""
+    from ...training.examples import Example, as_example
+    read: dict = {}
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, Example):
+            out.append(item)
+            continue
+        if id(item) not in read:
+            read[id(item)] = as_example(item, i, objective)
+        out.append(read[id(item)])
+    return out
 
 
 def _label_change(got, want) -> str:
