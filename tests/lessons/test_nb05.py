@@ -97,6 +97,8 @@ def test_nb05_truth_is_the_library_loss():
     (lambda u, v, s: good_loss(u, v, s).detach() + 0 * u.sum(), r"gradient into u is not the loss's \(no gradient"),
     (lambda u, v, s: good_loss(u, v.detach(), s), r"gradient into v is not the loss's \(no gradient reaches it\)"),
     (lambda u, v, s: 0.5 * good_loss(u, v, s) + 0.5 * good_loss(u, v, s).detach(), r"it gets 0.5× the loss's gradient"),
+    (lambda u, v, s: F.mse_loss((u * v).sum(1) / (u.norm(dim=1) * v.norm(dim=1)).detach(), s / 5),   # trial 13
+     r"gradient into u is not the loss's \(it points elsewhere than the loss's gradient \(cosine"),
     (lambda u, v, s: good_loss(u, v, s).view(1), r"a tensor of shape \(1,\), not a scalar"),
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 5 if s.max() > 1 else s), "divide the gold score by 5"),
     (lambda u, v, s: good_loss(u, v, s) * (2 if len(s) >= 32 else 1), "for a batch of 64 pairs"),   # trial 9
@@ -134,6 +136,19 @@ def test_nb05_an_objective_that_changes_the_encoders_settings_is_named_and_undon
     with pytest.raises(ExerciseError, match=f"RegressionObjective\\(model\\) changed the model's settings \\({setting} "):
         nb05.check_regression_objective(Changes, tiny_encoder)
     assert getattr(tiny_encoder, setting) == before   # the notebook's encoder, put back
+
+
+def test_nb05_an_objective_that_sets_its_kind_in_init_passes(tiny_encoder, capsys):
+    """The thirteenth trial: label_kind and score_range set in __init__ (training reads the instance) got
+    "label_kind is None"."""
+    base = make_objective(label_kind=None, score_range=None)
+
+    class InInit(base):
+        def __init__(self, model):
+            super().__init__(model)
+            self.label_kind, self.score_range = "score", (0.0, 5.0)
+    nb05.check_regression_objective(InInit, tiny_encoder)
+    assert capsys.readouterr().out.startswith("[OK]")
 
 
 def test_nb05_regression_objective_right_passes(tiny_encoder, capsys):
@@ -370,6 +385,60 @@ def test_nb05_a_start_trained_by_an_earlier_attempt_is_named_with_how_to_rebuild
     again = regress()(start, stsb_examples, recipe)               # the fixed function, run on the trained start
     with pytest.raises(ExerciseError, match="(?s)training changed the model you started from.*build it again first"):
         nb05.check_regression_runs(regress(), {"stsb": (start, built, again)}, tiny_encoder, stsb_examples, recipe)
+
+
+def _after_the_loop(change):
+    """train_regression, right up to its loop's return, then ``change(objective, step_losses, recipe)`` — done only for
+    the notebook's recipe (2 epochs), which no recipe of the check's own has (trial 13)."""
+    def train(start, data, recipe):
+        objective, step_losses, seconds = regress()(start, data, recipe)
+        if recipe.epochs == 2 and recipe.batch_size == 16:
+            step_losses = change(objective, step_losses, recipe) or step_losses
+        return objective, step_losses, seconds
+    return train
+
+
+def _halve(objective, step_losses, recipe):
+    with torch.no_grad():
+        for p in objective.model.parameters():
+            p.mul_(0.5)
+
+
+@pytest.mark.parametrize("change, says", [
+    (_halve, "changed the model after its loop returned"),
+    (lambda objective, step_losses, recipe: train_loop(objective, _as_examples(objective), epochs=1, batch_size=16,
+                                                         lr=1e-3),
+     "called `train_loop` a second time"),
+    (lambda objective, step_losses, recipe: [round(x, 2) for x in step_losses], "returned other losses than its loop's"),
+], ids=["weights halved", "one more epoch", "losses rounded"])
+def test_nb05_what_the_function_does_after_its_loop_is_named(tiny_encoder, stsb_examples, recipe, change, says):
+    """The thirteenth trial: weights halved after the loop, only for the real recipe, passed: the notebook's run was
+    compared on its first losses only. The check now runs the function on the notebook's call with its loop standing in
+    (training nothing) and reads what the function does after it."""
+    NOTEBOOK_DATA[:] = stsb_examples
+    with pytest.raises(ExerciseError, match=says):
+        nb05.check_regression_runs(_after_the_loop(change), {}, tiny_encoder, stsb_examples, recipe)
+
+
+def _as_examples(objective):
+    from sbertlib.training import prepare_examples
+    return prepare_examples(NOTEBOOK_DATA, objective)
+
+
+def test_nb05_a_run_changed_after_its_check_is_not_saved(tiny_encoder, stsb_examples, recipe):
+    """The thirteenth trial: a checked run trained on, or its losses replaced, before the save cell was saved."""
+    import copy
+    good = copy.deepcopy(tiny_encoder)
+    run = regress()(good, stsb_examples, recipe)
+    nb05.check_regression_runs(regress(), {"stsb": (good, nb05.fingerprint(good), run)}, tiny_encoder, stsb_examples,
+                               recipe)
+    assert nb05.checked(run) is run
+    _halve(run[0], run[1], recipe)
+    with pytest.raises(ExerciseError, match="this run changed after its check passed"):
+        nb05.checked(run)
+    zeroed = (run[0], [0.0] * len(run[1]), run[2])
+    with pytest.raises(ExerciseError, match="this run changed after its check passed|has not passed its check"):
+        nb05.checked(zeroed)
 
 
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):

@@ -1014,3 +1014,13 @@ def test_a_model_cast_after_training_is_refused(student, teacher_data, recipe, c
         return objective, step_losses, seconds
     with pytest.raises(ExerciseError, match=r"the trained model's settings are not its start's \(weights \['float32'\] → "):
         check(casting, None, student, teacher_data, recipe)
+
+
+def test_a_projection_whose_gradient_is_hooked_is_refused():
+    """The thirteenth trial: a hook zeroing the weight's gradient froze the projection, its weight and bias right."""
+    def hooked(components, mean):
+        layer = solution("inverse_projection")(components, mean)
+        layer.weight.register_hook(lambda grad: grad * 0)
+        return layer
+    with pytest.raises(ExerciseError, match="the gradient that reaches your layer's weight and bias is not a Linear's"):
+        nb14.check_inverse_projection(hooked)

@@ -152,8 +152,11 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
         if g is None or not bool(g.abs().sum()):
             how = "no gradient reaches it"
         else:
-            how = (f"it gets {float((g * w).sum() / (w * w).sum().clamp_min(1e-30)):.3g}× the loss's gradient, or "
-                   f"one in another direction")
+            share = float((g * w).sum() / (w * w).sum().clamp_min(1e-30))
+            aligned = float(torch.nn.functional.cosine_similarity(g.flatten(), w.flatten(), dim=0))
+            how = (f"it gets {share:.3g}× the loss's gradient" if aligned > 0.9999 else
+                   f"it points elsewhere than the loss's gradient (cosine {aligned:.3f} between the two): a part of "
+                   f"the loss is detached, such as a norm")
         raise ExerciseError(f"{what}: its value is right, but its gradient into {name} is not the loss's ({how})\n"
                             f"Hint: training follows the gradient, not the value: every part of the loss must stay "
                             f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "

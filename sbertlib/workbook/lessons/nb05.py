@@ -171,8 +171,8 @@ def check_regression_objective(cls, encoder) -> None:
     require(objective.model is encoder, "the objective's .model is not the encoder it was given",
             "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
     require_own_class(cls, losses.SBERTLoss, "RegressionObjective")
-    require(getattr(cls, "label_kind", None) == "score",
-            f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
+    require(getattr(objective, "label_kind", None) == "score",   # the instance's: training reads it there
+            f"label_kind is {getattr(objective, 'label_kind', None)!r}: training reads it to know what each example's "
             "label is", "a regression objective's label is a gold similarity score")
     score_range = getattr(objective, "score_range", None)
     require(isinstance(score_range, (tuple, list)) and len(score_range) == 2

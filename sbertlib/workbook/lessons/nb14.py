@@ -107,10 +107,10 @@ def check_distillation_objective(cls, encoder) -> None:
                                 f"DistillationLoss gives {want:.6f}\nHint: {_loss_hint(value, s, t)}")
         require_gradient(got, {"the student's vectors": sg}, lambda v: reference.loss_from_embeddings([v], t),
                          f"for {len(s)} student vectors your loss")
-    require(getattr(cls, "label_kind", None) == "vector",
-            f"label_kind is {getattr(cls, 'label_kind', None)!r}: training reads it to know what each example's "
+    require(getattr(objective, "label_kind", None) == "vector",   # the instance's: training reads it there
+            f"label_kind is {getattr(objective, 'label_kind', None)!r}: training reads it to know what each example's "
             "label is", "a distillation example's label is the teacher's vector of its sentence")
-    n_texts = getattr(cls, "n_texts", None)
+    n_texts = getattr(objective, "n_texts", None)
     require(isinstance(n_texts, tuple) and n_texts == (1,), f"n_texts is {n_texts!r}",
             "n_texts is a tuple of the text counts an example may hold: each example holds one sentence, so (1,)")
     g = torch.Generator().manual_seed(41)
@@ -308,7 +308,30 @@ def check_inverse_projection(inverse_projection: Callable) -> None:
                 "bias are right: its forward does more than a Linear's (an activation, a hook, dropout)",
                 "return a plain torch.nn.Linear: the projection is linear, so that at first it is the PCA's exact "
                 "inverse")
+        _require_linear_gradient(got, reduced)
     ok("inverse_projection starts the projection as the PCA's inverse: weight components.T, bias the mean word piece")
+
+
+def _require_linear_gradient(layer, reduced) -> None:
+    """The gradient that reaches ``layer``'s weight and bias is a Linear's (trial 13: a hook that zeroes or scales it
+    freezes the projection while its weight and bias look right)."""
+    g = torch.Generator().manual_seed(1415)
+    rows = reduced[: min(len(reduced), 16)].clone()
+    upstream = torch.randn(len(rows), layer.out_features, generator=g)
+    layer.zero_grad(set_to_none=True)
+    try:
+        with torch.enable_grad():
+            out = call(layer, rows, what="your projection")
+            (out * upstream).sum().backward()
+        grads = (layer.weight.grad, layer.bias.grad)
+    finally:
+        layer.zero_grad(set_to_none=True)
+    want = (upstream.T @ rows, upstream.sum(dim=0))
+    require(all(got is not None and got.shape == w.shape and torch.allclose(got.float(), w, atol=1e-4, rtol=1e-4)
+                for got, w in zip(grads, want)),
+            "the gradient that reaches your layer's weight and bias is not a Linear's (a hook changes or stops it): "
+            "distillation would not train the projection as it should",
+            "return a plain torch.nn.Linear, with nothing registered on it or on its parameters")
 
 
 def check_pca_start(table, width: int, reduced, components, mean, projection) -> None:

@@ -90,12 +90,17 @@ def require_settings_kept(model, before: tuple) -> None:
             ".half() or .to(dtype)): the recipe's run encodes as its start does")
 
 
-_CHECKED: "weakref.WeakSet" = weakref.WeakSet()   # the objectives of runs whose check said [OK]
+_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # objective -> its run as its check passed it
+
+
+def _as_checked(result) -> tuple:
+    return fingerprint(result[0].model), [float(x) for x in result[1]], float(result[2])
 
 
 def mark_checked(result) -> None:
-    """Record that the run ``result`` — (objective, step losses, seconds) — passed its check (:func:`checked`)."""
-    _CHECKED.add(result[0])
+    """Record that the run ``result`` — (objective, step losses, seconds) — passed its check, as it was then
+    (:func:`checked`)."""
+    _CHECKED[result[0]] = _as_checked(result)
 
 
 def checked(result):
@@ -106,6 +111,9 @@ def checked(result):
     require(objective is not None and objective in _CHECKED,
             "this run has not passed its check, so it is not saved: later notebooks would load it",
             "run the check cell above until it prints [OK] for this run (train again after a fix), then this cell")
+    require(_as_checked(result) == _CHECKED[objective],
+            "this run changed after its check passed (its model trained on or changed, or its losses or seconds "
+            "replaced), so it is not saved", "train it again and run the check cell above, then this cell")
     return result
 
 
@@ -396,6 +404,67 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
     return seen[0] if seen else None
 
 
+class _LoopAgain(BaseException):
+    """Raised by the run-through stand-in when the function calls its loop a second time."""
+
+
+def require_nothing_after_the_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop") -> None:
+    """Call the student's ``fn(*args)`` with its loop stood in for by one that trains nothing and returns a made-up
+    loss for each step: what the function does after its loop shows (trial 13: the model scaled, or trained on, after
+    the loop, only for the real recipe's epochs). It must return the objective its loop was given, that model's
+    weights and settings as the loop left them, and the loop's losses."""
+    import inspect
+    seen: list = []
+
+    def stand_in(real):
+        def loop(*a, **kw):
+            try:
+                bound = inspect.signature(real).bind(*a, **kw)
+            except TypeError:
+                return real(*a, **kw)
+            bound.apply_defaults()
+            if seen:
+                raise _LoopAgain
+            given = list(bound.arguments.values())
+            settings = dict(bound.arguments)
+            steps = int(settings["epochs"]) * math.ceil(len(given[1]) / int(settings["batch_size"]))
+            made_up = [round(1.0 / (k + 2), 9) for k in range(steps)]
+            model = getattr(given[0], "model", given[0])
+            seen.append((given[0], model, fingerprint(model), made_up))
+            return list(made_up)
+        try:
+            return functools.update_wrapper(loop, real)
+        except (AttributeError, TypeError):
+            return loop
+    try:
+        with _loops_stood_in(fn, stand_in):
+            result = call(fn, *args, what=what)
+    except _LoopAgain:
+        raise ExerciseError(f"{what} called `{loop_name}` a second time: one call trains the whole recipe, its epochs "
+                            f"included\nHint: call your loop once, with every setting of the recipe") from None
+    except _TrainedElsewhere:
+        raise ExerciseError(f"{what} trained on after its `{loop_name}` returned (the library's fit, or another "
+                            f"loop)\nHint: the run is your loop's, once, as the recipe says: nothing more") from None
+    if not seen or not (isinstance(result, (tuple, list)) and len(result) == 3):
+        return   # no loop, or not three things: the checks after this one name it
+    objective, model, at_loop, made_up = seen[0]
+    require(result[0] is objective, f"{what} returned another objective than the one its loop trained",
+            "return the objective you gave your loop")
+    require_settings_kept(model, at_loop)   # the copy's settings were the start's at the loop: named as such
+    require(fingerprint(model)[:-1] == at_loop[:-1] and not settings_changed(at_loop, model),
+            f"{what} changed the model after its loop returned (the check runs your function with the notebook's "
+            f"own recipe and data, its loop standing in and training nothing)",
+            "return the model as your loop left it: no scaling, no more training, no setting changed afterwards — "
+            "even for some recipes only")
+    try:
+        losses = [float(x) for x in result[1]]
+    except Exception:  # noqa: BLE001 - what the losses are is named by the checks after this one
+        return
+    require(losses == made_up, f"{what} returned other losses than its loop's (the check's stand-in loop returned "
+            f"{len(made_up)} made-up losses; your function returned {len(losses)}, not those)",
+            "return the list your loop gave, as it is")
+
+
 def settings_differing(given: dict, wanted: dict, source: str | dict) -> list[str]:
     """Each setting of :data:`LOOP_DEFAULTS` that reached the loop (``given``) otherwise than ``wanted``, as
     "lr=0.001 where <source> says 7.5" (``source``: one for all, or one per setting)."""
@@ -434,6 +503,10 @@ def check_settings_passed(fn: Callable, name: str, start, data, notebook_recipe=
                 "check passes recipes of its own" if "profile." in _source(fn) else
                 "pass each setting as the recipe holds it: no number of your own, and no min, max, rounding, default "
                 "or condition — the recipe decides, even for values no real run uses")
+    if notebook_recipe is not None:   # what the function does after its loop, with the notebook's own call
+        require_nothing_after_the_loop(fn, (start, list(data), notebook_recipe),
+                                       f"{name}(start, {len(data)} examples, the notebook's recipe)")
+        require_untouched(start, untouched[id(start)], "the notebook's rows")
     return len(calls)
 
 
