@@ -363,16 +363,11 @@ def _loops_stood_in(fn: Callable, stand_in: Callable):
             ns[name] = value
 
 
-def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop",
-                     inputs_checked: bool = True) -> tuple[str, dict] | None:
-    """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with every loop it can reach replaced
-    by a stand-in that records the settings it is given — its signature's defaults filled in — and stops before the
-    first step (:func:`_loops_stood_in`). Returns (the loop's name, its settings), or None where ``fn`` returned
-    without training. A function that trains with something else (the library's ``fit``, a loop imported inside it)
-    fails, stopped at its first backward pass: the exercise trains with the notebook's ``loop_name``. An argument
-    changed in place before the loop fails too (``inputs_checked``: where the check looks at them itself, not)."""
+def _stand_in_doing(on_call: Callable) -> Callable:
+    """A factory for :func:`_loops_stood_in`: the stand-in for a loop ``real`` binds what it is given to ``real``'s
+    signature (its defaults filled in) and returns ``on_call(real, settings)``. It carries ``real``'s name and
+    signature, so a function that reads them (``inspect.signature``) reads its own loop's."""
     import inspect
-    seen: list = []
 
     def stand_in(real):
         def loop(*a, **kw):
@@ -381,12 +376,28 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
             except TypeError:
                 return real(*a, **kw)   # the student's own call error, as their loop would raise it
             bound.apply_defaults()
-            seen.append((getattr(real, "__name__", loop_name), dict(bound.arguments)))
-            raise _LoopReached
-        try:   # the real loop's name and signature: a function that reads them (inspect.signature) reads its own
+            return on_call(real, dict(bound.arguments))
+        try:
             return functools.update_wrapper(loop, real)
         except (AttributeError, TypeError):
             return loop
+    return stand_in
+
+
+def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "train_loop",
+                     inputs_checked: bool = True) -> tuple[str, dict] | None:
+    """Call the student's ``fn(*args)`` (through :func:`call`, named ``what``) with every loop it can reach replaced
+    by a stand-in that records the settings it is given — its signature's defaults filled in — and stops before the
+    first step (:func:`_loops_stood_in`). Returns (the loop's name, its settings), or None where ``fn`` returned
+    without training. A function that trains with something else (the library's ``fit``, a loop imported inside it)
+    fails, stopped at its first backward pass: the exercise trains with the notebook's ``loop_name``. An argument
+    changed in place before the loop fails too (``inputs_checked``: where the check looks at them itself, not)."""
+    seen: list = []
+
+    def reached(real, arguments: dict):
+        seen.append((getattr(real, "__name__", loop_name), arguments))
+        raise _LoopReached
+    stand_in = _stand_in_doing(reached)
     from . import _snapshot, require_unchanged
     before = [_snapshot(a) for a in args] if inputs_checked else []
     try:
@@ -413,29 +424,18 @@ def require_nothing_after_the_loop(fn: Callable, args: tuple, what: str, loop_na
     loss for each step: what the function does after its loop shows (trial 13: the model scaled, or trained on, after
     the loop, only for the real recipe's epochs). It must return the objective its loop was given, that model's
     weights and settings as the loop left them, and the loop's losses."""
-    import inspect
     seen: list = []
 
-    def stand_in(real):
-        def loop(*a, **kw):
-            try:
-                bound = inspect.signature(real).bind(*a, **kw)
-            except TypeError:
-                return real(*a, **kw)
-            bound.apply_defaults()
-            if seen:
-                raise _LoopAgain
-            given = list(bound.arguments.values())
-            settings = dict(bound.arguments)
-            steps = int(settings["epochs"]) * math.ceil(len(given[1]) / int(settings["batch_size"]))
-            made_up = [round(1.0 / (k + 2), 9) for k in range(steps)]
-            model = getattr(given[0], "model", given[0])
-            seen.append((given[0], model, fingerprint(model), made_up))
-            return list(made_up)
-        try:
-            return functools.update_wrapper(loop, real)
-        except (AttributeError, TypeError):
-            return loop
+    def run_through(real, settings: dict):
+        if seen:
+            raise _LoopAgain
+        given = list(settings.values())
+        steps = int(settings["epochs"]) * math.ceil(len(given[1]) / int(settings["batch_size"]))
+        made_up = [round(1.0 / (k + 2), 9) for k in range(steps)]
+        model = getattr(given[0], "model", given[0])
+        seen.append((given[0], model, fingerprint(model), made_up))
+        return list(made_up)
+    stand_in = _stand_in_doing(run_through)
     try:
         with _loops_stood_in(fn, stand_in):
             result = call(fn, *args, what=what)
