@@ -441,6 +441,18 @@ def test_nb05_a_run_changed_after_its_check_is_not_saved(tiny_encoder, stsb_exam
         nb05.checked(zeroed)
 
 
+def test_nb05_data_filtered_by_a_feature_only_the_real_data_has_is_named(tiny_encoder, stsb_examples, recipe):
+    """The fourteenth trial: pairs with a non-ASCII character dropped before the loop passed on smoke, whose pairs have
+    none (offline's STSb train has 71). The notebook's own call is read at the loop too: on data that has such a pair,
+    the function is refused (the check's own examples repeat the notebook's)."""
+    def ascii_only(start, data, recipe):
+        return regress()(start, [d for d in data if (d[0] + d[1]).isascii()], recipe)
+    nb05.check_regression_runs(ascii_only, {}, tiny_encoder, stsb_examples, recipe)   # smoke-like: nothing dropped
+    with_accent = stsb_examples + [("A café is open.", "The café is open today.", 4.2)]
+    with pytest.raises(ExerciseError, match=r"gave fit_loop \d+ examples where `data` holds \d+"):
+        nb05.check_regression_runs(ascii_only, {}, tiny_encoder, with_accent, recipe)
+
+
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
     """05 trains with the student's loop and saves with runs.save_run: later notebooks' trained_model loads it,
     with its record, and nothing of an earlier run in that folder stays beside it."""
