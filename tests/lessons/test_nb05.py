@@ -310,7 +310,7 @@ def test_nb05_train_regression_that_trains_another_model_than_start_is_named(tin
      r"example 0 changed: its label [\d.]+ where `data` holds [\d.]+"),
     (lambda start, data, recipe: regress()(start, data[::-1], recipe), "in another order"),
     (lambda start, data, recipe: regress()(start, list(dict.fromkeys(data)), recipe),
-     "gave fit_loop 48 examples where `data` holds 25000"),   # a no-op on data without duplicates (trial 10)
+     "gave fit_loop 51 examples where `data` holds 25000"),   # a no-op on data without duplicates (trial 10)
 ], ids=["scores scaled first", "reversed", "deduplicated"])
 def test_nb05_data_changed_before_the_loop_is_named(tiny_encoder, stsb_examples, recipe, fn, says):
     """The tenth trial: data reversed or relabelled before the loop got the general hint of a run that differs; data
@@ -443,14 +443,28 @@ def test_nb05_a_run_changed_after_its_check_is_not_saved(tiny_encoder, stsb_exam
 
 def test_nb05_data_filtered_by_a_feature_only_the_real_data_has_is_named(tiny_encoder, stsb_examples, recipe):
     """The fourteenth trial: pairs with a non-ASCII character dropped before the loop passed on smoke, whose pairs have
-    none (offline's STSb train has 71). The notebook's own call is read at the loop too: on data that has such a pair,
-    the function is refused (the check's own examples repeat the notebook's)."""
+    none (offline's STSb train has 71). The check's largest recipe holds such a pair (and two texts the same, a text of
+    300 words), and its examples repeat the notebook's, so the function is refused either way."""
     def ascii_only(start, data, recipe):
         return regress()(start, [d for d in data if (d[0] + d[1]).isascii()], recipe)
-    nb05.check_regression_runs(ascii_only, {}, tiny_encoder, stsb_examples, recipe)   # smoke-like: nothing dropped
+    with pytest.raises(ExerciseError, match=r"gave fit_loop \d+ examples where `data` holds \d+"):
+        nb05.check_regression_runs(ascii_only, {}, tiny_encoder, stsb_examples, recipe)   # the check's own examples
     with_accent = stsb_examples + [("A café is open.", "The café is open today.", 4.2)]
     with pytest.raises(ExerciseError, match=r"gave fit_loop \d+ examples where `data` holds \d+"):
         nb05.check_regression_runs(ascii_only, {}, tiny_encoder, with_accent, recipe)
+
+
+@pytest.mark.parametrize("keep", [
+    lambda a, b: a != b,                                   # two sentences the same
+    lambda a, b: len(a) <= 200 and len(b) <= 200,          # long sentences
+    lambda a, b: len(a.split()) <= 40,                     # many words
+], ids=["identical pairs", "over 200 characters", "over 40 words"])
+def test_nb05_pairs_dropped_by_a_feature_smokes_data_lacks_are_named(tiny_encoder, stsb_examples, recipe, keep):
+    """The fourteenth trial's other filters, accepted on smoke and each dropping pairs of offline's STSb train."""
+    def filtered(start, data, recipe):
+        return regress()(start, [d for d in data if keep(d[0], d[1])], recipe)
+    with pytest.raises(ExerciseError, match=r"gave fit_loop \d+ examples where `data` holds \d+"):
+        nb05.check_regression_runs(filtered, {}, tiny_encoder, stsb_examples, recipe)
 
 
 def test_nb05_a_run_the_notebook_saves_is_where_trained_model_looks(tiny_encoder, tmp_path, monkeypatch):
