@@ -123,6 +123,9 @@ def test_notebook_14s_ladder_puts_each_row_beside_the_paper_row_that_saw_as_much
     for unfilled in (..., "about", None):  # the stub's `...`, a typo: the prediction is asked for, by its options
         with pytest.raises(ExerciseError, match="write your prediction before the ladder is measured"):
             figures.distillation_ladder(stsb, 1379, "offline", unfilled)
+    for near in ("About the random start", " about the  random start.", "ABOVE THE RANDOM START"):  # trial 14
+        with pytest.raises(ExerciseError, match=r"close to '(about|above) the random start' but not written as it"):
+            figures.distillation_ladder(stsb, 1379, "offline", near)
 
 
 def test_a_note_measures_a_training_set_no_run_recorded():

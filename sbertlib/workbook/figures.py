@@ -336,6 +336,18 @@ def trec_context(table: pd.DataFrame) -> list[str]:
 PCA_PREDICTIONS = ("below the random start", "about the random start", "above the random start")
 
 
+def _prediction_refused(predicted: object) -> str:
+    """Why notebook 14's ``predict_pca_start`` is not one of :data:`PCA_PREDICTIONS`: a near miss (case, spaces,
+    a full stop) is named with the option it is close to; anything else is told to pick one."""
+    options = ', '.join(map(repr, PCA_PREDICTIONS))
+    near = (" ".join(predicted.lower().strip().rstrip(".!").split()) if isinstance(predicted, str) else None)
+    if near in PCA_PREDICTIONS:
+        return (f"predict_pca_start is {predicted!r}, close to {near!r} but not written as it: copy one of "
+                f"{options} exactly as the comment gives it")
+    return (f"predict_pca_start is {predicted!r}: write your prediction before the ladder is measured — "
+            f"one of {options} (any of them is an answer)")
+
+
 def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: str,
                         predicted: str) -> tuple[pd.DataFrame, list[str]]:
     """Notebook 14's ladder (STSb test per ingredient, in the order measured: random start, 05's two stages,
@@ -345,8 +357,7 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: s
     from .. import paper
     from .lessons import ExerciseError
     if predicted not in PCA_PREDICTIONS:
-        raise ExerciseError(f"predict_pca_start is {predicted!r}: write your prediction before the ladder is measured — "
-                            f"one of {', '.join(map(repr, PCA_PREDICTIONS))} (any of them is an answer)")
+        raise ExerciseError(_prediction_refused(predicted))
     column = f"STSb test Spearman ×100 ({n_pairs:,} pairs, {profile_name})"
     table = pd.DataFrame({column: dict(stsb)}).round(2)
     nli_base = paper.TABLE2["Not trained for STS"]["SBERT-NLI-base"][0]

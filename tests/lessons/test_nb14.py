@@ -412,6 +412,9 @@ def test_a_run_that_is_not_three_things_or_returns_the_mean_loss_is_named(studen
     objective_, step_losses, seconds = distil()(student, teacher_data, recipe)
     with pytest.raises(ExerciseError, match="the second thing returned is a float, not the loss of every step"):
         check(distil(), (objective_, sum(step_losses) / len(step_losses), seconds), student, teacher_data, recipe)
+    import numpy as np   # trial 14: the losses as a numpy array were said to be "not the loss of every step"
+    with pytest.raises(ExerciseError, match="holds the losses as a numpy ndarray, not as the loop gave them"):
+        check(distil(), (objective_, np.asarray(step_losses), seconds), student, teacher_data, recipe)
 
 
 def test_a_function_that_trains_the_start_itself_is_named(student, teacher_data, recipe):

@@ -11,8 +11,7 @@ from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watc
                require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, require_own_objective, require_settings_kept,
-                            require_untouched, settings_left_alone, trained)
+                            mark_checked, passed_as_is, run_parts, settings_left_alone)
 
 __all__ = ["checked", "check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -224,30 +223,9 @@ def check_regression_objective(cls, encoder) -> None:
 
 
 def _run_parts(result, start, before: tuple[float, ...]):
-    """(objective, step_losses) of what ``train_regression`` returned, each checked for its kind; the start
-    untouched and the objective's copy trained."""
-    import math
-    require(isinstance(result, (tuple, list)) and len(result) == 3,
-            f"train_regression returned {type(result).__name__}{'' if not hasattr(result, '__len__') else f' of {len(result)} items'}",
-            "return three things: the trained objective, the loss of every step, the seconds it took")
-    objective, step_losses, seconds = result
-    require(isinstance(objective, losses.SBERTLoss),
-            f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
-            "return the RegressionObjective whose model your loop trained")
-    require_own_objective(objective, "RegressionObjective")
-    require_untouched(start, before, "the table below ('NLI only', 'no fine-tuning')")
-    require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
-    require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
-            f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
-            "return the list your train_loop gave: one loss per step")
-    require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
-            "train the copy that the objective holds")
-    require_settings_kept(objective.model, before)
-    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
-            "a learning rate too high? pass recipe.lr")
-    require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
-            "time the run with time.perf_counter()")
-    return objective, step_losses
+    """(objective, step_losses) of what ``train_regression`` returned (:func:`run_parts`)."""
+    return run_parts(result, start, before, "train_regression", "RegressionObjective",
+                     "the table below ('NLI only', 'no fine-tuning')")
 
 
 def check_regression_run(result, start, before: tuple[float, ...], epochs: int, batch_size: int,

@@ -15,8 +15,7 @@ from . import (guard, Exercise, ExerciseError, call, library_calls_watched, libr
                named_slip, ok, require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, require_own_objective, require_settings_kept,
-                            require_untouched, settings_left_alone, trained)
+                            mark_checked, passed_as_is, run_parts, settings_left_alone)
 
 __all__ = ["checked", "check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -385,31 +384,11 @@ def _ordinal(k: int) -> str:
 
 # ----------------------------------------------------------------------------- the run
 def _run_parts(result, start, before: tuple[float, ...]):
-    """(objective, step_losses) of what ``train_distillation`` returned, each checked for its kind; the start
-    untouched and the objective's copy trained."""
-    require(isinstance(result, (tuple, list)) and len(result) == 3,
-            f"train_distillation returned {type(result).__name__}"
-            + (f" of {len(result)} items" if hasattr(result, "__len__") else ""),
-            "return three things: the trained objective, the loss of every step, the seconds it took")
-    objective, step_losses, seconds = result
-    require(isinstance(objective, losses.SBERTLoss),
-            f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
-            "return the DistillationObjective whose model your loop trained")
-    require_own_objective(objective, "DistillationObjective")
-    require_untouched(start, before, "the 'PCA word pieces, not trained' row")
-    require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
-    require(isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1),
-            f"the second thing returned is a {type(step_losses).__name__}, not the loss of every step",
-            "return the list your train_loop gave: one loss per step")
-    require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
-            "train the copy that the objective holds")
-    require_settings_kept(objective.model, before)
+    """(objective, step_losses) of what ``train_distillation`` returned (:func:`run_parts`); the trained model keeps its
+    projection to the teacher's width."""
+    objective, step_losses = run_parts(result, start, before, "train_distillation", "DistillationObjective", "the 'PCA word pieces, not trained' row")
     require(getattr(objective.model, "projection", None) is not None or objective.model.dim == start.dim,
             "the trained model lost its projection to the teacher's width")
-    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
-            "a learning rate too high? pass recipe.lr")
-    require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
-            "time the run with time.perf_counter()")
     return objective, step_losses
 
 

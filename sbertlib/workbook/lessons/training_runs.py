@@ -17,6 +17,7 @@ from typing import Callable
 
 import torch
 
+from ... import losses
 from . import ExerciseError, call, require
 
 PROBE_EXAMPLES = 40
@@ -123,6 +124,46 @@ def require_own_objective(objective, yours: str) -> None:
     require(not kind.__module__.startswith("sbertlib.losses"),
             f"your function trained the library's {kind.__name__}, not your {yours}",
             f"build the objective from your {yours} class: the exercise is that your pieces train together")
+
+
+def run_parts(result, start, before: tuple, function: str, yours: str, row: str):
+    """(objective, step_losses) of what a training exercise's ``function`` returned — (objective, step losses,
+    seconds) — each checked for its kind: the objective the student's ``yours``, holding a trained copy of ``start``
+    with its settings (``start`` itself untouched since ``before``; ``row`` is the table that reads it), the losses
+    one finite number per step, the seconds a positive number."""
+    require(isinstance(result, (tuple, list)) and len(result) == 3,
+            f"{function} returned {type(result).__name__}"
+            + (f" of {len(result)} items" if hasattr(result, "__len__") else ""),
+            "return three things: the trained objective, the loss of every step, the seconds it took")
+    objective, step_losses, seconds = result
+    require(isinstance(objective, losses.SBERTLoss),
+            f"the first thing returned is a {type(objective).__name__}, not the objective you trained",
+            f"return the {yours} whose model your loop trained")
+    require_own_objective(objective, yours)
+    require_untouched(start, before, row)
+    require(objective.model is not start, "the objective holds the start model itself, not the trained copy")
+    _require_step_losses(step_losses)
+    require(trained(objective.model, before), "the objective's model has the start's weights: nothing was trained",
+            "train the copy that the objective holds")
+    require_settings_kept(objective.model, before)
+    require(all(math.isfinite(float(x)) for x in step_losses), "a step's loss is not a finite number",
+            "a learning rate too high? pass recipe.lr")
+    require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
+            "time the run with time.perf_counter()")
+    return objective, step_losses
+
+
+def _require_step_losses(step_losses) -> None:
+    """The losses as the loop gives them: a list (a tuple or a 1-D tensor also read as one); a numpy array is
+    named as such (trial 14: "not the loss of every step" read as if the values were wrong)."""
+    if isinstance(step_losses, (list, tuple)) or (isinstance(step_losses, torch.Tensor) and step_losses.ndim == 1):
+        return
+    kind = type(step_losses).__name__
+    if type(step_losses).__module__ == "numpy":
+        raise ExerciseError(f"the second thing returned holds the losses as a numpy {kind}, not as the loop gave them\n"
+                            "Hint: return train_loop's list itself (the notebook saves it and later notebooks read it)")
+    raise ExerciseError(f"the second thing returned is a {kind}, not the loss of every step\n"
+                        "Hint: return the list your train_loop gave: one loss per step")
 
 
 def trained(model, before: tuple) -> bool:
