@@ -103,3 +103,61 @@ def test_a_checks_own_error_shows_as_an_exercise_error_without_the_checks_source
         assert checks and all(hasattr(c, "__wrapped__") for c in checks), number
     with pytest.raises(ExerciseError, match="the check could not finish"):
         nb07.check_gain(nb07.gain_truth, "|u-v|", object())   # the notebook's grid not a table: the check cannot read it
+
+
+# ----------------------------------------------------------------------------- process-wide numerics (trial 15)
+def _autocast_on():
+    torch.set_autocast_enabled("cpu", True)
+    torch.set_autocast_dtype("cpu", torch.bfloat16)
+
+
+@pytest.mark.parametrize("switch, says", [
+    (_autocast_on, r"autocast on the CPU off → on \(bfloat16\)"),
+    (lambda: torch.set_float32_matmul_precision("medium"), "float32 matmul precision highest → medium"),
+    (lambda: torch.set_default_dtype(torch.float64), "default dtype torch.float32 → torch.float64"),
+], ids=["global autocast", "matmul precision", "default dtype"])
+def test_call_names_a_process_wide_setting_the_function_left_changed_and_puts_it_back(switch, says):
+    """Trial 15: a train_regression that switched bfloat16 autocast on for the whole process passed notebook 05's check,
+    whose reference then ran under it too. `call` reads torch's process-wide settings before and after."""
+    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
+
+    def speeds_up(x):
+        switch()
+        return x + 1
+    with pytest.raises(ExerciseError, match=f"(?s)changed how the whole process computes and left it so: {says}.*"
+                                            r"with torch\.autocast"):
+        call(speeds_up, 1)
+    assert numerics_state() == NUMERICS_DEFAULT
+    with torch.autocast("cpu", dtype=torch.bfloat16):   # a block the function closes is its own business
+        pass
+    assert call(lambda x: x + 1, 1) == 2
+
+
+def test_a_check_refuses_to_run_while_a_process_wide_setting_is_on_and_names_it_after_a_check_that_built_one():
+    """Trial 15: autocast switched on in an earlier cell made a right function fail notebook 14's check with the
+    recipe's hint, and a wrong one pass 05's. Every check first reads the process's settings (lessons.guard)."""
+    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, guard, numerics_state, ok
+    namespace = {"__name__": "a_lesson"}
+
+    def check_builds(cls):
+        cls()
+        ok("built")
+    check_builds.__module__ = "a_lesson"
+    namespace["check_builds"] = check_builds
+    guard(namespace)
+    _autocast_on()
+    try:
+        with pytest.raises(ExerciseError, match=r"(?s)this kernel computes otherwise than a fresh one: autocast on the "
+                                                r"CPU is on \(bfloat16\) \(fresh: off\).*torch\.set_autocast_enabled"
+                                                r"\(\"cpu\", False\)"):
+            namespace["check_builds"](dict)
+        assert numerics_state()["autocast on the CPU"] == "on (bfloat16)"   # the student's to switch back
+    finally:
+        torch.set_autocast_enabled("cpu", False)
+
+    class SwitchesInInit:   # built by the check itself, not through `call`
+        def __init__(self):
+            torch.set_float32_matmul_precision("medium")
+    with pytest.raises(ExerciseError, match="changed how the whole process computes while the check ran it"):
+        namespace["check_builds"](SwitchesInInit)
+    assert numerics_state() == NUMERICS_DEFAULT

@@ -562,3 +562,67 @@ def test_table2_puts_our_rows_in_their_blocks_under_the_papers():
     assert stsb.loc["paper: SBERT-STSb-base", "test pairs"] == paper.STSB_TEST_PAIRS == 1379
     with pytest.raises(ValueError, match="unknown Table 2 block"):
         evaluation.table2({"Trained on STS": {}})
+
+
+def _numerics(switch, restore: bool = False):
+    """train_regression (right) with a process-wide setting switched on first — and off again before it returns."""
+    def train(start, data, recipe):
+        switch()
+        try:
+            return regress()(start, data, recipe)
+        finally:
+            if restore:
+                torch.set_autocast_enabled("cpu", False)
+    return train
+
+
+def _bf16():
+    torch.set_autocast_enabled("cpu", True)
+    torch.set_autocast_dtype("cpu", torch.bfloat16)
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_numerics(_bf16), r"when its loop started, the process computed otherwise than the recipe: autocast on the CPU "
+                       r"on \(bfloat16\)"),
+    (_numerics(_bf16, restore=True), "when its loop started, the process computed otherwise"),
+], ids=["left on", "switched back after the loop"])
+def test_nb05_a_run_under_global_autocast_is_named(tiny_encoder, stsb_examples, recipe, fn, says):
+    """The fifteenth trial: `torch.set_autocast_enabled("cpu", True)` in train_regression passed, and cell 20 saved
+    bfloat16 runs (STSb-only's dev score 0.2796 against the fp32 run's 0.2321 on smoke): the check's reference ran
+    under the same switch. The settings check reads the process's settings where the loop starts."""
+    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
+    NOTEBOOK_DATA[:] = stsb_examples
+    with pytest.raises(ExerciseError, match=says):
+        nb05.check_regression_runs(fn, {}, tiny_encoder, stsb_examples, recipe)
+    assert numerics_state() == NUMERICS_DEFAULT
+
+
+def test_nb05_a_right_run_made_under_autocast_left_on_by_an_earlier_cell_is_refused(tiny_encoder, stsb_examples,
+                                                                                      recipe):
+    import copy
+    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
+    start = copy.deepcopy(tiny_encoder)
+    _bf16()   # "a speed-up cell"
+    try:
+        run = regress()(start, stsb_examples, recipe)
+        with pytest.raises(ExerciseError, match=r"this kernel computes otherwise than a fresh one: autocast on the CPU "
+                                                r"is on \(bfloat16\)"):
+            nb05.check_regression_runs(regress(), {"stsb": (start, nb05.fingerprint(start), run)}, tiny_encoder,
+                                       stsb_examples, recipe)
+    finally:
+        torch.set_autocast_enabled("cpu", False)
+    assert numerics_state() == NUMERICS_DEFAULT
+
+
+def test_nb05_a_cosine_down_the_batchs_axis_is_named_not_the_keepdims_hint():
+    """The fifteenth trial: `F.cosine_similarity(u, v, dim=0)` raised a broadcasting error whose hint said `keepdims`."""
+    def down_the_batch(u, v, scores):
+        return torch.mean((F.cosine_similarity(u, v, dim=0) - scores / 5) ** 2)
+    with pytest.raises(ExerciseError, match="(?s)raised RuntimeError.*your cosine runs down the batch's axis") as caught:
+        nb05.check_regression_loss(down_the_batch)
+    assert "keepdims" not in str(caught.value) and "dim=1" not in str(caught.value)
+
+    def column_slip(u, v, scores):   # another shape slip keeps the general hint
+        return torch.mean((F.cosine_similarity(u, v, dim=1) - scores[:4] / 5) ** 2)
+    with pytest.raises(ExerciseError, match="two shapes did not line up"):
+        nb05.check_regression_loss(column_slip)

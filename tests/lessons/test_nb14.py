@@ -1035,3 +1035,26 @@ def test_sentences_dropped_by_a_feature_smokes_data_lacks_are_named(student, tea
         return distil()(start, [(s, v) for s, v in data if s.isascii()], recipe)
     with pytest.raises(ExerciseError, match=r"gave fit_loop \d+ examples where `data` holds \d+"):
         check(ascii_only, None, student, teacher_data, recipe)
+
+
+def test_a_run_under_a_process_wide_precision_setting_is_named(student, teacher_data, recipe):
+    """The fifteenth trial: `torch.set_float32_matmul_precision("medium")` (TF32 matmuls on a GPU) passed from an
+    earlier cell, and global bfloat16 autocast failed with the recipe's hint. Both are named: the setting, at the loop
+    or on entering the check."""
+    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
+
+    def medium(start, data, recipe):
+        torch.set_float32_matmul_precision("medium")
+        return distil()(start, data, recipe)
+    NOTEBOOK_DATA[:] = teacher_data
+    with pytest.raises(ExerciseError, match="when its loop started, the process computed otherwise than the recipe: "
+                                            "float32 matmul precision medium"):
+        check(medium, None, student, teacher_data, recipe)
+    assert numerics_state() == NUMERICS_DEFAULT
+    torch.set_float32_matmul_precision("medium")   # left on by an earlier cell
+    try:
+        with pytest.raises(ExerciseError, match="this kernel computes otherwise than a fresh one: float32 matmul "
+                                                "precision is medium"):
+            check(distil(), None, student, teacher_data, recipe)
+    finally:
+        torch.set_float32_matmul_precision("highest")

@@ -73,6 +73,25 @@ def _hint(got: float, u, v, scores) -> str:
                       close=lambda a, b: abs(a - b) < 1e-5)
 
 
+def _axis_named(error: ExerciseError, regression_loss: Callable) -> ExerciseError:
+    """``error``, its hint naming a cosine taken over the batch's axis where that is what the student's loss does:
+    on (B, d) embeddings it gives d values, which do not line up with B scores (trial 15: the shapes hint said
+    `keepdims`). Shown on a square batch (B = d), where the shapes do line up."""
+    if "two shapes did not line up" not in str(error):
+        return error
+    g = torch.Generator().manual_seed(9)
+    u, v, scores = torch.randn(5, 5, generator=g), torch.randn(5, 5, generator=g), torch.rand(5, generator=g) * 5
+    try:
+        got = float(call(regression_loss, u, v, scores))
+    except Exception:  # noqa: BLE001 - it fails on this batch too: the general hint stands
+        return error
+    if abs(got - float(F.mse_loss(F.cosine_similarity(u, v, dim=0), scores / MAX_SCORE))) > 1e-6:
+        return error
+    return ExerciseError(str(error).split("\nHint:")[0] + "\nHint: your cosine runs down the batch's axis: with (B, d) "
+                         "embeddings it gives one value per embedding number, d of them, not one per pair, B of them — "
+                         "the axis you pass to a cosine is the one it sums over")
+
+
 def check_regression_loss(regression_loss: Callable) -> None:
     """Check ``regression_loss(u, v, scores) -> scalar tensor`` on hidden batches.
 
@@ -84,8 +103,11 @@ def check_regression_loss(regression_loss: Callable) -> None:
             "check_regression_loss(regression_loss) — no parentheses after the name")
     for u, v, scores in _hidden_batches():
         ug, vg = u.clone().requires_grad_(True), v.clone().requires_grad_(True)
-        with library_losses_watched() as used, loss_state_kept(regression_loss, "your regression_loss"):
-            got = call(regression_loss, ug, vg, scores.clone())
+        try:
+            with library_losses_watched() as used, loss_state_kept(regression_loss, "your regression_loss"):
+                got = call(regression_loss, ug, vg, scores.clone())
+        except ExerciseError as error:
+            raise _axis_named(error, regression_loss) from None
         require_own_loss(used, "regression_loss")
         require(got is not None and got is not NotImplemented and got is not Ellipsis,
                 f"your function returned {got!r}", "return the loss: a scalar tensor")

@@ -18,7 +18,7 @@ from typing import Callable
 import torch
 
 from ... import losses
-from . import ExerciseError, call, require
+from . import NUMERICS_DEFAULT, ExerciseError, call, numerics_state, require
 
 PROBE_EXAMPLES = 40
 # Each setting differs between the two (a value hard-coded from one fails the other): 8 steps warmed up over 2, and
@@ -281,7 +281,8 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
                 f"{', '.join('recipe.' + f for f in unread)}: pass every setting the recipe holds on to your loop")
     return ("the run differs from the recipe's in its updates: pass every setting the recipe holds to your loop "
             "(epochs, batch_size, lr, warmup_ratio, max_grad_norm, seed, length_grouping) as it is, and train a fresh "
-            "copy of the start with your objective")
+            "copy of the start with your objective — and nothing else changed about how it trains: no layer frozen, "
+            "no dropout changed, no other precision")
 
 
 def _source(fn: Callable) -> str:
@@ -437,7 +438,9 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
 
     def reached(real, arguments: dict):
         seen.append((getattr(real, "__name__", loop_name), arguments))
+        numerics.append(numerics_state())
         raise _LoopReached
+    numerics: list = []
     stand_in = _stand_in_doing(reached)
     from . import _snapshot, require_unchanged
     before = [_snapshot(a) for a in args] if inputs_checked else []
@@ -453,6 +456,11 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
                             f"library's fit, a loop imported inside the function, or one kept in a dict, a class or "
                             f"a closure\nHint: call `{loop_name}(...)`, the notebook's loop (your notebook 03's), by "
                             f"that name, as the exercise says") from None
+    off = {k: v for k, v in (numerics[0] if numerics else {}).items() if v != NUMERICS_DEFAULT[k]}
+    require(not off, f"{what}: when its loop started, the process computed otherwise than the recipe: "
+            + "; ".join(f"{k} {v} (the recipe's: {NUMERICS_DEFAULT[k]})" for k, v in off.items()),
+            "the recipe trains in float32: leave the process's settings (torch.set_autocast_enabled, "
+            "torch.set_float32_matmul_precision, the default dtype) as they are")
     return seen[0] if seen else None
 
 
