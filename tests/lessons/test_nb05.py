@@ -626,3 +626,33 @@ def test_nb05_a_cosine_down_the_batchs_axis_is_named_not_the_keepdims_hint():
         return torch.mean((F.cosine_similarity(u, v, dim=1) - scores[:4] / 5) ** 2)
     with pytest.raises(ExerciseError, match="two shapes did not line up"):
         nb05.check_regression_loss(column_slip)
+
+
+def _copy_changed(change):
+    """train_regression (right) whose copy of `start` is changed before the loop by ``change(model)``."""
+    import copy
+
+    def train(start, data, recipe):
+        model = copy.deepcopy(start)
+        change(model)
+        return regress()(model, data, recipe)
+    return train
+
+
+def _freeze_embeddings(model):
+    for name, p in model.named_parameters():
+        if "embeddings" in name:
+            p.requires_grad_(False)
+
+
+@pytest.mark.parametrize("change, says", [
+    (_freeze_embeddings, r"trainable every weight → \d+ of \d+ weight tensors frozen"),
+    (lambda model: model.apply(lambda m: setattr(m, "p", 0.0) if isinstance(m, torch.nn.Dropout) else None),
+     r"dropout \[0\.1\] → \[0\.0\]"),
+], ids=["embeddings frozen", "dropout off"])
+def test_nb05_a_copy_frozen_or_without_dropout_is_named_at_the_loop(tiny_encoder, stsb_examples, recipe, change, says):
+    """The fifteenth trial: frozen embeddings and dropout set to 0 were refused with the hint 'pass every setting the
+    recipe holds', which the function did. Which weights train and the dropout rates are now read as settings."""
+    NOTEBOOK_DATA[:] = stsb_examples
+    with pytest.raises(ExerciseError, match=f"a copy of `start` with its settings changed \\({says}\\)"):
+        nb05.check_regression_runs(_copy_changed(change), {}, tiny_encoder, stsb_examples, recipe)

@@ -36,11 +36,21 @@ RUN_FREE = ("training", "info")   # settings that change no run: the loop sets t
 def fingerprint(model) -> tuple:
     """A cheap summary of a model: one sum per parameter tensor (changes when training steps it), then its settings
     (:data:`SETTINGS`: pooling, length limit, normalisation, encoding precision, the info a table row reads, the mode;
-    then the weights' dtypes) as the last item."""
+    then the weights' dtypes, which weights train, the dropout rates) as the last item."""
     with torch.no_grad():
         weights = tuple(float(p.double().sum()) for p in model.parameters())
     dtypes = ("weights", repr(sorted({str(p.dtype).replace("torch.", "") for p in model.parameters()})))
-    return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS) + (dtypes,),)
+    return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS) + (dtypes,) + _how_trained(model),)
+
+
+def _how_trained(model) -> tuple:
+    """What else decides how a copy trains, as two settings: the weights training may update (none frozen), and the
+    dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting')."""
+    params = list(model.parameters())
+    frozen = sum(not p.requires_grad for p in params)
+    dropout = sorted({float(m.p) for m in model.modules() if isinstance(m, torch.nn.Dropout)})
+    return (("trainable", "every weight" if not frozen else f"{frozen} of {len(params)} weight tensors frozen"),
+            ("dropout", repr(dropout)))
 
 
 def require_untouched(start, before: tuple, row: str) -> None:
@@ -588,8 +598,8 @@ def _require_copy_of_start(given: dict, start_print: tuple, what: str, loop: str
             "built anew, and not the notebook's own start")
     changed = settings_changed(start_print, model)
     require(not changed, f"{what} gave {loop} a copy of `start` with its settings changed ({'; '.join(changed)})",
-            "train the copy as `start` is: its pooling, length limit and normalisation are part of the run the "
-            "recipe describes")
+            "train the copy as `start` is: its pooling, length limit and normalisation, every weight trainable and "
+            "its dropout are part of the run the recipe describes")
 
 
 def _require_data_as_passed(given: dict, data, what: str, loop: str) -> None:
