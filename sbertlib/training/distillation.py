@@ -50,20 +50,25 @@ def pca_word_embeddings(teacher: SentenceEncoder, width: int) -> tuple[torch.Ten
 
 
 def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init: str = "pca",
-                 project: bool = True, device: str | torch.device | None = None) -> SentenceEncoder:
+                 project: bool = True, device: str | torch.device | None = None, seed: int = 0) -> SentenceEncoder:
     """A student encoder for ``teacher``: ``backbone`` (a name such as ``"random-bert-2x128"`` or an
     encoder, which is copied: the encoder given is left as it was and shares nothing with the student), mean pooling, the teacher's normalisation and, when ``project`` and the
     widths differ, a linear projection to the teacher's width.
 
     ``init="pca"`` copies :func:`pca_word_embeddings` into the student's word pieces and starts the
     projection as the PCA's inverse (``components.T``, bias ``mean``); ``init="random"`` keeps the
-    backbone's own weights and a random projection. The two must share a vocabulary."""
+    backbone's own weights and a random projection, drawn from ``seed`` (torch's global random state is neither read
+    nor moved: the random start is the same whatever ran before it). The two must share a vocabulary."""
     if init not in ("pca", "random"):
         raise SettingError(f"init must be 'pca' or 'random', not {init!r}")
     base = copy.deepcopy(backbone) if isinstance(backbone, SentenceEncoder) else \
         SentenceEncoder.from_pretrained(backbone, device="cpu")
     width, target = int(base.backbone.config.hidden_size), teacher.dim
-    projection = torch.nn.Linear(width, target) if project and width != target else None
+    projection = None
+    if project and width != target:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            projection = torch.nn.Linear(width, target)
     if init == "pca":
         student_table, teacher_table = word_embeddings(base).weight, word_embeddings(teacher).weight
         if student_table.shape[0] != teacher_table.shape[0] or base.tokenizer.get_vocab() != teacher.tokenizer.get_vocab():

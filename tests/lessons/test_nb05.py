@@ -656,3 +656,35 @@ def test_nb05_a_copy_frozen_or_without_dropout_is_named_at_the_loop(tiny_encoder
     NOTEBOOK_DATA[:] = stsb_examples
     with pytest.raises(ExerciseError, match=f"a copy of `start` with its settings changed \\({says}\\)"):
         nb05.check_regression_runs(_copy_changed(change), {}, tiny_encoder, stsb_examples, recipe)
+
+
+class _LearnedScale(nb05.ReferenceRegressionObjective):
+    """Trial 16: STSb's 5 as a learnable number — right before the first step, then trained away from 5."""
+    def __init__(self, model):
+        super().__init__(model)
+        self.scale = torch.nn.Parameter(torch.tensor(5.0))
+
+    def loss_from_embeddings(self, embeddings, labels):
+        u, v = embeddings
+        return F.mse_loss(F.cosine_similarity(u, v, dim=1), labels.view(-1).to(u.dtype) / self.scale)
+
+
+def test_nb05_an_objective_with_a_learned_scale_is_named(tiny_encoder, stsb_examples, recipe):
+    """The sixteenth trial: the objective's check (one batch, no step) passed it, and `mine.keep` kept it."""
+    with pytest.raises(ExerciseError, match=r"your RegressionObjective holds weights of its own \(scale\)"):
+        nb05.check_regression_objective(_LearnedScale, tiny_encoder)
+    NOTEBOOK_DATA[:] = stsb_examples
+    with pytest.raises(ExerciseError, match=r"an objective with weights of its own \(scale\)"):
+        nb05.check_regression_runs(recipe_follower(_LearnedScale, NOTEBOOK_DATA), {}, tiny_encoder, stsb_examples,
+                                   recipe)
+
+
+def test_nb05_the_tokenizer_set_otherwise_after_the_loop_is_named(tiny_encoder, stsb_examples, recipe):
+    """The sixteenth trial: `objective.model.tokenizer.truncation_side = "left"` after the loop passed, was saved, and
+    kept each long sentence's end (smoke's STSb only: 44.42 → 44.69)."""
+    NOTEBOOK_DATA[:] = stsb_examples
+
+    def left(objective, step_losses, recipe):
+        objective.model.tokenizer.truncation_side = "left"
+    with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer \{'truncation_side': 'right'"):
+        nb05.check_regression_runs(_after_the_loop(left), {}, tiny_encoder, stsb_examples, recipe)

@@ -1058,3 +1058,41 @@ def test_a_run_under_a_process_wide_precision_setting_is_named(student, teacher_
             check(distil(), None, student, teacher_data, recipe)
     finally:
         torch.set_float32_matmul_precision("highest")
+
+
+def test_a_lambda_handing_the_recipe_to_a_helper_is_not_told_it_never_reads_it(runs_only, student, teacher_data,
+                                                                                recipe):
+    """The sixteenth trial: `train_distillation = lambda start, data, recipe: helper(start, data, recipe, ...)` got
+    'your function never reads recipe.epochs, …': the source's first line, a lambda's whole body, was left out."""
+    def helper(start, data, recipe, clip):
+        from sbertlib.training import prepare_examples
+        objective = StudentsObjective(copy.deepcopy(start))
+        t0 = time.perf_counter()
+        step_losses = train_loop(objective, prepare_examples(data, objective), epochs=recipe.epochs,
+                                 batch_size=recipe.batch_size, lr=recipe.lr, warmup_ratio=recipe.warmup_ratio,
+                                 max_grad_norm=clip, seed=recipe.seed, length_grouping=recipe.length_grouping)
+        return objective, step_losses, time.perf_counter() - t0
+    through_a_lambda = lambda start, data, recipe: helper(start, data, recipe, 0.1)  # noqa: E731
+    with pytest.raises(ExerciseError) as err:
+        check(through_a_lambda, None, student, teacher_data, recipe)
+    assert "never reads" not in str(err.value)
+
+
+class ScaledObjective(losses.SBERTLoss):
+    """Trial 16: a learnable number in the loss (here a scale on the student's vectors, 1 before any step)."""
+    n_texts, label_kind = (1,), "vector"
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.scale = torch.nn.Parameter(torch.tensor(1.0))
+
+    def loss_from_embeddings(self, embeddings, labels):
+        return F.mse_loss(embeddings[0] * self.scale, labels)
+
+
+def test_an_objective_with_weights_of_its_own_is_named(student, teacher_data, recipe):
+    with pytest.raises(ExerciseError, match=r"your DistillationObjective holds weights of its own \(scale\)"):
+        nb14.check_distillation_objective(ScaledObjective, student)
+    NOTEBOOK_DATA[:] = teacher_data
+    with pytest.raises(ExerciseError, match=r"an objective with weights of its own \(scale\)"):
+        check(recipe_follower(ScaledObjective, NOTEBOOK_DATA), None, student, teacher_data, recipe)

@@ -11,7 +11,8 @@ from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watc
                require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, run_parts, settings_left_alone)
+                            mark_checked, passed_as_is, require_no_weights_of_its_own, run_parts,
+                            settings_left_alone)
 
 __all__ = ["checked", "check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -191,6 +192,7 @@ def check_regression_objective(cls, encoder) -> None:
         raise ExerciseError("RegressionObjective is not written yet\nHint: fill in the YOUR CODE HERE parts") from None
     require(objective.model is encoder, "the objective's .model is not the encoder it was given",
             "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+    require_no_weights_of_its_own(objective, "RegressionObjective")
     require_own_class(cls, losses.SBERTLoss, "RegressionObjective")
     require(getattr(objective, "label_kind", None) == "score",   # the instance's: training reads it there
             f"label_kind is {getattr(objective, 'label_kind', None)!r}: training reads it to know what each example's "

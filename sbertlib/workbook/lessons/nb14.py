@@ -15,7 +15,8 @@ from . import (guard, Exercise, ExerciseError, call, library_calls_watched, libr
                named_slip, ok, require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, run_parts, settings_left_alone)
+                            mark_checked, passed_as_is, require_no_weights_of_its_own, run_parts,
+                            settings_left_alone)
 
 __all__ = ["checked", "check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -74,6 +75,7 @@ def check_distillation_objective(cls, encoder) -> None:
                             f"your objective around a stand-in model (torch.nn.Identity, which hands the vectors "
                             f"through: no projection, no backbone); __init__ needs nothing of the model but to keep it "
                             f"— super().__init__(model)") from exc
+    require_no_weights_of_its_own(objective, "DistillationObjective")
     for s, t in _hidden_vectors():
         sg = s.clone().requires_grad_(True)
         try:

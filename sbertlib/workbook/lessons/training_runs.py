@@ -43,14 +43,37 @@ def fingerprint(model) -> tuple:
     return weights + (tuple((k, repr(getattr(model, k, None))) for k in SETTINGS) + (dtypes,) + _how_trained(model),)
 
 
+TOKENIZER_SETTINGS = ("truncation_side", "padding_side", "model_max_length", "do_lower_case")
+
+
 def _how_trained(model) -> tuple:
-    """What else decides how a copy trains, as two settings: the weights training may update (none frozen), and the
-    dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting')."""
+    """What else decides how a copy trains and encodes, as three settings: the weights training may update (none
+    frozen), the dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting'), and
+    the tokenizer's (trial 16: `truncation_side = "left"` set after the loop kept each long sentence's end)."""
     params = list(model.parameters())
     frozen = sum(not p.requires_grad for p in params)
     dropout = sorted({float(m.p) for m in model.modules() if isinstance(m, torch.nn.Dropout)})
+    tok = getattr(model, "tokenizer", None)
+    tokenizer = "none" if tok is None else repr(
+        {**{k: getattr(tok, k) for k in TOKENIZER_SETTINGS if hasattr(tok, k)}, "word pieces": len(tok)})
     return (("trainable", "every weight" if not frozen else f"{frozen} of {len(params)} weight tensors frozen"),
-            ("dropout", repr(dropout)))
+            ("dropout", repr(dropout)), ("tokenizer", tokenizer))
+
+
+def own_weights(objective) -> list[str]:
+    """The names of the weights an objective holds besides its model's: training would update them too (trial 16: a
+    learnable scale in place of STSb's 5 passed the objective's check, which runs no step)."""
+    model = getattr(objective, "model", None)
+    theirs = {id(p) for p in model.parameters()} if isinstance(model, torch.nn.Module) else set()
+    return [name for name, p in objective.named_parameters() if id(p) not in theirs]
+
+
+def require_no_weights_of_its_own(objective, yours: str) -> None:
+    """Fail where the student's objective ``yours`` holds weights of its own (:func:`own_weights`)."""
+    extra = own_weights(objective)
+    require(not extra, f"your {yours} holds weights of its own ({', '.join(extra)}): training would update them with "
+            f"the model's, and the loss would drift away from the paper's",
+            "the objective has nothing to learn: every number in its loss is fixed by the paper (or the data)")
 
 
 def require_untouched(start, before: tuple, row: str) -> None:
@@ -281,7 +304,8 @@ def _which_setting(fn: Callable, got: list[float], model, start, data, args, not
                 "recipe.seed and recipe.length_grouping")
     source = _source(fn)
     import re
-    body = source.split("\n", 1)[-1]   # without the def line
+    body = (source.split(":", 1)[-1] if getattr(fn, "__name__", "") == "<lambda>"   # without its parameters
+            else source.split("\n", 1)[-1])                                          # without the def line
     whole = any(way in source for way in ("getattr(recipe", "vars(recipe", "recipe.__dict__", "asdict(recipe",
                                           "**recipe", "recipe.to_dict")) or bool(   # every field read at once,
         re.search(r"\brecipe\b(?!\s*\.)", body))                                 # or by a helper it is given to
@@ -591,6 +615,10 @@ def _require_copy_of_start(given: dict, start_print: tuple, what: str, loop: str
     model = getattr(first, "model", first)
     if not isinstance(model, torch.nn.Module):
         return
+    if first is not model and isinstance(first, torch.nn.Module):
+        extra = own_weights(first)
+        require(not extra, f"{what} gave {loop} an objective with weights of its own ({', '.join(extra)}): they "
+                f"would train with the model", "the objective has nothing to learn: build it as your exercise above")
     now = fingerprint(model)
     require(now[:-1] == start_print[:-1],
             f"{what} gave {loop} a model whose weights are not those of the `start` passed in (the check passes a "
