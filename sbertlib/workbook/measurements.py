@@ -137,6 +137,14 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "trial, offline: about 130 s (as the Cost line gives it), most of it training 05's model first",
                 "notebook 13 run alone in a student trial; command not recorded", TRIAL_CPU, NOT_RECORDED,
                 {"total": 130}),
+    Measurement("build-03-05-14-offline-epyc-2026-11-27-trials",
+                "notebooks 03, 05 and 14 in one build with the checks after student trials 11-16 (at aacf769: the "
+                "run-through after the loop, the data at the loop, 14's PCA-start check, process-wide settings; 14's "
+                "random start drawn from seed 0), offline, empty output folder, machine otherwise idle; each check "
+                "cell's time from nbclient's cell timings",
+                "python -m sbertlib build --profile offline --only 03,05,14 --out /tmp/offc, empty SBERTLIB_OUTPUT_DIR",
+                EPYC, "2026-11-27", {"total": 448, "03": 128, "05": 106, "14": 202, "05 check": 3.5,
+                                     "14 check": 4.6}),
     Measurement("build-03-05-14-offline-epyc-2026-11-27-checks",
                 "notebooks 03, 05 and 14 in one build with issue 29's training and loss checks (at 94ea934), offline, "
                 "empty output folder, machine otherwise idle; each check cell's time from nbclient's cell timings",

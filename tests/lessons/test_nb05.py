@@ -688,3 +688,15 @@ def test_nb05_the_tokenizer_set_otherwise_after_the_loop_is_named(tiny_encoder, 
         objective.model.tokenizer.truncation_side = "left"
     with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer \{'truncation_side': 'right'"):
         nb05.check_regression_runs(_after_the_loop(left), {}, tiny_encoder, stsb_examples, recipe)
+
+
+def test_nb05_the_tokenizers_text_rules_changed_after_the_loop_are_named(tiny_encoder, stsb_examples, recipe):
+    """Trial 16's note: accents stripped or case kept are the tokenizer's backend rules, not its attributes."""
+    from tokenizers import normalizers
+    NOTEBOOK_DATA[:] = stsb_examples
+
+    def strip_accents(objective, step_losses, recipe):
+        objective.model.tokenizer.backend_tokenizer.normalizer = normalizers.BertNormalizer(strip_accents=True)
+    with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer's text rules .*"
+                                            r"\"strip_accents\":null.* → .*\"strip_accents\":true"):
+        nb05.check_regression_runs(_after_the_loop(strip_accents), {}, tiny_encoder, stsb_examples, recipe)

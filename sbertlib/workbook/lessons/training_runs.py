@@ -56,8 +56,11 @@ def _how_trained(model) -> tuple:
     tok = getattr(model, "tokenizer", None)
     tokenizer = "none" if tok is None else repr(
         {**{k: getattr(tok, k) for k in TOKENIZER_SETTINGS if hasattr(tok, k)}, "word pieces": len(tok)})
+    backend = getattr(tok, "backend_tokenizer", None)
+    text = "none" if backend is None else " ".join(   # how text is cleaned and split: accents, case, …
+        part.__getstate__().decode() for part in (backend.normalizer, backend.pre_tokenizer) if part is not None)
     return (("trainable", "every weight" if not frozen else f"{frozen} of {len(params)} weight tensors frozen"),
-            ("dropout", repr(dropout)), ("tokenizer", tokenizer))
+            ("dropout", repr(dropout)), ("tokenizer", tokenizer), ("tokenizer's text rules", text))
 
 
 def own_weights(objective) -> list[str]:
