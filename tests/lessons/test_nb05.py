@@ -686,7 +686,8 @@ def test_nb05_the_tokenizer_set_otherwise_after_the_loop_is_named(tiny_encoder, 
 
     def left(objective, step_losses, recipe):
         objective.model.tokenizer.truncation_side = "left"
-    with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer \{'truncation_side': 'right'"):
+    with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer: truncation_side 'right' → "
+                                            r"'left'\)"):
         nb05.check_regression_runs(_after_the_loop(left), {}, tiny_encoder, stsb_examples, recipe)
 
 
@@ -700,3 +701,24 @@ def test_nb05_the_tokenizers_text_rules_changed_after_the_loop_are_named(tiny_en
     with pytest.raises(ExerciseError, match=r"settings are not its start's \(tokenizer's text rules .*"
                                             r"\"strip_accents\":null.* → .*\"strip_accents\":true"):
         nb05.check_regression_runs(_after_the_loop(strip_accents), {}, tiny_encoder, stsb_examples, recipe)
+
+
+def test_nb05_seconds_from_a_cpu_clock_are_named(tiny_encoder, stsb_examples, recipe):
+    """The seventeenth trial: `time.thread_time()` around the loop passed (0.16 s of a 0.2 s call on smoke): it counts
+    no moment the process waits. The run-through's stand-in loop waits, using no CPU."""
+    import copy
+    import time
+    from sbertlib.training import prepare_examples
+    NOTEBOOK_DATA[:] = stsb_examples
+
+    def cpu_clock(start, data, recipe):
+        objective = nb05.ReferenceRegressionObjective(copy.deepcopy(start))
+        examples = prepare_examples(data, objective)
+        t0 = time.thread_time()
+        step_losses = train_loop(objective, examples, epochs=recipe.epochs, batch_size=recipe.batch_size, lr=recipe.lr,
+                                 warmup_ratio=recipe.warmup_ratio, max_grad_norm=recipe.max_grad_norm,
+                                 seed=recipe.seed, length_grouping=recipe.length_grouping)
+        return objective, step_losses, time.thread_time() - t0
+    with pytest.raises(ExerciseError, match="(?s)seconds for a loop that took 0.25 s.*not those of the whole loop.*"
+                                            "time.thread_time"):
+        nb05.check_regression_runs(cpu_clock, {}, tiny_encoder, stsb_examples, recipe)

@@ -10,7 +10,9 @@ to a gradient scaled the same at every step, so a norm that clips every step, or
 from __future__ import annotations
 
 import functools
+import json
 import math
+import time
 import weakref
 from contextlib import contextmanager
 from typing import Callable
@@ -44,12 +46,16 @@ def fingerprint(model) -> tuple:
 
 
 TOKENIZER_SETTINGS = ("truncation_side", "padding_side", "model_max_length", "do_lower_case")
+# The backbone config's entries that say where it came from, not how it runs; every other one is saved with the model
+# and read again when it loads (trial 17: dropout set to 0 in the config changed nothing in memory, every reload).
+CONFIG_NOT_RUN = ("_name_or_path", "transformers_version", "_commit_hash", "_attn_implementation_autoset")
 
 
 def _how_trained(model) -> tuple:
     """What else decides how a copy trains and encodes, as three settings: the weights training may update (none
     frozen), the dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting'), and
-    the tokenizer's (trial 16: `truncation_side = "left"` set after the loop kept each long sentence's end)."""
+    the tokenizer's (trial 16: `truncation_side = "left"` set after the loop kept each long sentence's end), and the
+    backbone's config as it would be saved."""
     params = list(model.parameters())
     frozen = sum(not p.requires_grad for p in params)
     dropout = sorted({float(m.p) for m in model.modules() if isinstance(m, torch.nn.Dropout)})
@@ -59,8 +65,12 @@ def _how_trained(model) -> tuple:
     backend = getattr(tok, "backend_tokenizer", None)
     text = "none" if backend is None else " ".join(   # how text is cleaned and split: accents, case, …
         part.__getstate__().decode() for part in (backend.normalizer, backend.pre_tokenizer) if part is not None)
+    config = getattr(getattr(model, "backbone", None), "config", None)
+    config = "none" if config is None else json.dumps(
+        {k: v for k, v in config.to_dict().items() if k not in CONFIG_NOT_RUN}, sort_keys=True, default=str)
     return (("trainable", "every weight" if not frozen else f"{frozen} of {len(params)} weight tensors frozen"),
-            ("dropout", repr(dropout)), ("tokenizer", tokenizer), ("tokenizer's text rules", text))
+            ("dropout", repr(dropout)), ("tokenizer", tokenizer), ("tokenizer's text rules", text),
+            ("backbone config", config))
 
 
 def own_weights(objective) -> list[str]:
@@ -96,8 +106,27 @@ def require_untouched(start, before: tuple, row: str) -> None:
 def settings_changed(before: tuple, model) -> list[str]:
     """The settings of ``model`` that a run depends on (:data:`SETTINGS` but :data:`RUN_FREE`) and that differ from
     those :func:`fingerprint` recorded in ``before``, as "pooling 'mean' → 'cls'"."""
-    return [f"{k} {b} → {a}" for (k, b), (_, a) in zip(before[-1], fingerprint(model)[-1])
+    return [_change(k, b, a) for (k, b), (_, a) in zip(before[-1], fingerprint(model)[-1])
             if a != b and k not in RUN_FREE]
+
+
+def _change(key: str, before: str, after: str) -> str:
+    """"key before → after"; for a setting that is a dict (the tokenizer's, the backbone config), only the entries
+    that differ."""
+    import ast
+
+    def read(text: str):
+        for parse in (json.loads, ast.literal_eval):
+            try:
+                return parse(text)
+            except (ValueError, SyntaxError):
+                continue
+        return None
+    b, a = read(before), read(after)
+    if isinstance(b, dict) and isinstance(a, dict):
+        return f"{key}: " + ", ".join(f"{k} {b.get(k, '(none)')!r} → {a.get(k, '(none)')!r}"
+                                      for k in sorted(b.keys() | a.keys()) if b.get(k) != a.get(k))
+    return f"{key} {before} → {after}"
 
 
 @contextmanager
@@ -501,6 +530,9 @@ def settings_at_loop(fn: Callable, args: tuple, what: str, loop_name: str = "tra
     return seen[0] if seen else None
 
 
+LOOP_WAIT_S = 0.25   # how long the run-through's stand-in loop waits before it returns
+
+
 class _LoopAgain(BaseException):
     """Raised by the run-through stand-in when the function calls its loop a second time."""
 
@@ -520,6 +552,7 @@ def require_nothing_after_the_loop(fn: Callable, args: tuple, what: str, loop_na
         made_up = [round(1.0 / (k + 2), 9) for k in range(steps)]
         model = getattr(given[0], "model", given[0])
         seen.append((given[0], model, fingerprint(model), made_up))
+        time.sleep(LOOP_WAIT_S)   # wall time that no CPU clock counts (trial 17: time.thread_time passed)
         return list(made_up)
     stand_in = _stand_in_doing(run_through)
     try:
@@ -549,6 +582,13 @@ def require_nothing_after_the_loop(fn: Callable, args: tuple, what: str, loop_na
     require(losses == made_up, f"{what} returned other losses than its loop's (the check's stand-in loop returned "
             f"{len(made_up)} made-up losses; your function returned {len(losses)}, not those)",
             "return the list your loop gave, as it is")
+    seconds = result[2]
+    require(not isinstance(seconds, (int, float)) or seconds >= LOOP_WAIT_S,
+            f"{what} returned {seconds:.3g} seconds for a loop that took {LOOP_WAIT_S} s (the check's stand-in waited "
+            f"that long, using no CPU): the seconds are not those of the whole loop, read by a wall clock",
+            "read time.perf_counter() just before and just after your loop and return the difference as it is, in "
+            "seconds — a CPU-time clock (time.process_time, time.thread_time) leaves out every moment the process "
+            "waits")
 
 
 def settings_differing(given: dict, wanted: dict, source: str | dict) -> list[str]:
