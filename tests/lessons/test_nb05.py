@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from scipy.stats import pearsonr, spearmanr
 from sbertlib import evaluation, losses as _losses, paper
-from sbertlib.workbook.lessons import ExerciseError, nb05
+from sbertlib.workbook.lessons import ExerciseError, nb05, training_runs
 from lesson_helpers import not_done, recipe_follower, train_loop, written_as_in_the_notebook
 
 
@@ -722,3 +722,50 @@ def test_nb05_seconds_from_a_cpu_clock_are_named(tiny_encoder, stsb_examples, re
     with pytest.raises(ExerciseError, match="(?s)seconds for a loop that took 0.25 s.*not those of the whole loop.*"
                                             "time.thread_time"):
         nb05.check_regression_runs(cpu_clock, {}, tiny_encoder, stsb_examples, recipe)
+
+
+def test_nb05_the_notebooks_data_and_recipe_must_be_the_profiles(tiny_encoder, shared_data):
+    """The eighteenth trial: STSb test pairs appended to `stsb_examples`, the list cut short, its scores replaced by
+    STSPair.label (gold / 5), or `profile` rebound with other epochs: each passed, and the run was saved as the
+    profile's. Given the notebook's `profile`, the check compares both with the course's own."""
+    import dataclasses
+    from sbertlib import data
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import get_profile
+    profile = get_profile("smoke")
+    pairs = runs.stsb_train_pairs(profile)
+    own = [(p.sentence1, p.sentence2, p.score) for p in pairs]
+    training_runs.require_profile_as_defined(profile, profile.stsb, "stsb")
+    training_runs.require_notebook_examples(own, own, "stsb_examples")
+    test_pair = data.load_stsb("test")[0]
+    for changed, says in [(own + [(test_pair.sentence1, test_pair.sentence2, test_pair.score)],
+                           f"{len(own) + 1:,} examples, the profile's {len(own):,}"),
+                          (own[:56], f"56 examples, the profile's {len(own):,}"),
+                          ([(p.sentence1, p.sentence2, p.label) for p in pairs], ".*the first that differs is #0")]:
+        with pytest.raises(ExerciseError, match=f"`stsb_examples` is not the notebook's: {says}"):
+            nb05.check_regression_runs(regress(), {}, tiny_encoder, changed, profile.stsb, profile)
+    rebound = dataclasses.replace(profile, stsb=dataclasses.replace(profile.stsb, epochs=2, lr=5e-4))
+    with pytest.raises(ExerciseError, match="`profile` is not the course's 'smoke' profile: its stsb differ"):
+        nb05.check_regression_runs(regress(), {}, tiny_encoder, own, rebound.stsb, rebound)
+    with pytest.raises(ExerciseError, match="the recipe passed is not profile.stsb"):
+        nb05.check_regression_runs(regress(), {}, tiny_encoder, own, profile.nli, profile)
+
+
+class _CosineByHand(nb05.ReferenceRegressionObjective):
+    """Trial 18: the cosine written out, (u·v) / (‖u‖‖v‖) — equal to F.cosine_similarity's to about 1e-6."""
+    def loss_from_embeddings(self, embeddings, labels):
+        u, v = embeddings
+        cos = (u * v).sum(1) / (u.norm(dim=1) * v.norm(dim=1))
+        return torch.mean((cos - labels.view(-1).to(u.dtype) / 5) ** 2)
+
+
+def test_nb05_an_objective_equal_but_for_rounding_trains_a_run_that_passes(tiny_encoder, stsb_examples, recipe,
+                                                                            capsys):
+    """The eighteenth trial's false refusal: with the hand-written cosine a right train_regression was refused, its
+    trained weights 6e-4 from the library's run (AdamW turns rounding in a near-zero gradient into whole steps)."""
+    NOTEBOOK_DATA[:] = stsb_examples
+    nb05.check_regression_runs(recipe_follower(_CosineByHand, NOTEBOOK_DATA), {}, tiny_encoder, stsb_examples, recipe)
+    assert "[OK]" in capsys.readouterr().out
+    with pytest.raises(ExerciseError, match="passed max_grad_norm=0.1"):   # a wrong setting still shows
+        nb05.check_regression_runs(recipe_follower(_CosineByHand, NOTEBOOK_DATA, max_grad_norm=0.1), {}, tiny_encoder,
+                                   stsb_examples, recipe)

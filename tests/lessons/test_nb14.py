@@ -1111,3 +1111,28 @@ def test_dropout_set_to_0_in_the_backbone_config_is_named(student, teacher_data,
     with pytest.raises(ExerciseError, match=r"with its settings changed \(backbone config: hidden_dropout_prob 0.1 → "
                                             r"0.0\)"):
         check(no_dropout_in_config, None, student, teacher_data, recipe)
+
+
+def test_the_notebooks_teacher_data_must_be_the_profiles(student, shared_data):
+    """The eighteenth trial: STSb test sentences appended to `teacher_data` (the ladder then said the student saw no
+    evaluation sentence), the list cut short, or its vectors cast to float16: each passed and was saved."""
+    import dataclasses
+    import numpy as np
+    from sbertlib.training import distillation
+    from sbertlib.workbook import runs
+    from sbertlib.workbook.profiles import get_profile
+    profile = get_profile("smoke")
+    teacher = runs.teacher(profile)
+    own = distillation.teacher_examples(teacher, runs.distillation_sentences(profile))
+    nb14._require_profiles_teacher_data(own, profile)
+    extra = distillation.teacher_examples(teacher, ["A man is riding a horse on the beach at sunset."])
+    for changed, says in [(own + extra, f"`teacher_data` is not the notebook's: {len(own) + 1:,} examples"),
+                          (own[:150], "`teacher_data` is not the notebook's: 150 examples"),
+                          ([(s, v.astype(np.float16)) for s, v in own], "vectors are float16, not the teacher's"),
+                          ([(s, v * 1.5) for s, v in own], "is not the teacher's for its sentence")]:
+        with pytest.raises(ExerciseError, match=says):
+            nb14.check_distillation_run(distil(), None, student, nb14.fingerprint(student), changed, profile.distill,
+                                        profile)
+    rebound = dataclasses.replace(profile, distill=dataclasses.replace(profile.distill, epochs=2))
+    with pytest.raises(ExerciseError, match="`profile` is not the course's 'smoke' profile: its distill differ"):
+        nb14.check_distillation_run(distil(), None, student, nb14.fingerprint(student), own, rebound.distill, rebound)

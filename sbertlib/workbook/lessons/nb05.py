@@ -11,8 +11,8 @@ from . import (guard, Exercise, ExerciseError, _brief, call, library_losses_watc
                require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice, number
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, require_no_weights_of_its_own, run_parts,
-                            settings_left_alone)
+                            mark_checked, passed_as_is, require_no_weights_of_its_own, require_notebook_examples,
+                            require_profile_as_defined, run_parts, settings_left_alone)
 
 __all__ = ["checked", "check_regression_loss", "check_regression_objective", "check_regression_run", "fingerprint",
            "regression_loss_truth", "ReferenceRegressionObjective"]
@@ -267,14 +267,21 @@ def check_regression_run(result, start, before: tuple[float, ...], epochs: int, 
             "train on every example of `data` with the recipe's epochs and batch_size")
 
 
-def check_regression_runs(train_regression: Callable, new_runs: dict, start, stsb_examples, recipe) -> None:
+def check_regression_runs(train_regression: Callable, new_runs: dict, start, stsb_examples, recipe,
+                          profile=None) -> None:
     """Check ``train_regression(start, data, recipe) -> (objective, step_losses, seconds)``: each run notebook 05
     trained this time (``new_runs``: ``{objective: (its start, its fingerprint before, what train_regression
     returned)}``, empty when both were loaded) with :func:`check_regression_run`; then the function itself on the
     check's own recipes from the untrained ``start`` (:func:`training_runs.check_on_recipes`): every loss and the
-    trained weights must be the library's run of the same recipe, and a setting not taken from ``recipe`` is named."""
+    trained weights must be the library's run of the same recipe, and a setting not taken from ``recipe`` is named.
+    With the notebook's ``profile``, ``recipe`` and ``stsb_examples`` must be that profile's own (trial 18)."""
     require(callable(train_regression), f"pass your function itself, not {type(train_regression).__name__}",
-            "checks.check_regression_runs(train_regression, new_runs, start, stsb_examples, profile.stsb)")
+            "checks.check_regression_runs(train_regression, new_runs, start, stsb_examples, profile.stsb, profile)")
+    if profile is not None:
+        from .. import runs
+        require_profile_as_defined(profile, recipe, "stsb")
+        require_notebook_examples(stsb_examples, [(p.sentence1, p.sentence2, p.score)
+                                                  for p in runs.stsb_train_pairs(profile)], "stsb_examples")
     require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
     read = check_settings_passed(train_regression, "train_regression", start, stsb_examples, recipe)
     models = []

@@ -15,8 +15,8 @@ from . import (guard, Exercise, ExerciseError, call, library_calls_watched, libr
                named_slip, ok, require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, require_no_weights_of_its_own, run_parts,
-                            settings_left_alone)
+                            mark_checked, passed_as_is, require_no_weights_of_its_own, require_profile_as_defined,
+                            run_parts, settings_left_alone)
 
 __all__ = ["checked", "check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -405,8 +405,33 @@ def _scaled(vector, factor: float):
     return [factor * x for x in vector]
 
 
+def _require_profiles_teacher_data(teacher_data, profile, sample: int = 8) -> None:
+    """``teacher_data`` is what the notebook's cell builds for ``profile``: every distillation sentence, in order, each
+    with the teacher's float32 vector — read again from the teacher for ``sample`` of them (to 1e-4 relative in fp32; a
+    bf16 teacher gives another batch other roundings, so 3e-2 there). Trial 18: STSb test sentences appended, or the
+    vectors cast to float16, passed and were saved as the profile's run."""
+    import numpy as np
+    from .. import runs
+    from .training_runs import require_notebook_examples
+    items = list(teacher_data)
+    require_notebook_examples([s for s, _ in items], distillation.distinct(runs.distillation_sentences(profile)),
+                              "teacher_data")
+    kinds = {str(np.asarray(v).dtype) for _, v in items}
+    require(kinds == {"float32"}, f"teacher_data's vectors are {', '.join(sorted(kinds))}, not the teacher's float32",
+            "run the cell that builds teacher_data again and leave it as it is")
+    teacher = runs.teacher(profile)
+    picked = sorted({round(k * (len(items) - 1) / (sample - 1)) for k in range(sample)})
+    again = distillation.teacher_examples(teacher, [items[k][0] for k in picked])
+    tol = 1e-4 if teacher.resolved_precision() == "fp32" else 3e-2
+    for k, (_, want) in zip(picked, again):
+        got = np.asarray(items[k][1], dtype=np.float64)
+        error = float(np.linalg.norm(got - want) / np.linalg.norm(want))
+        require(error <= tol, f"teacher_data's vector #{k} is not the teacher's for its sentence (off by {error:.2g} of "
+                f"its length)", "run the cell that builds teacher_data again and leave it as it is")
+
+
 def check_distillation_run(train_distillation: Callable, result, start, before: tuple[float, ...], teacher_data,
-                           recipe) -> None:
+                           recipe, profile=None) -> None:
     """Check ``train_distillation(start, data, recipe) -> (objective, step_losses, seconds)``.
 
     ``result`` is what the notebook's run returned (None where the run was loaded rather than trained), from
@@ -414,9 +439,14 @@ def check_distillation_run(train_distillation: Callable, result, start, before: 
     (``profile.distill``): the start untouched, the objective holding the trained copy, one loss per step of
     ``recipe.epochs × ceil(len(teacher_data) / recipe.batch_size)``. Then the function itself, on the check's
     recipes (:func:`training_runs.check_on_recipes`): every loss and the trained weights must be the library's run of
-    the same recipe; a setting not taken from ``recipe`` is named."""
+    the same recipe; a setting not taken from ``recipe`` is named. With the notebook's ``profile``, ``recipe`` and
+    ``teacher_data`` must be that profile's own (:func:`_require_profiles_teacher_data`)."""
     require(callable(train_distillation), f"pass your function itself, not {type(train_distillation).__name__}",
-            "checks.check_distillation_run(train_distillation, new_run, pca_start, before, teacher_data, profile.distill)")
+            "checks.check_distillation_run(train_distillation, new_run, pca_start, before, teacher_data, "
+            "profile.distill, profile)")
+    if profile is not None:
+        require_profile_as_defined(profile, recipe, "distill")
+        _require_profiles_teacher_data(teacher_data, profile)
     said = "the distillation run was loaded, trained before (RETRAIN = True trains it again)"
     read = check_settings_passed(train_distillation, "train_distillation", start, teacher_data, recipe)
     if result is not None:
