@@ -39,14 +39,25 @@ def word_embeddings(encoder: SentenceEncoder) -> torch.nn.Embedding:
 def pca_word_embeddings(teacher: SentenceEncoder, width: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(reduced, components, mean)``: the teacher's word-piece embeddings ``(vocab, H)`` centred and
     projected on their ``width`` principal directions — ``reduced = (E − mean) @ components.T`` of shape
-    ``(vocab, width)``, ``components`` ``(width, H)`` with orthonormal rows, ``mean`` ``(H,)``."""
+    ``(vocab, width)``, ``components`` ``(width, H)`` with orthonormal rows, each direction's sign fixed
+    (:func:`sign_fixed`), ``mean`` ``(H,)``."""
     table = word_embeddings(teacher).weight.detach().float().cpu()
     if not 0 < width <= table.shape[1]:
         raise SettingError(f"width must be in 1..{table.shape[1]} (the teacher's word-piece width), got {width}")
     mean = table.mean(dim=0)
     _, _, v = torch.linalg.svd(table - mean, full_matrices=False)
     components = v[:width]
-    return (table - mean) @ components.T, components, mean
+    return (*sign_fixed((table - mean) @ components.T, components), mean)
+
+
+def sign_fixed(reduced: torch.Tensor, components: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(reduced, components)`` with each principal direction's sign fixed: its largest entry (in absolute value)
+    made positive, scikit-learn's ``svd_flip`` rule on the directions. A direction has no sign of its own (an SVD in
+    another precision, numpy's, or an eigendecomposition may give either), but the random network above a student's
+    word pieces answers differently to each: one rule makes every right PCA the same start."""
+    picked = components.gather(1, components.abs().argmax(dim=1, keepdim=True)).squeeze(1)
+    signs = torch.where(picked < 0, -1.0, 1.0).to(components.dtype)
+    return reduced * signs, components * signs[:, None]
 
 
 def make_student(backbone: str | SentenceEncoder, teacher: SentenceEncoder, init: str = "pca",
