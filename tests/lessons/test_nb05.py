@@ -588,7 +588,7 @@ def _bf16():
 ], ids=["left on", "switched back after the loop"])
 def test_nb05_a_run_under_global_autocast_is_named(tiny_encoder, stsb_examples, recipe, fn, says):
     """The fifteenth trial: `torch.set_autocast_enabled("cpu", True)` in train_regression passed, and cell 20 saved
-    bfloat16 runs (STSb-only's dev score 0.2796 against the fp32 run's 0.2321 on smoke): the check's reference ran
+    bfloat16 runs (smoke, STSb only: last loss 0.2796 against the fp32 run's 0.2321): the check's reference ran
     under the same switch. The settings check reads the process's settings where the loop starts."""
     from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
     NOTEBOOK_DATA[:] = stsb_examples
