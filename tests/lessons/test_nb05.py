@@ -29,7 +29,8 @@ def test_nb05_regression_loss_right_answer_passes(capsys):
     (lambda u, v, s: F.mse_loss((u * v).sum(dim=1), s / 5), "dot"),
     (lambda u, v, s: F.mse_loss(5 * F.cosine_similarity(u, v), s), "scaled the cosine up"),        # trial 5
     (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / 4), "not 0 to 4"),
-    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), (s - s.min()) / (s.max() - s.min())), "batch's own lowest"),
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), (s - s.min()) / (s.max() - s.min())), "lowest and highest"),
+    (lambda u, v, s: F.mse_loss(F.cosine_similarity(u, v), s / s.max()), "rescaled the scores by the batch's own highest"),
     (lambda u, v, s: (F.cosine_similarity(u, v) - s / 5).abs().mean(), "absolute"),
     (lambda u, v, s: good_loss(u, v, s) / 2, "half the mean squared error"),                      # trial 9
     (lambda u, v, s: ((F.cosine_similarity(u, v) - s / 5) ** 2).sum() / (len(u) - 1), "B − 1"),  # trial 9

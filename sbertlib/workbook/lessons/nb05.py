@@ -64,6 +64,10 @@ def _hint(got: float, u, v, scores) -> str:
         "you scaled the cosine up to the score's 0–5 instead of the score down to the cosine's scale: the loss "
         "compares on the cosine's scale": F.mse_loss(MAX_SCORE * cos, scores),
         "STSb's scores run from 0 to 5, not 0 to 4": F.mse_loss(cos, scores / 4),
+        ("you rescaled the scores by the batch's own highest" + (", or its lowest and highest" if float(scores.min())
+                                                                 == 0 else "") +
+         ": the scale is STSb's, the same for every batch (a batch whose best pair scored 3 would make that pair a "
+         "perfect match)"): F.mse_loss(cos, scores / scores.max()),
         "you rescaled the scores by the batch's own lowest and highest: the scale is STSb's, the same for every "
         "batch (a batch of one pair would have no range at all)":
             F.mse_loss(cos, (scores - scores.min()) / (scores.max() - scores.min()).clamp_min(1e-12)),
