@@ -15,8 +15,8 @@ from . import (guard, Exercise, ExerciseError, call, library_calls_watched, libr
                named_slip, ok, require, require_gradient, require_own_class, require_own_loss)
 from .questions import choice
 from .training_runs import (check_notebook_run, check_on_recipes, check_settings_passed, checked, fingerprint,
-                            mark_checked, passed_as_is, require_no_weights_of_its_own, require_profile_as_defined,
-                            run_parts, settings_left_alone)
+                            mark_checked, passed_as_is, require_no_weights_of_its_own, require_notebook_examples,
+                            require_profile_as_defined, run_parts, settings_left_alone)
 
 __all__ = ["checked", "check_pca_start", "check_distillation_objective", "check_pca_word_pieces", "check_inverse_projection",
            "check_distillation_run", "pca_truth", "fingerprint"]
@@ -412,7 +412,6 @@ def _require_profiles_teacher_data(teacher_data, profile, sample: int = 8) -> No
     vectors cast to float16, passed and were saved as the profile's run."""
     import numpy as np
     from .. import runs
-    from .training_runs import require_notebook_examples
     items = list(teacher_data)
     require_notebook_examples([s for s, _ in items], distillation.distinct(runs.distillation_sentences(profile)),
                               "teacher_data")
