@@ -38,7 +38,8 @@ RUN_FREE = ("training", "info")   # settings that change no run: the loop sets t
 def fingerprint(model) -> tuple:
     """A cheap summary of a model: one sum per parameter tensor (changes when training steps it), then its settings
     (:data:`SETTINGS`: pooling, length limit, normalisation, encoding precision, the info a table row reads, the mode;
-    then the weights' dtypes, which weights train, the dropout rates) as the last item."""
+    then the weights' dtypes and :func:`_how_trained`'s: which weights train, the dropout rates, the tokenizer's
+    settings and text rules, the backbone config) as the last item."""
     with torch.no_grad():
         weights = tuple(float(p.double().sum()) for p in model.parameters())
     dtypes = ("weights", repr(sorted({str(p.dtype).replace("torch.", "") for p in model.parameters()})))
@@ -52,10 +53,10 @@ CONFIG_NOT_RUN = ("_name_or_path", "transformers_version", "_commit_hash", "_att
 
 
 def _how_trained(model) -> tuple:
-    """What else decides how a copy trains and encodes, as three settings: the weights training may update (none
-    frozen), the dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting'), and
-    the tokenizer's (trial 16: `truncation_side = "left"` set after the loop kept each long sentence's end), and the
-    backbone's config as it would be saved."""
+    """What else decides how a copy trains and encodes, as five settings: the weights training may update (none
+    frozen), the dropout rates (trial 15: a layer frozen, or dropout set to 0, was told only 'pass every setting'), the
+    tokenizer's settings and its text rules (trial 16: `truncation_side = "left"` set after the loop kept each long
+    sentence's end), and the backbone's config as it would be saved (trial 17)."""
     params = list(model.parameters())
     frozen = sum(not p.requires_grad for p in params)
     dropout = sorted({float(m.p) for m in model.modules() if isinstance(m, torch.nn.Dropout)})
