@@ -93,23 +93,37 @@ def _guarded(fn):
     @functools.wraps(fn)
     def check(*args, **kwargs):
         __tracebackhide__ = True  # noqa: F841
-        require_default_numerics()
         try:
-            result = fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except ExerciseError:
             raise
         except Exception as exc:  # noqa: BLE001 - the check's own code failed: say so, without its source
             raise ExerciseError(f"the check could not finish: {type(exc).__name__}: {exc}\nHint: look at what your "
                                 f"code returned (its type, shape and values); if it looks right to you, tell your "
                                 f"lecturer — the check itself may be at fault") from None
-        finally:   # a class the check builds itself (not through `call`) may have switched one on
-            changed = _numerics_put_back(NUMERICS_DEFAULT)
-        require(not changed, "your code changed how the whole process computes while the check ran it, and left it "
-                f"so: {'; '.join(changed)} (the check has put it back)",
-                "leave the process's settings as they were: for mixed precision, a `with torch.autocast(...)` block "
-                "around the code that needs it; the recipes train in float32")
-        return result
     return check
+
+
+@contextmanager
+def reference_numerics():
+    """Within: torch computes as in a fresh process (no autocast, float32 matmuls at full precision, float32 as the
+    default dtype), whatever the student switched on in an earlier cell. A check computes its reference inside, so a
+    process-wide setting (``torch.set_float32_matmul_precision("high")``, GPU-tutorial advice) never makes the
+    reference itself move; the student's code runs as their kernel is set, and the check speaks only where their
+    result differs."""
+    import torch
+    precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.set_float32_matmul_precision("highest")
+        torch.set_default_dtype(torch.float32)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        with torch.autocast("cpu", enabled=False):
+            yield
+    finally:
+        torch.set_float32_matmul_precision(precision)
+        torch.set_default_dtype(dtype)
+        torch.backends.cuda.matmul.allow_tf32 = tf32
 
 
 def unfinished(error: BaseException) -> bool:
@@ -420,7 +434,6 @@ def call(fn, *args, what: str = "your function"):
     modified in place, which would change the notebook's own data — each becomes an ExerciseError."""
     __tracebackhide__ = True  # noqa: F841
     before = [_snapshot(a) for a in args]
-    numerics = numerics_state()
     try:
         result = fn(*args)
     except NotImplementedError as exc:
@@ -440,13 +453,6 @@ def call(fn, *args, what: str = "your function"):
                                 "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "
                                 "(n, 1): keepdims=True, or [:, None] — compare the shapes in the message") from exc
         raise student_raised(what, exc) from exc
-    finally:
-        changed = _numerics_put_back(numerics)   # also where the function stopped midway (a check's stand-in)
-    require(not changed, f"{what} changed how the whole process computes and left it so: {'; '.join(changed)}. "
-            f"Every model after it — the notebook's later runs and evaluations, and the check's own — would compute "
-            f"that way (the check has put it back)",
-            "leave the process's settings as they were: for mixed precision, a `with torch.autocast(...)` block "
-            "around the code that needs it; the recipes train in float32")
     require_unchanged(args, before, what)
     return result
 
@@ -618,12 +624,13 @@ class Exercise:
             got = call(fn, *_copies(args), what=f"your {self.name}")
             if self.returns is not None:
                 got = self.returns(got, f"{self.name}({_shown(args)})")
-            want = self.reference(*_copies(args))
+            with reference_numerics():
+                want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
                 hint = named_slip(got, slips, self.hint, same)
-                raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, expected {_brief(want)}"
-                                    + (f"\nHint: {hint}" if hint else ""))
+                raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
+                                    f"reference's" + (f"\nHint: {hint}" if hint else ""))
         ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
 
 
@@ -677,3 +684,6 @@ def exercise(name: str) -> tuple[str, Exercise] | None:
 def kept_references() -> dict[str, tuple[str, Any]]:
     """``{name: (notebook, reference)}`` for every exercise whose student code later notebooks load."""
     return {ex.name: (number, ex.reference) for number in numbers() for ex in exercises(number) if ex.kept}
+
+
+from .kinds import Objective, Run  # noqa: E402 - the two other kinds of exercise, built on the machinery above

@@ -1,0 +1,236 @@
+"""The two kinds of exercise beside a function (:class:`~sbertlib.workbook.lessons.Exercise`), each declared once in
+its lesson module:
+
+* :class:`Objective` — a loss class the student writes (a :class:`sbertlib.losses.SBERTLoss`): what data it takes
+  (``n_texts``, ``label_kind``), its value and its gradient against the library's loss on hidden vectors, for each of
+  the settings it is built with, then one batch end to end through an encoder.
+* :class:`Run` — a training function: it and the library's function of the same signature each train on the
+  check's own small recipes; the loss of every step must be the same, and the model given must have trained. A
+  difference is named by the declared slips (the same function written with that mistake) or by a setting the
+  function ignored.
+
+Like every self-check, these compare and name mistakes; they do not try to stop a student who sets out to fool them
+in their own kernel (see the package docstring: grading integrity lives in nbgrader's hidden tests).
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import torch
+
+from . import ExerciseError, call, named_slip, ok, reference_numerics, require, require_gradient
+
+COLUMNS = ("the first column", "the second column", "the third column")
+
+
+def as_number(value, what: str) -> float:
+    """One number out of a 0-d (or one-element) tensor, array or a float; an ExerciseError naming what came back."""
+    require(value is not None and not isinstance(value, (bool, str)), f"{what} returned {value!r}",
+            "return the loss: one number, a scalar tensor")
+    if isinstance(value, torch.Tensor):
+        require(value.numel() == 1, f"{what} returned a tensor of shape {tuple(value.shape)}, not one number",
+                "the loss of a batch is the mean over its rows: one scalar (.mean())")
+        return float(value.detach().double().reshape(()))
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned a {type(value).__name__}, not a number\n"
+                            "Hint: return the loss as a scalar tensor") from None
+
+
+def close(got: float, want: float, rel: float = 1e-4) -> bool:
+    """Equal to float32's rounding (relative ``rel``, absolute 1e-6)."""
+    return math.isclose(got, want, rel_tol=rel, abs_tol=1e-6)
+
+
+# ----------------------------------------------------------------------------- an objective
+@dataclass(frozen=True)
+class Objective:
+    """A loss class exercise: ``name`` is the class the student writes; ``reference(model, **setting)`` the library's
+    loss; ``settings`` the constructor settings the check builds the class with (the first is the default, ``{}``:
+    none); ``batches()`` hidden ``(embeddings, labels)``; ``examples()`` records for one batch end to end;
+    ``slips``: ``{message: loss_from_embeddings written with that mistake, f(embeddings, labels, **setting)}``;
+    ``columns`` names the embeddings' columns in messages; ``probe``/``kept`` as :class:`Exercise`'s."""
+
+    name: str
+    reference: Callable
+    batches: Callable[[], Sequence[tuple[list, Any]]]
+    examples: Callable[[], list]
+    settings: tuple[dict, ...] = ({},)
+    slips: Mapping[str, Callable] = field(default_factory=dict)
+    columns: tuple[str, ...] = COLUMNS
+    hint: str = ""
+    ok: str = ""
+    probe: str | None = None
+    kept: bool = False
+
+    @property
+    def probe_code(self) -> str | None:
+        return self.probe
+
+    def check(self, cls, encoder) -> None:
+        """Build the student's ``cls`` around ``encoder`` with each setting and compare it with the reference."""
+        __tracebackhide__ = True  # noqa: F841
+        built = [self._build(cls, encoder, s) for s in self.settings]
+        self._data_kind(built[0], self.reference(encoder, **self.settings[0]))
+        for objective, setting in zip(built, self.settings):
+            for embeddings, labels in self.batches():
+                self._value_and_gradient(objective, encoder, setting, embeddings, labels)
+        self._end_to_end(built[0], encoder)
+        ok(self.ok or f"{self.name} equals the library's loss: its data, its value and gradient on hidden batches, "
+                      f"and one batch end to end")
+
+    def _build(self, cls, encoder, setting: dict):
+        from ...losses import SBERTLoss
+        require(isinstance(cls, type) and issubclass(cls, SBERTLoss),
+                f"pass your class itself, a subclass of losses.SBERTLoss, not {cls!r}",
+                f"check_…({self.name}, encoder): the class's name, no parentheses")
+        borrowed = [k.__name__ for k in cls.__mro__ if k is not SBERTLoss and issubclass(k, SBERTLoss)
+                    and k.__module__.startswith("sbertlib.losses")]
+        require(not borrowed, f"your {self.name} is (or extends) the library's {borrowed[0] if borrowed else ''}, "
+                "which already is the loss", f"extend losses.SBERTLoss and write loss_from_embeddings yourself")
+        shown = ", ".join(f"{k}={v!r}" for k, v in setting.items())
+        try:
+            objective = call(lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{', ' + shown if shown else ''})")
+        except ExerciseError as exc:
+            if isinstance(exc.__cause__, TypeError) and setting:
+                raise ExerciseError(f"{self.name}(model, {shown}) fails: {exc.__cause__}\nHint: "
+                                    f"{', '.join(setting)} is an argument of the objective: keep it (self.…) for "
+                                    "loss_from_embeddings") from None
+            raise
+        require(getattr(objective, "model", None) is encoder, f"your {self.name}'s .model is not the encoder it was given",
+                "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+        return objective
+
+    def _data_kind(self, objective, reference) -> None:
+        for attribute, meaning in (("n_texts", "a tuple of how many texts an example may hold, e.g. (3,)"),
+                                   ("label_kind", '"class", "score", "vector" or None: what an example\'s label is')):
+            got, want = getattr(objective, attribute, None), getattr(reference, attribute)
+            require(got == want, f"your {self.name}'s {attribute} is {got!r}: training reads from it what an example "
+                    f"of this objective holds, and it does not fit this objective's data",
+                    f"{attribute} is {meaning}; set it as a class attribute for the data this loss takes")
+
+    def _value_and_gradient(self, objective, encoder, setting: dict, embeddings: list, labels) -> None:
+        shown = f"a hidden batch of {len(embeddings[0])} rows, {len(embeddings)} columns" + \
+            (f", {', '.join(f'{k}={v!r}' for k, v in setting.items())}" if setting else "")
+        leaves = [e.detach().clone().requires_grad_(True) for e in embeddings]
+        got = call(objective.loss_from_embeddings, leaves, labels, what=f"your {self.name}'s loss_from_embeddings")
+        value = as_number(got, f"your {self.name}'s loss_from_embeddings")
+        with reference_numerics():
+            reference = self.reference(encoder, **setting)
+            want = float(reference.loss_from_embeddings([e.detach().clone() for e in embeddings], labels))
+        if not close(value, want):
+            raise ExerciseError(f"on {shown} your {self.name} gives {value:.5f}, not the library's loss\n"
+                                f"Hint: {self._slip(value, embeddings, labels, setting, encoder)}")
+        require(isinstance(got, torch.Tensor), f"your {self.name} returned a plain number: no gradient can flow",
+                "stay in torch end to end: no .item(), float() or numpy inside the loss")
+        require_gradient(got, dict(zip(self.columns, leaves)),
+                         lambda *e: self.reference(encoder, **setting).loss_from_embeddings(list(e), labels),
+                         f"on {shown} your {self.name}'s loss")
+
+    def _slip(self, value: float, embeddings: list, labels, setting: dict, encoder) -> str:
+        """The declared slip whose value equals the student's, else a setting read from elsewhere, else the hint."""
+        copies = lambda: [e.detach().clone() for e in embeddings]  # noqa: E731
+        slips = {message: (lambda slip=slip: float(slip(copies(), labels, **setting)))
+                 for message, slip in self.slips.items()}
+        for other in self.settings:
+            for key in set(other) & set(setting):
+                if other[key] != setting[key]:
+                    slips[f"that is the loss for {key}={other[key]!r}, but this objective was built with "
+                          f"{key}={setting[key]!r}: use self.{key}, not a number written into the code"] = \
+                        lambda other=other: float(self.reference(encoder, **other).loss_from_embeddings(copies(), labels))
+        return named_slip(value, slips, self.hint, close=lambda a, b: close(a, float(b)))
+
+    def _end_to_end(self, objective, encoder) -> None:
+        from ...training import collate, prepare_examples
+        records = self.examples()
+        try:
+            examples = prepare_examples(records, objective)
+        except ValueError as exc:
+            raise ExerciseError(f"training refuses this objective's examples: {exc}\nHint: n_texts and label_kind say "
+                                f"what an example holds; compare them with the data this objective trains on") from None
+        batch = collate(examples, encoder)
+        with torch.no_grad():
+            got = as_number(call(objective, batch, what=f"your {self.name} (a whole batch)"), f"your {self.name}")
+            with reference_numerics():
+                want = float(self.reference(encoder, **self.settings[0])(batch))
+        require(close(got, want, 1e-3), f"end to end ({len(records)} examples through the encoder) your {self.name} "
+                f"gives {got:.5f}, not the library's loss", "loss_from_embeddings gets one embedding per text column, "
+                "in the examples' order, and the batch's labels as they are")
+
+
+# ----------------------------------------------------------------------------- a run
+def trained_weights_differ(a, b) -> bool:
+    """Whether two models' weights differ anywhere."""
+    pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
+    return any(n not in pb or not torch.equal(p.detach(), pb[n].detach()) for n, p in pa.items())
+
+
+@dataclass(frozen=True)
+class Run:
+    """A training function exercise. ``run(fn, recipe, *context)`` calls a function of this kind (the student's, the
+    reference's or a slip) on one recipe — a dict of its settings — and returns ``(step losses, the trained model,
+    the model it started from)``; ``reference`` is the library's function of the same signature; ``recipes()`` the
+    check's own small recipes; ``slips`` ``{message: the function written with that mistake}``; ``ignored``
+    ``{setting: the value a function that ignores it trains with}`` (the loop's default)."""
+
+    name: str
+    reference: Callable
+    run: Callable
+    recipes: Callable[[], Sequence[dict]]
+    slips: Mapping[str, Callable] = field(default_factory=dict)
+    ignored: Mapping[str, Any] = field(default_factory=dict)
+    hint: str = ""
+    ok: str = ""
+    probe: str | None = None
+    kept: bool = False
+    tolerance: float = 1e-3
+
+    @property
+    def probe_code(self) -> str | None:
+        return self.probe
+
+    def check(self, fn, *context) -> int:
+        """Run ``fn`` and the reference on every recipe; the number of steps compared."""
+        __tracebackhide__ = True  # noqa: F841
+        require(callable(fn), f"pass your function itself, not {type(fn).__name__}", "no parentheses after its name")
+        steps = 0
+        for recipe in self.recipes():
+            got, model, start = self.run(fn, recipe, *context)
+            with reference_numerics():
+                want, _, _ = self.run(self.reference, recipe, *context)
+            if not self.same(got, want):
+                shown = ", ".join(f"{k}={v!r}" for k, v in recipe.items())
+                losses = ", ".join(f"{x:.4f}" for x in got[:3])
+                raise ExerciseError(f"with the check's recipe ({shown}) your {self.name} ran {len(got)} steps "
+                                    f"(losses {losses}{', …' if len(got) > 3 else ''}): not the library's run of that "
+                                    f"recipe\nHint: {self._slip(got, recipe, context)}")
+            require(trained_weights_differ(model, start) or not got,
+                    f"your {self.name}'s losses are the library's, but the model it was given did not change",
+                    "train the model the objective holds (loss.model), not a copy of it")
+            steps += len(got)
+        ok(self.ok or f"your {self.name} trains as the library does: {steps} steps on the check's recipes, every "
+                      f"loss the same")
+        return steps
+
+    def same(self, got: Sequence[float], want: Sequence[float]) -> bool:
+        return len(got) == len(want) and all(close(g, w, self.tolerance) for g, w in zip(got, want))
+
+    def _slip(self, got: list[float], recipe: dict, context: tuple) -> str:
+        slips: dict[str, Callable] = {}
+        for message, slip in self.slips.items():
+            slips[message] = lambda slip=slip: self.run(slip, recipe, *context)[0]
+        for key, default in self.ignored.items():
+            if key in recipe and recipe[key] != default:
+                slips[f"your {self.name} trained with {key}={default!r}, not the {key}={recipe[key]!r} it was given: "
+                      f"pass {key} on as given, never a value written in"] = \
+                    lambda key=key, default=default: self.run(self.reference, {**recipe, key: default}, *context)[0]
+        return named_slip(got, slips, self.hint, close=lambda a, b: self.same(a, b))
+
+
+def copy_of(model):
+    """A deep copy (the check's own start, so that nothing the student's run does reaches the notebook's)."""
+    return copy.deepcopy(model)
