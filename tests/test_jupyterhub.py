@@ -43,6 +43,7 @@ nbgrader exchange 40 s more. Screenshots and the hub's log: build/test-artifacts
 from __future__ import annotations
 
 import contextlib
+import re
 import os
 import pwd
 import secrets
@@ -175,6 +176,13 @@ def _link_tree(src: Path, dest: Path) -> None:
         _run(["cp", "-a", f"{src}/.", f"{dest}/"], f"copying {src}")
 
 
+def _venv_python(interpreter: str, venv: Path) -> bool:
+    """Whether a script's ``#!`` line names a python of ``venv``: ``bin/python``, ``bin/python3`` or ``bin/python3.X``
+    (pip run as ``bin/pip`` writes ``python3``, as ``bin/python -m pip`` writes ``python``)."""
+    path = Path(interpreter)
+    return path.parent == venv / "bin" and re.fullmatch(r"python(3(\.\d+)?)?", path.name) is not None
+
+
 def _read_only_install(dest: Path) -> Path:
     """The class's install (see the module's doc, step 1); returns its python."""
     _run([_student_python(), "-m", "venv", "--without-pip", str(dest)], "creating the class's venv")
@@ -188,7 +196,7 @@ def _read_only_install(dest: Path) -> Path:
         if script.is_file() and not script.is_symlink() and not (dest / "bin" / script.name).exists():
             with contextlib.suppress(UnicodeDecodeError, OSError):
                 first, _, rest = script.read_text().partition("\n")
-                if first.startswith("#!") and first[2:].strip() == str(venv / "bin" / "python"):
+                if first.startswith("#!") and _venv_python(first[2:].strip(), venv):
                     (dest / "bin" / script.name).write_text(f"#!{python}\n{rest}")
                     (dest / "bin" / script.name).chmod(0o755)
     for p in site.glob("__editable__*sbertlib*"):   # the checkout's editable link: replaced by a copy
