@@ -1,14 +1,30 @@
-"""Self-checks for the notebooks' exercises.
+"""Self-checks for the notebooks' exercises: one module per notebook (``nb01`` …), each declaring its exercises.
 
-Each notebook has its own module (``sbertlib.workbook.lessons.nb01`` …). A check prints ``[OK] …`` when the
-answer is right and raises :class:`ExerciseError` with a hint when it is not — so a wrong answer
-stops the notebook at the exercise instead of letting it run on with a silent mistake.
+**Three kinds of exercise**, each declared once in its lesson module's ``EXERCISES``:
+
+* a function — :class:`Exercise`: the student's function against the reference on hidden inputs, each everyday
+  mistake (a *slip*) declared as the same function written with that mistake, so a wrong answer is named;
+* an objective — :class:`~sbertlib.workbook.lessons.kinds.Objective`: a loss class, its data kind, its value and
+  gradient on hidden vectors and one batch end to end;
+* a run — :class:`~sbertlib.workbook.lessons.kinds.Run`: a training function beside the library's own run of the
+  check's small recipes, every step's loss compared.
+
+The few predictions and open answers are plain functions of a screen each.
+
+**What a self-check is for.** It teaches: it compares with the reference, names the everyday mistake in the
+student's terms (never printing the hidden expected value), catches inputs changed in place, and never refuses a right
+answer written another way — the reference is computed under a fresh process's numerics
+(:func:`reference_numerics`), so a setting such as ``torch.set_float32_matmul_precision("high")`` changes nothing.
+
+**What it does not try to stop.** A student who sets out to fool a check in their own kernel can always do it (rebind
+``lessons.nbNN.check_x``, patch the library, return the reference's answer): nothing running in that kernel can hold.
+Grading integrity lives elsewhere: nbgrader's hidden tests (each exercise's ``probe``, run by the grader in a fresh
+kernel on fixed inputs, values stored from the lecturer's solutions; see
+:mod:`sbertlib.workbook.publish.nbgrader_export` and its threat model).
 
 A failed check shows its message and nothing of the check's own code: in Jupyter (IPython) an
 :class:`ExerciseError` renders itself (:meth:`ExerciseError._render_traceback_`) as its message alone —
-preceded, where the student's own function raised, by the frames of the student's code and that error —
-instead of a traceback through the check, whose lines can hold the answer. ``require`` and ``two_items``
-carry ``__tracebackhide__`` so pytest and IPython's own tracebacks skip them too.
+preceded, where the student's own function raised, by the frames of the student's code and that error.
 """
 from __future__ import annotations
 
