@@ -272,12 +272,15 @@ def check_mistakes(number: str, checks_dir: Path = CHECKS_DIR) -> dict[str, list
     return result
 
 
+KINDS = ("Exercise", "Objective", "Run")   # the three kinds of exercise (sbertlib.workbook.lessons)
+
+
 def _declared_slips(tree: ast.Module) -> dict[str, list[str]]:
-    """``{exercise name: [its named slips' messages, then its hint]}`` of every ``Exercise(...)`` declared in
-    a lesson module's source (see :class:`sbertlib.workbook.lessons.Exercise`)."""
+    """``{exercise name: [its named slips' messages, then its hint]}`` of every exercise declared in a lesson
+    module's source — ``Exercise(...)``, ``Objective(...)`` or ``Run(...)`` (see :mod:`sbertlib.workbook.lessons`)."""
     found: dict[str, list[str]] = {}
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "Exercise"
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in KINDS
                 and node.args and _text_of(node.args[0])):
             continue
         keywords = {k.arg: k.value for k in node.keywords}
