@@ -357,6 +357,29 @@ def test_shared_read_only_cache_serves_good_files_and_names_a_damaged_one(stub, 
         shutil.rmtree(shared, ignore_errors=True)
 
 
+def test_a_half_copied_file_read_offline_is_named_as_damaged_not_as_missing(stub, course_hub_files, monkeypatch,
+                                                                            tmp_path):
+    """A cache copied by hand and cut off: offline, the file is there but damaged. The message says so, and what to
+    do online (it is fetched again by itself) and offline (copy the cache again) — not "not in the cache"."""
+    from sbertlib.cli import fetch
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    stub.add("mteb/stsbenchmark-sts", hub.dataset("stsb").revision, course_hub_files["stsb"])
+    assert fetch.main(["--datasets", "stsb"]) == 0
+    cut = hub.hub_file("stsb", "test")
+    blob = cut.resolve()
+    blob.write_bytes(blob.read_bytes()[: blob.stat().st_size // 2])   # half of it copied
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    hub._VERIFIED.clear()
+    with pytest.raises(hub.HubCopyMissing) as missing:
+        hub.hub_file("stsb", "test")
+    said = str(missing.value)
+    assert "was in the Hugging Face cache but damaged" in said and str(cut) in said and "half-copied" in said
+    assert "HF_HUB_OFFLINE is set" in said and "Online, it is fetched again" in said and "copy the cache again" in said
+    assert "is not in the Hugging Face cache" not in said
+    monkeypatch.delenv("HF_HUB_OFFLINE")   # online: fetched again by itself
+    assert len(data.load_stsb("test")) == 1379
+
+
 def test_read_only_cache_without_the_file_says_the_lecturer_should_fetch(stub, course_hub_files, monkeypatch,
                                                                          no_local_data):
     cache = no_local_data / "hub-cache"

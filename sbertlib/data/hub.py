@@ -433,7 +433,15 @@ def _where(ds: HubDataset, filename: str) -> str:
     return f"{filename!r} of dataset {ds.repo_id} at revision {ds.revision}"
 
 
-def _missing(ds: HubDataset, filename: str, why: str, local_hint: str) -> HubCopyMissing:
+def _missing(ds: HubDataset, filename: str, why: str, local_hint: str, damaged: str = "") -> HubCopyMissing:
+    """The file cannot be had from the Hub (``why``); ``damaged``: the cached copy that was there, damaged, and removed."""
+    if damaged:
+        return HubCopyMissing(
+            f"{_where(ds, filename)} was in the Hugging Face cache but damaged ({damaged}: its bytes do not hash to "
+            f"what the Hub announced — a half-copied or cut-off file?), so it was removed, and it cannot be "
+            f"downloaded again now: {why}.\nOnline, it is fetched again by itself on the next read. Offline, copy "
+            f"the cache again from a good copy (or run `python -m sbertlib fetch --datasets {ds.name}` where the Hub "
+            f"answers); or {local_hint}", ds)
     return HubCopyMissing(
         f"{_where(ds, filename)} is not in the Hugging Face cache and cannot be downloaded: {why}.\n"
         f"To provide it: connect to the internet (the Hub, {config.hub_endpoint()}) and run "
@@ -534,20 +542,22 @@ def hub_file(name: str, split: str, local_hint: str = "use a local data folder")
     cache = config.hub_cache_dir()
     cached = try_to_load_from_cache(ds.repo_id, filename, cache_dir=cache, revision=ds.revision,
                                     repo_type="dataset")
+    damaged = ""
     if isinstance(cached, str):
         try:
             return _served(ds, filename, verify(Path(cached), ds, filename))
         except ChecksumError:
             if os.path.lexists(cached):
                 raise  # left where it is: a cache this process may not change (the error says what to do)
+            damaged = cached
             print(f"sbertlib: {cached} was damaged (its hash did not match) and was removed from the cache; "
                   "downloading it again", file=sys.stderr)
     if not hub_allowed():
-        raise _missing(ds, filename, f"${SOURCE_ENV}=local forbids the Hub", local_hint)
+        raise _missing(ds, filename, f"${SOURCE_ENV}=local forbids the Hub", local_hint, damaged)
     if config.hub_offline_flag():
-        raise _missing(ds, filename, "HF_HUB_OFFLINE is set", local_hint)
+        raise _missing(ds, filename, "HF_HUB_OFFLINE is set", local_hint, damaged)
     if not config.hub_reachable():
-        raise _missing(ds, filename, f"nothing answers at {config.hub_endpoint()} (offline?)", local_hint)
+        raise _missing(ds, filename, f"nothing answers at {config.hub_endpoint()} (offline?)", local_hint, damaged)
     root = cache_root()
     if not cache_writable(root):
         raise _missing(ds, filename, f"the Hugging Face cache {root} is read-only here (a shared cache?), and "
