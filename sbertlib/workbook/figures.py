@@ -348,33 +348,54 @@ def _prediction_refused(predicted: object) -> str:
             f"one of {options} (any of them is an answer)")
 
 
-def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile_name: str,
+def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
                         predicted: str) -> tuple[pd.DataFrame, list[str]]:
     """Notebook 14's ladder (STSb test per ingredient, in the order measured: random start, 05's two stages,
     PCA start, distilled, distilled + STSb, teacher) with the paper's rows that saw as much as each of ours,
-    and its verdict lines. The distilled-only student saw no STS label and no evaluation sentence: its row
-    is SBERT-NLI-base (Table 2, "not trained for STS"); once trained on STSb train, SBERT-NLI-STSb-base."""
-    from .. import paper
+    and its verdict lines, every sentence of teacher, start and data written from ``profile`` (a
+    :class:`~sbertlib.workbook.profiles.Profile`, or its name) by :mod:`sbertlib.workbook.prose`.
+
+    The distilled-only student saw no STS label and no evaluation sentence: where its teacher saw no STS training
+    data either, its row is SBERT-NLI-base (Table 2, "not trained for STS"); where the teacher was trained on STSb
+    train (``laptop``, ``paper``: notebook 05's two-stage model), it stands beside no unsupervised paper row. Once
+    trained on STSb train: SBERT-NLI-STSb-base."""
+    from . import prose
     from .lessons import ExerciseError
+    from .profiles import PROFILES
     if predicted not in PCA_PREDICTIONS:
         raise ExerciseError(_prediction_refused(predicted))
-    column = f"STSb test Spearman ×100 ({n_pairs:,} pairs, {profile_name})"
+    profile = PROFILES[profile] if isinstance(profile, str) else profile
+    column = f"STSb test Spearman ×100 ({n_pairs:,} pairs, {profile.name})"
     table = pd.DataFrame({column: dict(stsb)}).round(2)
-    nli_base = paper.TABLE2["Not trained for STS"]["SBERT-NLI-base"][0]
-    nli_stsb_base = paper.TABLE2["Trained on NLI data + STSb"]["SBERT-NLI-STSb-base"][0]
-    table.loc["paper: SBERT-NLI-base (Table 2; no STS labels)"] = nli_base
-    table.loc["paper: SBERT-NLI-STSb-base (Table 2; trained on STSb train)"] = nli_stsb_base
+    rows = prose.ladder_paper_rows(profile)
+    if rows["distilled"] is not None:
+        table.loc[f"paper: {rows['distilled'][0]} (Table 2; no STS labels)"] = rows["distilled"][1]
+    name_stsb, nli_stsb_base = rows["distilled, then STSb"]
+    table.loc[f"paper: {name_stsb} (Table 2; trained on STSb train)"] = nli_stsb_base
     s_random, s_two, s_pca, s_dist, s_small, s_teacher = stsb.values()
     said = "above" if s_pca > s_random + 1 else "below" if s_pca < s_random - 1 else "about"
 
     def beside(ours: float, theirs: float) -> str:
         return f"{'above' if ours > theirs else 'below'} it by {abs(ours - theirs):.2f}"
-    lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}.",
-             f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
-             f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}.",
-             f"Distilled only (no STS score in its own training, no evaluation sentence; its teacher's knowledge "
-             f"borrowed): {s_dist:.2f} beside the paper's SBERT-NLI-base "
-             f"{nli_base:.2f}, {beside(s_dist, nli_base)}.",
-             f"Then trained on STSb train: {s_small:.2f} beside SBERT-NLI-STSb-base {nli_stsb_base:.2f}, "
-             f"{beside(s_small, nli_stsb_base)} — a published model's knowledge borrowed in both."]
+    lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}."]
+    if profile.distill_teacher == "two-stage":
+        lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
+                     f"the teacher's {s_teacher:.2f} — notebook 05's two-stage model, which is the teacher here (its own "
+                     f"row: {s_two:.2f}).")
+    else:
+        lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
+                     f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}.")
+    if rows["distilled"] is not None:
+        name_base, nli_base = rows["distilled"]
+        lines.append(f"Distilled only (no STS score in its own training, no evaluation sentence; its teacher's knowledge "
+                     f"borrowed): {s_dist:.2f} beside the paper's {name_base} {nli_base:.2f}, {beside(s_dist, nli_base)}"
+                     + (f"; its teacher saw no STS data either, but about {prose.pairs_ratio():,.0f} times the paper's "
+                        "NLI pairs: not comparable in training data." if prose.teacher_is_minilm(profile) else "."))
+    else:
+        lines.append(f"Distilled only (no STS score in its own training, no evaluation sentence — but its teacher was "
+                     f"trained on STSb train, the very pairs with their scores of about a third to a half of STS12–15): "
+                     f"{s_dist:.2f}, beside no unsupervised paper row; the paper's row nearest in training data, {name_stsb}, "
+                     f"has {nli_stsb_base:.2f}: {beside(s_dist, nli_stsb_base)}.")
+    lines.append(f"Then trained on STSb train: {s_small:.2f} beside {name_stsb} {nli_stsb_base:.2f}, "
+                 f"{beside(s_small, nli_stsb_base)} — {prose.teacher_knowledge(profile)}.")
     return table, lines
