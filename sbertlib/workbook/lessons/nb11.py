@@ -1,330 +1,215 @@
-"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding
-by hand, and the rule that picks a precision."""
+"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding by hand, the rule
+that picks a precision. A self-check names the usual mistake; it does not police how an answer was reached (PyTorch's
+own bfloat16 conversion passes ``bf16_round``): grading integrity lives in nbgrader's hidden tests."""
 from __future__ import annotations
-
-from typing import Callable, Sequence
 
 import numpy as np
 import torch
-from torch.overrides import TorchFunctionMode
 
-from . import guard, Exercise, ExerciseError, call, ok, require
+from . import guard, Exercise, ExerciseError, require
 from .questions import choice, number
 
+def _one_number(got, what: str) -> float:
+    try:
+        return float(got.item() if hasattr(got, "item") else got)
+    except (TypeError, ValueError, RuntimeError):
+        raise ExerciseError(f"{what} returned {got!r}, not a number\nHint: return one number") from None
 
-def _reference_padding(lengths: Sequence[int], batch_size: int, sort: bool) -> float:
-    order = sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))
-    slots = real = 0
-    for s in range(0, len(order), batch_size):
-        batch = [lengths[i] for i in order[s:s + batch_size]]
-        slots += max(batch) * len(batch)
-        real += sum(batch)
-    return 1 - real / slots
+# ----------------------------------------------------------------------------- padding share
+def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
+    """The lengths cut into batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
+    ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
+    return [ls[s:s + batch_size] for s in range(0, len(ls), batch_size)]
 
+def _share(batches, pad_to=None) -> float:
+    """The share of the slots that are padding, each batch padded to its longest member (or to ``pad_to``)."""
+    return 1 - sum(map(sum, batches)) / sum((pad_to or max(b)) * len(b) for b in batches)
 
-# A small case where every usual slip gives its own number (the last batch is smaller, lengths spread),
-# so the first failure already tells which slip it is; random cases follow.
-PADDING_CASE = ([5, 12, 3, 9, 7, 2, 11], 3)
+def padding_truth(lengths, batch_size: int, sort: bool) -> float:
+    return _share(_batches(lengths, batch_size, sort))
 
-
-def _padding_slips(lengths: Sequence[int], batch_size: int, sort: bool) -> dict[str, float]:
-    """hint -> the share a usual slip gives for this case."""
-    n, bs = len(lengths), batch_size
-    full = n - n % bs
-    slips = {
-        f"you padded every sentence to the longest of all the sentences ({max(lengths)} tokens): a batch is "
-        "padded only to the longest member of that batch, so each batch has its own padded length":
-            1 - sum(lengths) / (max(lengths) * n),
-        "you sorted shortest first: sort=True means longest first — the batches then fall differently, since "
-        "only the last one can be smaller":
-            _reference_padding(sorted(lengths), bs, False) if sort else float("nan"),
-        f"you left out the last batch ({n % bs} sentence(s), fewer than batch_size = {bs}): it is padded to its "
-        "own longest member, and its slots count like any other batch's":
-            _reference_padding([lengths[i] for i in _order(lengths, sort)[:full]], bs, False) if full else 0.0,
-        "with sort=True you kept the input order: sort the sentences by length, longest first, before cutting "
-        "the batches": _reference_padding(lengths, bs, False) if sort else float("nan"),
-        "with sort=False you sorted anyway: keep the input order there": _reference_padding(lengths, bs, True)
-        if not sort else float("nan"),
-    }
-    want = _reference_padding(lengths, bs, sort)
-    slips["that is the share of the slots holding real tokens; the padding share is the rest"] = 1 - want
-    slips["that is a percentage: return a share between 0 and 1"] = 100 * want
-    return slips
-
-
-def _order(lengths: Sequence[int], sort: bool) -> list[int]:
-    return sorted(range(len(lengths)), key=lambda i: -lengths[i]) if sort else list(range(len(lengths)))
-
-
-def check_padding_share(fn: Callable[[Sequence[int], int, bool], float]) -> None:
-    """``fn(lengths, batch_size, sort)`` must return the padding share of the padded batches. A wrong
-    number is matched against the usual slips (padding to the corpus's longest, sorting shortest first,
-    dropping the last batch, ignoring ``sort``, the real-token share, a percentage), each named."""
-    require(callable(fn), "Pass your function itself, e.g. check_padding_share(padding_share_by_hand).")
+def _padding_cases() -> list[tuple]:
+    """A small case where every slip gives its own number (the last batch smaller), then random ones; both sorts."""
     rng = np.random.default_rng(11)
-    cases = [PADDING_CASE]
-    for trial in range(6):
-        cases.append(([int(x) for x in rng.integers(3, 60, size=int(rng.integers(5, 40)))], int(rng.integers(1, 9))))
-    for lengths, bs in cases:
-        for sort in (False, True):
-            want = _reference_padding(lengths, bs, sort)
-            got = call(fn, list(lengths), bs, sort,
-                       what=f"`padding_share_by_hand` (lengths {list(lengths)}, batch size {bs}, sort={sort})")
-            try:
-                got = float(got.item() if hasattr(got, "item") else got)
-            except (TypeError, ValueError):
-                raise ExerciseError(f"`padding_share_by_hand` returned {got!r}, not a number\n"
-                                    "Hint: return one number: the share of the token slots that are padding") from None
-            if np.isfinite(got) and abs(got - want) < 1e-9:
-                continue
-            hint = next((h for h, value in _padding_slips(lengths, bs, sort).items()
-                         if np.isfinite(value) and abs(got - value) < 1e-9),
-                        "each batch is padded to its own longest member; the padding share is the share of all "
-                        "the batches' slots that hold no real token")
-            raise ExerciseError(f"For lengths {list(lengths)}, batch size {bs}, sort={sort}: expected {want:.4f}, "
-                                f"got {got:.4f}.\nHint: {hint}")
-    ok("your padding share matches on random batches, sorted and unsorted")
+    cases = [([5, 12, 3, 9, 7, 2, 11], 3)] + [(rng.integers(3, 60, size=rng.integers(5, 40)).tolist(),
+                                               int(rng.integers(2, 9))) for _ in range(6)]
+    return [(lengths, b, sort) for lengths, b in cases for sort in (False, True)]
 
+PADDING = Exercise('padding_share_by_hand', probe="""
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
+            _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
+            """, reference=padding_truth, inputs=_padding_cases, returns=_one_number, slips={
+    "every sentence padded to the longest of all the sentences: a batch is padded only to its own longest member":
+        lambda l, b, s: _share(_batches(l, b, s), pad_to=max(l)),
+    "sorted shortest first: sort=True means longest first (the batches then fall differently)":
+        lambda l, b, s: _share(_batches(l, b, s, ascending=True)),
+    "the last, smaller batch left out: it is padded to its own longest member and its slots count too":
+        lambda l, b, s: _share([x for x in _batches(l, b, s) if len(x) == b]),
+    "with sort=True you kept the input order: sort by length, longest first, before cutting the batches":
+        lambda l, b, s: padding_truth(l, b, False),
+    "with sort=False you sorted anyway: keep the input order there": lambda l, b, s: padding_truth(l, b, True),
+    "the batches' own shares averaged: take the share of all the slots together (a longer batch weighs more)":
+        lambda l, b, s: float(np.mean([_share([x]) for x in _batches(l, b, s)])),
+    "padding divided by the real tokens: the share is padding over all the slots, real ones and padding":
+        lambda l, b, s: 1 / (1 - padding_truth(l, b, s)) - 1,
+    "that is the share of the slots holding real tokens; the padding share is the rest":
+        lambda l, b, s: 1 - padding_truth(l, b, s),
+    "that is a percentage: return a share between 0 and 1": lambda l, b, s: 100 * padding_truth(l, b, s)},
+    hint="each batch is padded to its own longest member; the padding share is the share of all the batches' slots "
+         "that hold no real token",
+    ok="your padding share matches on random batches, sorted and unsorted")
 
-def token_budget_truth(lengths: Sequence[int], max_tokens: int) -> list[list[int]]:
-    """Batches of sentence indices, as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them:
-    longest first (stable among equal lengths); a batch grows while ``rows × its longest member`` stays
-    within ``max_tokens``; a sentence longer than the budget travels alone."""
+def check_padding_share(fn) -> None:
+    PADDING.check(fn)
+
+# ----------------------------------------------------------------------------- token-budget batches
+def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
+    """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them: longest first (stable
+    among equal lengths); a batch grows while rows × its longest member stays within ``max_tokens``."""
     from ...model.tokenising import length_batches
     return [[int(i) for i in batch] for batch in length_batches([int(n) for n in lengths], 1, True, max_tokens)]
 
-
-def _as_batches(got) -> list[list[int]]:
-    require(got is not None and got is not Ellipsis, f"your function returned {got!r}",
-            "return a list of batches, each a list of sentence indices")
-    try:
-        return [[int(i) for i in batch] for batch in got]
-    except (TypeError, ValueError):
-        raise ExerciseError(f"your function returned {type(got).__name__} that is not a list of lists of indices\n"
-                            "Hint: return e.g. [[4, 0], [2, 1, 3]]") from None
-
-
-def _budget_hint(got: list[list[int]], lengths: Sequence[int], max_tokens: int) -> str:
-    flat = [i for b in got for i in b]
-    if sorted(flat) != list(range(len(lengths))):
-        return "every sentence must appear in exactly one batch — did you forget the last, unfinished batch?"
-    for b in got:
-        if len(b) > 1 and len(b) * max(lengths[i] for i in b) > max_tokens:
-            return ("a batch is padded to its *longest* member: rows × longest must stay within max_tokens "
-                    f"(a batch of {len(b)} with longest {max(lengths[i] for i in b)} costs "
-                    f"{len(b) * max(lengths[i] for i in b)} > {max_tokens})")
-    seen = [lengths[i] for i in flat]
-    if seen == sorted(seen) and seen != sorted(seen, reverse=True):
-        return "you sorted shortest first: longest first, so that a batch's first member is its longest"
-    if seen != sorted(seen, reverse=True):
-        return "sort the sentences by length, longest first (a stable sort keeps equal lengths in input order)"
-    stable = sorted(range(len(lengths)), key=lambda i: -lengths[i])
-    if flat != stable:
-        k = next(k for k, (a, b) in enumerate(zip(flat, stable)) if a != b)
-        i, j = stable[k], flat[k]
-        return (f"the lengths are in the right order, but not the sentences of equal length: sentences {i} and {j} "
-                f"both have {lengths[i]} tokens and {i} comes first in the input, yet your order puts {j} first. Equal "
-                "lengths keep their input order (a stable sort); reversing an ascending sort, or numpy's default "
-                "argsort, turns ties around")
-    if got == _budget_batches(lengths, max_tokens, strict=True):
-        return ("a batch that costs exactly max_tokens fits: you started a new batch when rows × longest would "
-                "*reach* max_tokens; start one only when it would go past it")
-    return ("the order is right; the cuts differ: a new batch starts only when adding the next sentence would push "
-            "rows × longest past max_tokens, and a sentence longer than the budget travels alone")
-
-
-def _budget_batches(lengths: Sequence[int], max_tokens: int, strict: bool) -> list[list[int]]:
-    """Token-budget batches in the library's order, cut when rows × longest would reach (``strict``) the budget."""
+def _cut(order, lengths, max_tokens: int, cost: str = "rows × longest", at: bool = False) -> list[list[int]]:
+    """Batches of ``order``, each cut before one more sentence would cost more than (``at``: as much as) the budget."""
     batches, batch = [], []
-    for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
-        cost = (len(batch) + 1) * (lengths[batch[0]] if batch else lengths[i])
-        if batch and (cost >= max_tokens if strict else cost > max_tokens):
+    for i in order:
+        ls = [lengths[j] for j in batch + [i]]
+        paid = {"rows × longest": len(ls) * max(ls), "rows × newest": len(ls) * ls[-1], "real tokens": sum(ls)}[cost]
+        if batch and (paid >= max_tokens if at else paid > max_tokens):
             batches.append(batch)
             batch = []
         batch.append(i)
     return batches + [batch] if batch else batches
 
+def _longest_first(lengths) -> list[int]:
+    return sorted(range(len(lengths)), key=lambda i: -lengths[i])
 
-def check_token_budget_batches(fn: Callable[[Sequence[int], int], list]) -> None:
-    """``fn(lengths, max_tokens)`` must cut the sentences into token-budget batches exactly as the library does."""
-    require(callable(fn), "Pass your function itself, e.g. check_token_budget_batches(token_budget_batches).")
-    rng = np.random.default_rng(12)
-    cases = [([5, 9, 9, 3, 12, 4], 24), ([10, 10, 10], 30), ([50, 3, 3, 3], 20), ([7], 5)]
-    for _ in range(6):
-        lengths = [int(x) for x in rng.integers(2, 70, size=int(rng.integers(5, 60)))]
-        cases.append((lengths, int(rng.integers(60, 400))))
-    for lengths, budget in cases:
-        got = call(fn, list(lengths), budget,
-                   what=f"`token_budget_batches` (lengths {list(lengths)}, max_tokens {budget})")
-        got = _as_batches(got)
-        want = token_budget_truth(lengths, budget)
-        if got != want:
-            raise ExerciseError(f"For lengths {lengths[:8]}{'…' if len(lengths) > 8 else ''} and max_tokens {budget}: "
-                                f"expected {want[:4]}{'…' if len(want) > 4 else ''}, got {got[:4]}{'…' if len(got) > 4 else ''}.\n"
-                                f"Hint: {_budget_hint(got, lengths, budget)}")
-    ok("token-budget batches match the library's on sorted, tied and over-long inputs")
+BUDGET = Exercise('token_budget_batches', probe="""
+            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
+            _result = [token_budget_batches(_lengths, m) for m in (30, 48, 100)]
+            """, reference=token_budget_truth, slips={
+    "not sorted: sort the sentences by length, longest first, so that a batch's first member is its longest":
+        lambda l, m: _cut(range(len(l)), l, m),
+    "you sorted shortest first: longest first, so that a batch's first member is its longest":
+        lambda l, m: _cut(sorted(range(len(l)), key=l.__getitem__), l, m),
+    "sentences of equal length turned around (a reversed ascending sort): equal lengths keep their input order":
+        lambda l, m: _cut(np.argsort(l, kind="stable")[::-1], l, m),
+    "numpy's default argsort is not stable: equal lengths must keep their input order (kind='stable')":
+        lambda l, m: _cut(np.argsort(-np.asarray(l)), l, m),
+    "the last, unfinished batch is missing: every sentence belongs to exactly one batch":
+        lambda l, m: token_budget_truth(l, m)[:-1],
+    "a sentence longer than the budget was dropped: it travels alone, in a batch of its own":
+        lambda l, m: _cut([i for i in _longest_first(l) if l[i] <= m], l, m),
+    "a batch costs rows × its longest member, not rows × the newest sentence's length":
+        lambda l, m: _cut(_longest_first(l), l, m, cost="rows × newest"),
+    "you counted the real tokens: a batch costs rows × its longest member, padding included":
+        lambda l, m: _cut(_longest_first(l), l, m, cost="real tokens"),
+    "a batch that costs exactly max_tokens fits: start a new one only when the cost would go past it":
+        lambda l, m: _cut(_longest_first(l), l, m, at=True),
+    "batches of lengths: return the sentences' indices": lambda l, m: [[l[i] for i in b] for b in token_budget_truth(l, m)]},
+    inputs=lambda: [([10, 6, 6, 6], 24), ([5, 9, 9, 3, 12, 4], 24), ([10, 10, 10], 30), ([50, 3, 3, 3], 20), ([7], 5)] + [
+        (rng.integers(2, 70, size=rng.integers(20, 60)).tolist(), int(rng.integers(60, 400)))
+        for rng in [np.random.default_rng(12)] for _ in range(6)],
+    returns=lambda got, what: _lists(got, what), compare=lambda got, want: got == want,
+    hint="each sentence once, longest first (equal lengths in input order); a new batch starts only when one more "
+         "sentence would push rows × longest past max_tokens",
+    ok="token-budget batches match the library's on sorted, tied and over-long inputs")
 
+def _lists(got, what: str) -> list[list[int]]:
+    try:
+        return [[int(i) for i in batch] for batch in got]
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned {got!r}, not a list of batches of sentence indices\n"
+                            "Hint: return e.g. [[4, 0], [2, 1, 3]]") from None
 
+def check_token_budget_batches(fn) -> None:
+    BUDGET.check(fn)
 
-# ----------------------------------------------------------------------------- precision
-def _bf16_cases() -> torch.Tensor:
-    """Float32 values whose rounding to bfloat16 tells the usual slips apart: exact ties with an even
-    and an odd kept part, values just above and below a tie, negatives, tiny and huge magnitudes."""
+# ----------------------------------------------------------------------------- bf16 by hand
+def _bf16_cases() -> list[tuple[torch.Tensor]]:
+    """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
+    just above and below a tie, negatives, tiny and huge magnitudes."""
     rng = np.random.default_rng(11)
     normal = rng.normal(scale=rng.choice([1e-3, 1.0, 50.0, 1e6], size=200), size=200).astype(np.float32)
     base = np.array([1.0, -1.0, 3.0, -7.5, 0.15625, 1e-20], dtype=np.float32).view(np.int32)
     ties = np.concatenate([base | 0x8000, (base + 0x10000) | 0x8000, base | 0x8001, base | 0x7FFF])
-    return torch.from_numpy(np.concatenate([normal, ties.astype(np.int32).view(np.float32)]))
+    return [(torch.from_numpy(np.concatenate([normal, ties.astype(np.int32).view(np.float32)])),)]
 
+def bf16_truth(x: torch.Tensor) -> torch.Tensor:
+    return x.to(torch.bfloat16).float()
 
-class _Bf16Watch(TorchFunctionMode):
-    """Notes whether any torch operation run inside it produced a bfloat16 tensor."""
+def _bits(x: torch.Tensor, add: int | torch.Tensor) -> torch.Tensor:
+    """The float32 whose bit pattern is x's plus ``add``, its low 16 bits then cleared."""
+    return ((x.view(torch.int32) + add) & -65536).view(torch.float32)
 
-    def __init__(self):
-        super().__init__()
-        self.made_bf16 = False
+_TIES = "on a tie the result is the neighbour whose last kept bit is 0 (ties to even)"
+BF16 = Exercise('bf16_round', probe="""
+            _x = _torch.tensor([1.0, 1.00390625, 1.01171875, -3.14159265, 1e-40, 65504.0, 3.3e38, -0.0,
+                                float("inf"), float("-inf"), 123.456, -0.0001234], dtype=_torch.float32)
+            _result = bf16_round(_x.clone())
+            """, reference=bf16_truth, inputs=_bf16_cases, slips={
+    "the value came back unchanged: zero the low 16 bits of the pattern after rounding": lambda x: x,
+    "that truncates (rounds toward zero): round to the nearest pattern with 16 zero low bits, then clear them":
+        lambda x: _bits(x, 0),
+    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round up; {_TIES}": lambda x: _bits(x, 0x8000),
+    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round down; {_TIES}": lambda x: _bits(x, 0x7FFF),
+    "that is float16 (5 exponent bits, 10 mantissa bits); bfloat16 keeps float32's 8 exponent bits":
+        lambda x: x.half().float(),
+    "that is the bit pattern, as integers: view the result back as float32 (.view(torch.float32))":
+        lambda x: bf16_truth(x).view(torch.int32)},
+    hint=f"round to the nearest float32 whose low 16 bits are zero; {_TIES}",
+    returns=lambda got, what: torch.as_tensor(got) if got is not None else got,
+    compare=lambda got, want: isinstance(got, torch.Tensor) and got.shape == want.shape and got.is_floating_point() ==
+    want.is_floating_point() and torch.equal(got.double(), want.double()),
+    ok="your bf16 rounding matches PyTorch's bit for bit, ties included")
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        result = func(*args, **(kwargs or {}))
-        if isinstance(result, torch.Tensor) and result.dtype == torch.bfloat16:
-            self.made_bf16 = True
-        return result
-
-
-def check_bf16_round(fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
-    """``fn(x)`` must round a float32 tensor to the nearest bfloat16 (ties to even), returned as float32,
-    by hand — without PyTorch's bfloat16 conversion — and without changing ``x``."""
-    require(callable(fn), "Pass your function itself, e.g. check_bf16_round(bf16_round).")
-    x = _bf16_cases()
-    want = x.to(torch.bfloat16).float()
-    given = x.clone()                      # what the function receives; ``x`` stays the untouched original
+def check_bf16_round(fn) -> None:
     try:
-        with _Bf16Watch() as watch:
-            got = call(fn, given, what="`bf16_round`")
-    except ExerciseError:
-        # call's own verdict (the stub, the student's error, a changed input), with what a changed input means here
-        changed = int((given.view(torch.int32) != x.view(torch.int32)).sum())
-        require(changed == 0, f"`bf16_round` changed its input: {changed} of {len(x)} values of the tensor passed in "
-                "were overwritten",
-                "x.view(torch.int32) shares x's memory, so in-place operations on it (bits += …, bits &= …, "
-                "bits.add_(…)) round the caller's tensor too; compute new tensors (bits + …, … & -65536) instead")
+        BF16.check(fn)
+    except ExerciseError as error:
+        require("in place" not in str(error), f"{error}\nx.view(torch.int32) shares x's memory: in-place operations on "
+                "it (bits += …, bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)")
         raise
-    require(not watch.made_bf16, "`bf16_round` converts to torch.bfloat16: PyTorch rounds for you, and the "
-            "exercise is to round by hand",
-            "work on the bit pattern: x.view(torch.int32) shows it as integers; round there to a pattern whose "
-            "low 16 bits are zero, and view the result back as float32")
-    require(isinstance(got, torch.Tensor), f"`bf16_round` returned {type(got).__name__}, not a tensor",
-            "return a float32 tensor of the same shape")
-    require(got.dtype == torch.float32 and got.shape == x.shape,
-            f"`bf16_round` returned dtype {got.dtype}, shape {tuple(got.shape)}; expected float32, {tuple(x.shape)}",
-            "keep the value in float32: bf16 is float32 with the low 16 bits of the pattern zeroed")
-    if torch.equal(got, want):
-        ok("your bf16 rounding matches PyTorch's bit for bit, ties included")
-        return
-    bits = x.view(torch.int32)
-    tie = (bits & 0xFFFF) == 0x8000           # the dropped 16 bits are exactly half a step
-    even = ((bits >> 16) & 1) == 0             # … and the last kept bit is 0: ties-to-even rounds these down
-    tie_rule = ("on a tie the result is the neighbour whose last kept bit is 0 (ties to even): down when that bit "
-                "is 0, up when it is 1")
-    slips = {  # hint, the slip's result, which values to show an example of
-        "the value came back unchanged: zero the low 16 bits of the pattern after rounding": (x, None),
-        "that truncates (rounds toward zero): round to the *nearest* pattern with 16 zero low bits, and clear "
-        "the low bits only after that": ((bits & -65536).view(torch.float32), None),
-        f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round up; {tie_rule}":
-            (((bits + 0x8000) & -65536).view(torch.float32), tie & even),
-        f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round down; {tie_rule}":
-            (((bits + 0x7FFF) & -65536).view(torch.float32), tie & ~even),
-        "that is float16 (5 exponent bits, 10 mantissa bits); bfloat16 keeps float32's 8 exponent bits":
-            (x.half().float(), None),
-    }
-    differ = got != want
-    for hint, (wrong, where) in slips.items():
-        if torch.equal(got, wrong):
-            i = int((differ & where if where is not None else differ).nonzero()[0])
-            raise ExerciseError(f"{int(differ.sum())} of {len(x)} values differ from bfloat16, e.g. {float(x[i])!r} "
-                                f"(bits {int(bits[i]) & 0xFFFFFFFF:#010x}) -> {float(got[i])!r}, bfloat16 gives "
-                                f"{float(want[i])!r}\nHint: {hint}")
-    i = int(differ.nonzero()[0])
-    raise ExerciseError(f"{int(differ.sum())} of {len(x)} values differ, e.g. {float(x[i])!r} "
-                        f"(bits {int(bits[i]) & 0xFFFFFFFF:#010x}) -> {float(got[i])!r}, bfloat16 gives "
-                        f"{float(want[i])!r}\nHint: round to the nearest float32 whose low 16 bits are zero; "
-                        f"{tie_rule}")
 
-
-def _choice_cases() -> list[tuple[dict, float, str]]:
-    """(rows, tolerance, answer): precision -> (sent/s, Spearman) tables built so that each slip picks
-    another answer."""
-    return [
-        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.01), "int8": (1500.0, 80.95)}, 0.05, "bf16"),
-        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.10), "int8": (1500.0, 80.95)}, 0.05, "fp32"),
-        ({"fp32": (600.0, 82.03), "bf16": (300.0, 82.03), "int8": (900.0, 82.00)}, 0.05, "int8"),
-        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 80.95)}, 2.0, "int8"),
-        ({"fp32": (600.0, 82.03), "bf16": (500.0, 82.03)}, 0.05, "fp32"),
-        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 82.60)}, 0.05, "bf16"),
-        ({"fp32": (600.0, 82.0), "bf16": (1300.0, 82.25)}, 0.25, "bf16"),  # exactly at the tolerance
-    ]
-
+# ----------------------------------------------------------------------------- picking a precision
+def pick_truth(rows: dict, tolerance: float) -> str:
+    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies)."""
+    return _fastest(rows, lambda k: abs(rows[k][1] - rows["fp32"][1]) <= tolerance)
 
 def _fastest(rows: dict, allowed) -> str:
     return max((k for k in rows if allowed(k)), key=lambda k: rows[k][0])
 
-
-PICK_SLIPS = {  # hint: the slip's rule (rows, tolerance) -> precision
-    "the fastest is not always allowed: its Spearman must be within the tolerance of fp32's":
-        lambda r, t: _fastest(r, lambda k: True),
-    "a loss counts as much as a gain: compare the absolute difference |Spearman − fp32's| with the tolerance":
+PICK = Exercise('pick_precision', probe="""
+            _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
+            _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
+            """, reference=pick_truth, compare=lambda got, want: got == want, slips={
+    "a loss beyond the tolerance disqualifies too (the fastest is not always allowed): |Spearman − fp32's| ≤ tolerance":
         lambda r, t: _fastest(r, lambda k: r[k][1] - r["fp32"][1] <= t),
-    "a gain beyond the tolerance is a change too: compare the absolute difference with the tolerance":
+    "a gain beyond the tolerance is a change too (the fastest is not always allowed): |Spearman − fp32's| ≤ tolerance":
         lambda r, t: _fastest(r, lambda k: r["fp32"][1] - r[k][1] <= t),
     "we want speed at equal quality, not the highest score: the fastest precision that qualifies":
         lambda r, t: max(r, key=lambda k: r[k][1]),
     "within the tolerance includes the tolerance itself: |difference| <= tolerance, not <":
         lambda r, t: _fastest(r, lambda k: abs(r[k][1] - r["fp32"][1]) < t),
-}
+    "that is the slowest that qualifies: take the fastest (the most sentences per second)":
+        lambda r, t: min((k for k in r if abs(r[k][1] - r["fp32"][1]) <= t), key=lambda k: r[k][0]),
+    "return the precision's name (a key of rows), not its row": lambda r, t: r[pick_truth(r, t)]},
+    inputs=lambda: [({"fp32": (600.0, 82.0), "fp16": (700.0, 82.25), "bf16": (900.0, 81.0), "int8": (1000.0, 83.0),
+                      "int4": (1100.0, 82.9), "fp64": (500.0, 82.1)}, 0.25)] + [(rows, 0.05) for rows in (
+        {"fp32": (600.0, 82.03), "bf16": (1300.0, 82.01), "int8": (1500.0, 80.95)},
+        {"fp32": (600.0, 82.03), "bf16": (1300.0, 82.10), "int8": (1500.0, 80.95)},
+        {"fp32": (600.0, 82.03), "bf16": (300.0, 82.03), "int8": (900.0, 82.00)},
+        {"fp32": (600.0, 82.03), "bf16": (500.0, 82.03)},
+        {"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 82.60)})] + [
+        ({"fp32": (600.0, 82.03), "bf16": (1300.0, 82.03), "int8": (1500.0, 80.95)}, 2.0),
+        ({"fp32": (600.0, 82.0), "bf16": (1300.0, 82.25)}, 0.25)],   # exactly at the tolerance
+    hint="keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest",
+    ok="your rule picks the fastest precision that leaves the Spearman unchanged, on 8 tables")
 
+def check_pick_precision(fn) -> None:
+    PICK.check(fn)
 
-def check_pick_precision(fn: Callable[[dict, float], str]) -> None:
-    """``fn(rows, tolerance)``: the fastest precision whose Spearman is within ``tolerance`` of fp32's,
-    either way (fp32 itself always qualifies)."""
-    require(callable(fn), "Pass your function itself, e.g. check_pick_precision(pick_precision).")
-    cases = _choice_cases()
-    got = []
-    for rows, tol, _ in cases:
-        got.append(call(fn, dict(rows), tol, what=f"`pick_precision` (rows {rows}, tolerance {tol})"))
-    wrong = [i for i, (case, answer) in enumerate(zip(cases, got)) if answer != case[2]]
-    if not wrong:
-        ok(f"your rule picks the fastest precision that leaves the Spearman unchanged, on {len(cases)} tables")
-        return
-    rows, tol, answer = cases[wrong[0]]
-    table = ", ".join(f"{k}: {speed:.0f} sent/s, Spearman {sp:.2f}" for k, (speed, sp) in rows.items())
-    hint = next((h for h, slip in PICK_SLIPS.items() if [slip(dict(r), t) for r, t, _ in cases] == got),
-                "keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest")
-    raise ExerciseError(f"for {table} and tolerance {tol}: you chose {got[wrong[0]]!r}, expected {answer!r}\n"
-                        f"Hint: {hint}")
-
-
-# ----------------------------------------------------------------------------- the exercises, declared once
-# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
-# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
-EXERCISES = (
-    Exercise('padding_share_by_hand', probe="""
-            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
-            _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
-            """),
-    Exercise('token_budget_batches', probe="""
-            _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
-            _result = [token_budget_batches(_lengths, m) for m in (30, 48, 100)]
-            """),
-    Exercise('bf16_round', probe="""
-            _x = _torch.tensor([1.0, 1.00390625, 1.01171875, -3.14159265, 1e-40, 65504.0, 3.3e38, -0.0,
-                                float("inf"), float("-inf"), 123.456, -0.0001234], dtype=_torch.float32)
-            _result = bf16_round(_x.clone())
-            """),
-    Exercise('pick_precision', probe="""
-            _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
-            _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
-            """),
-)
+EXERCISES = (PADDING, BUDGET, BF16, PICK)
 
 
 # ----------------------------------------------------------------------------- questionnaire
