@@ -41,10 +41,7 @@ NOT_THROUGH_CALL = {
     **{("nb07", "_diff", p): "a part of a slip of diff_and_se (the check's own)" for p in ("d", "se")},
     ("nb07", "library_point", "evaluator"): "the notebook's scorer",
     ("nb07", "run_ablation_truth", "train_and_score"): "the check's stand-in scorer, or a slip's",
-    ("nb08", "mean_over", "pick"): "the check's own choice of C",
-    ("nb10", "_only", "slip"): "a slip's re-creation",
     ("nb11", "_fastest", "allowed"): "the check's own rule",
-    ("nb11", "__torch_function__", "func"): "torch's function, under the check's watcher",
     ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
                                   "design, which the check reads",
     ("nb14", "check_distillation_objective", "cls"): "the student's class, built around the check's own model",
