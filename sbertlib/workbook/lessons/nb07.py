@@ -306,31 +306,38 @@ TABLE_SLIPS = {  # {message: run_ablation written with that mistake}
     "a row per configuration, in order, indexed by config.label": lambda *a: run_ablation_truth(*a).reset_index(drop=True)}
 
 
+def _grid_table(table, what: str) -> pd.DataFrame:
+    """The student's table with its text columns moved into the index, its number columns kept (messages show them)."""
+    require(isinstance(table, pd.DataFrame), f"{what} returned a {type(table).__name__}", "a DataFrame, a row each")
+    missing = {"pooling", "concat", "n_seeds", "mean", "std"} - set(table.columns)
+    require(not missing, f"{what}: your table has no column {sorted(missing)}", "pooling, concat, n_seeds, mean, std")
+    bad = [c for c in ("n_seeds", "mean", "std") if not pd.api.types.is_numeric_dtype(table[c])]
+    require(not bad, f"{what}: the column {bad[0] if bad else ''} holds {_brief(list(table[bad[0]])) if bad else ''}",
+            "n_seeds, mean and std: one number per row (a count, the mean and the sample std of the seeds' scores)")
+    return table.set_index(["pooling", "concat"], append=True).select_dtypes("number")
+
+
 def _same_table(got, want) -> bool:
-    """``want``'s rows in order, its values (a ``seed <s>`` column only where ``got`` has one)."""
-    return list(map(str, got.index)) == list(map(str, want.index)) and all(list(got[c]) == list(want[c]) if c in (
-        "pooling", "concat") else _equal(got[c].to_numpy(), want[c].to_numpy()) for c in want if c in got)
+    """``want``'s rows in order and its numbers (a ``seed <s>`` column only where ``got`` has one)."""
+    got, want = (t.set_index(["pooling", "concat"], append=True) if "pooling" in t else t for t in (got, want))
+    return [tuple(map(str, i)) for i in got.index] == [tuple(map(str, i)) for i in want.index] and all(
+        _equal(got[c].to_numpy(), want[c].to_numpy()) for c in want if c in got)
+
+
+RUN_ABLATION = Exercise('run_ablation', reference=run_ablation_truth, returns=_grid_table, compare=_same_table,
+                        inputs=lambda: [(list(c), list(s), _fake_scores) for c, s in GRIDS], slips=TABLE_SLIPS,
+                        hint="concat: config.concat_label; n_seeds: how many seeds; mean, std: of their scores",
+                        ok="run_ablation runs every configuration once per seed and tabulates mean and sample std "
+                           "like the library's grid")
 
 
 def check_run_ablation(run_ablation) -> None:
-    """``run_ablation(configs, seeds, train_and_score)`` on :data:`GRIDS`, a stand-in ``train_and_score`` (no training):
-    :func:`run_ablation_truth`'s table (more columns are fine); a wrong one named by :data:`TABLE_SLIPS`."""
-    require(callable(run_ablation), f"pass your function itself, not {type(run_ablation).__name__}", "no parentheses")
-    for configs, seeds in GRIDS:
-        what = f"run_ablation on a grid of {len(configs)} configurations × seeds {list(seeds)}"
-        table = _checked(call, {"StatisticsError": ONE_SEED}, run_ablation, list(configs), list(seeds), _fake_scores,
-                         what=what)
-        require(isinstance(table, pd.DataFrame), f"{what} returned a {type(table).__name__}", "a DataFrame")
-        missing = {"pooling", "concat", "n_seeds", "mean", "std"} - set(table.columns)
-        require(not missing, f"{what}: your table has no column {sorted(missing)}", "pooling, concat, n_seeds, mean, std")
-        if not _same_table(table, run_ablation_truth(configs, seeds, _fake_scores)):
-            slips = {m: (lambda f=f: f(list(configs), list(seeds), _fake_scores)) for m, f in TABLE_SLIPS.items()}
-            raise ExerciseError(f"{what}: your table is not the grid's\nHint: " + named_slip(table, slips, "concat: "
-                                "config.concat_label; n_seeds: how many seeds; mean, std: over them", _same_table))
-    ok("run_ablation runs every configuration once per seed and tabulates mean and sample std like the library's grid")
+    """:data:`RUN_ABLATION` on :data:`GRIDS`, a stand-in ``train_and_score`` (no training): the library's table."""
+    _checked(RUN_ABLATION.check, {"StatisticsError": ONE_SEED}, run_ablation)
 
 
-EXERCISES = (CLASSIFIER_SIZE, GAIN, Exercise('most_important', probe=None), DIFF_AND_SE)  # most_important: its check
+EXERCISES = (CLASSIFIER_SIZE, GAIN, Exercise('most_important', probe=None), DIFF_AND_SE, RUN_ABLATION)
+# most_important: graded by its check; run_ablation's probe, as an undeclared name's: its value
 
 
 # ----------------------------------------------------------------------------- questionnaire
