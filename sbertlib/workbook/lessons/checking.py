@@ -1,0 +1,510 @@
+"""The machinery every self-check shares: how a check calls the student's function (:func:`call`), how it fails
+(:class:`ExerciseError`, :func:`require`), how it names a slip (:func:`named_slip`) and the function kind of exercise
+(:class:`Exercise`). The package :mod:`sbertlib.workbook.lessons` re-exports every name; its docstring says what a
+self-check is for."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import re
+import sysconfig
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+_PACKAGE = Path(__file__).resolve().parents[2]  # sbertlib/: the checks' code, and the library's
+
+
+def _library_frame(filename: str) -> bool:
+    """True for a frame of sbertlib, the standard library or an installed package: not the student's."""
+    try:
+        path = Path(filename).resolve()
+    except (OSError, ValueError):
+        return False
+    roots = [_PACKAGE] + [Path(p).resolve() for p in {sysconfig.get_paths().get(k) for k in
+                                                     ("stdlib", "platstdlib", "purelib", "platlib")} if p]
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _where(filename: str) -> str:
+    """``Cell In[3]`` for a notebook cell (as IPython names it), else ``File "path"``."""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+        kind, name = shell.compile.format_code_name(filename) if shell is not None else (None, None)
+    except Exception:  # noqa: BLE001 - no IPython, or one without cell names: the plain file name
+        kind = name = None
+    return f"{kind} {name}" if kind and name else f'File "{filename}"'
+
+
+def student_frames(error: BaseException) -> list[str]:
+    """The traceback of ``error`` restricted to the frames of the student's own code (a notebook cell,
+    their module), formatted as Python does, followed by the error's own line; ``[]`` when none of
+    its frames is the student's."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not _library_frame(f.filename)]
+    if not frames:
+        return []
+    lines = ["In your code:"]
+    for frame in frames:
+        lines.append(f"  {_where(frame.filename)}, line {frame.lineno}, in {frame.name}")
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}")
+    lines.extend("".join(traceback.format_exception_only(type(error), error)).rstrip("\n").split("\n"))
+    return lines
+
+
+class ExerciseError(AssertionError):
+    """A wrong (or unfinished) exercise answer; the message holds a hint."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows for this error: the message, never the check's source lines.
+
+        When the student's own function raised (the error's ``__cause__``), the frames of the student's
+        code come first, so they can see which of their lines failed."""
+        lines = student_frames(self.__cause__) if self.__cause__ is not None else []
+        if lines:
+            lines.append("")
+        message = str(self).split("\n")
+        return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
+
+
+def guard(namespace: dict) -> None:
+    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``) so that an error raised by the
+    check's own code — a value the student returned that the check could not read, or a fault of the check — shows
+    as an :class:`ExerciseError` naming it, never as a traceback through the check's source, which can hold the
+    answer. Each lesson module calls it last."""
+    for name, fn in list(namespace.items()):
+        if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
+            namespace[name] = _guarded(fn)
+
+
+def _guarded(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def check(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841
+        try:
+            return fn(*args, **kwargs)
+        except ExerciseError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the check's own code failed: say so, without its source
+            raise ExerciseError(f"the check could not finish: {type(exc).__name__}: {exc}\nHint: look at what your "
+                                f"code returned (its type, shape and values); if it looks right to you, tell your "
+                                f"lecturer — the check itself may be at fault") from None
+    return check
+
+
+@contextmanager
+def reference_numerics():
+    """Within: torch computes as in a fresh process (no autocast, float32 matmuls at full precision, float32 as the
+    default dtype), whatever the student switched on in an earlier cell. A check computes its reference inside, so a
+    process-wide setting (``torch.set_float32_matmul_precision("high")``, GPU-tutorial advice) never makes the
+    reference itself move; the student's code runs as their kernel is set, and the check speaks only where their
+    result differs."""
+    import torch
+    precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    try:
+        torch.set_float32_matmul_precision("highest")
+        torch.set_default_dtype(torch.float32)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        with torch.autocast("cpu", enabled=False):
+            yield
+    finally:
+        torch.set_float32_matmul_precision(precision)
+        torch.set_default_dtype(dtype)
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+
+
+def unfinished(error: BaseException) -> bool:
+    """True for the stub's bare ``raise NotImplementedError``; False for one PyTorch raises with a message
+    (an operation a dtype lacks, e.g. ``&`` on floats), which is the student's error, not an empty answer."""
+    return type(error) is NotImplementedError and not error.args
+
+
+def student_raised(what: str, error: Exception) -> ExerciseError:
+    """The ExerciseError to raise ``from error`` when the student's own code raised ``error``: it names
+    the error; Jupyter shows the student's failing line above it (see :meth:`ExerciseError._render_traceback_`),
+    never the check's lines."""
+    if isinstance(error, ExerciseError):
+        return error
+    return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
+                         "Hint: the lines of your code shown above are where it stopped")
+
+
+def ok(message: str) -> None:
+    print(f"[OK] {message}")
+
+
+def require(condition: bool, message: str, hint: str = "") -> None:
+    """Fail the exercise with ``message`` (and a hint) unless ``condition`` holds."""
+    __tracebackhide__ = True  # noqa: F841 - read by pytest and IPython: the check's frame is not the student's
+    if not condition:
+        raise ExerciseError(message + (f"\nHint: {hint}" if hint else ""))
+
+
+def require_gradient(got, inputs: dict, truth, what: str) -> None:
+    """The student's loss ``got``, computed from ``inputs`` (name → leaf tensor that requires grad) and with the right
+    value, must be a 0-dim tensor that back-propagates into each input what ``truth(*inputs)`` (on detached copies)
+    does. A loss whose value is right but whose gradient is cut (``.detach()`` on one side), scaled (half of it
+    detached) or gone trains another model, so it fails, the input named."""
+    __tracebackhide__ = True  # noqa: F841
+    import torch
+    require(got.dim() == 0, f"{what} is a tensor of shape {tuple(got.shape)}, not a scalar (shape ())",
+            "return the mean itself — a 0-dim tensor, as .mean() gives it — not wrapped in a batch dimension")
+    require(got.requires_grad, f"{what}: the value is right but it is detached (no gradient)",
+            "stay in torch end to end: no .item(), .detach() or numpy inside the loss")
+    copies = {k: x.detach().clone().requires_grad_(True) for k, x in inputs.items()}
+    want = torch.autograd.grad(truth(*copies.values()), list(copies.values()), allow_unused=True)
+    mine = torch.autograd.grad(got, list(inputs.values()), allow_unused=True, retain_graph=True)
+    for name, g, w in zip(inputs, mine, want):
+        w = torch.zeros_like(inputs[name]) if w is None else w
+        if g is not None and torch.allclose(g, w, rtol=1e-4, atol=1e-7):
+            continue
+        if g is None or not bool(g.abs().sum()):
+            how = "no gradient reaches it"
+        else:
+            share = float((g * w).sum() / (w * w).sum().clamp_min(1e-30))
+            aligned = float(torch.nn.functional.cosine_similarity(g.flatten(), w.flatten(), dim=0))
+            how = (f"it gets {share:.3g}× the loss's gradient" if aligned > 0.9999 else
+                   f"it points elsewhere than the loss's gradient (cosine {aligned:.3f} between the two): a part of "
+                   f"the loss is detached, such as a norm")
+        raise ExerciseError(f"{what}: its value is right, but its gradient into {name} is not the loss's ({how})\n"
+                            f"Hint: training follows the gradient, not the value: every part of the loss must stay "
+                            f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "
+                            f"detached value added back")
+
+
+def require_own_class(cls, base: type, yours: str) -> None:
+    """Fail where the student's class ``cls`` inherits a library loss (a subclass of ``base``, the one it should
+    extend, from :mod:`sbertlib.losses`) instead of computing the loss itself."""
+    __tracebackhide__ = True  # noqa: F841
+    borrowed = [k.__name__ for k in cls.__mro__ if k is not base and issubclass(k, base)
+                and k.__module__.startswith("sbertlib.losses")]
+    said = (f"you passed the library's {cls.__name__}, not your {yours}" if borrowed and borrowed[0] == cls.__name__
+            and cls.__module__.startswith("sbertlib.losses") else
+            f"your {yours} extends the library's {borrowed[0] if borrowed else ''}, which already is the loss")
+    require(not borrowed, said,
+            f"extend {base.__name__} and write loss_from_embeddings yourself: the exercise is the loss")
+
+
+def two_items(value, said: str, hint: str) -> list:
+    """``value`` as a list of exactly two items, or an ExerciseError saying what came back instead.
+
+    ``said`` opens the message, e.g. "your function returned"; ``hint`` says what to return.
+    """
+    __tracebackhide__ = True  # noqa: F841
+    require(value is not None and value is not NotImplemented and value is not Ellipsis,
+            f"{said} {value!r}", hint)
+    try:
+        items = list(value)
+    except TypeError:
+        raise ExerciseError(f"{said} {value!r}, not a pair\nHint: {hint}") from None
+    require(len(items) == 2, f"{said} {len(items)} values, not a pair", hint)
+    return items
+
+
+# ----------------------------------------------------------------------------- calling the student's function
+_ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def _snapshot(value):
+    """A copy of an array, tensor, list, dict or pandas table argument (to see afterwards whether the call changed
+    it); None for anything else (a model, a loss, a number), which a function may be meant to change."""
+    import copy
+
+    import numpy as np
+    import torch
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, dict)):
+        try:
+            return copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - an argument that cannot be copied is not watched
+            return None
+    if _is_pandas(value):
+        return value.copy(deep=True)
+    return None
+
+
+def _is_pandas(value) -> bool:
+    """A pandas DataFrame or Series (pandas is imported only where it already is)."""
+    import sys
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(value, (pd.DataFrame, pd.Series))
+
+
+def _same(before, after, memo: dict | None = None) -> bool:
+    """Whether ``after`` still equals its snapshot ``before``. ``memo`` holds the containers already compared: a list
+    that repeats its items (the check's 25,000 examples are 48 repeated) is compared once per distinct item."""
+    import numpy as np
+    import torch
+    if before is None or isinstance(before, (bool, int, float, complex, str, bytes)):
+        try:
+            return bool(before == after)
+        except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
+            return True
+    if isinstance(before, (dict, list, tuple)):
+        memo = {} if memo is None else memo
+        key = (id(before), id(after))
+        if key not in memo:
+            memo[key] = _same_container(before, after, memo)
+        return memo[key]
+    if isinstance(before, np.ndarray):
+        if not (isinstance(after, np.ndarray) and before.shape == after.shape):
+            return False
+        try:
+            return bool(np.array_equal(before, after, equal_nan=True))
+        except TypeError:  # strings or objects: no NaN to speak of
+            return bool(np.array_equal(before, after))
+    if isinstance(before, torch.Tensor):
+        return (isinstance(after, torch.Tensor) and before.shape == after.shape
+                and bool(torch.equal(before, after.detach()) or torch.allclose(before, after.detach(), equal_nan=True)))
+    if _is_pandas(before):   # a column added or removed, a cell, the order or the index changed
+        return type(after) is type(before) and before.equals(after) and list(before.index) == list(after.index) and \
+            (not hasattr(before, "columns") or list(before.columns) == list(after.columns))
+    try:
+        return bool(before == after)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
+        return True
+
+
+def _same_container(before, after, memo: dict) -> bool:
+    if isinstance(before, dict):
+        return isinstance(after, dict) and before.keys() == after.keys() and all(
+            _same(before[k], after[k], memo) for k in before)
+    # a list's or a tuple's items: a tensor inside one cannot say == for itself
+    return type(after) is type(before) and len(before) == len(after) and all(
+        _same(a, b, memo) for a, b in zip(before, after))
+
+
+def _shapes_did_not_line_up(error: BaseException) -> bool:
+    """numpy's or torch's error for two shapes that do not broadcast."""
+    text = str(error)
+    return "could not be broadcast" in text or ("must match the size of tensor" in text and "non-singleton" in text)
+
+
+def call(fn, *args, what: str = "your function"):
+    """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error
+    in their code (named, with their lines shown) or a changed argument — an array, tensor, list or dict
+    modified in place, which would change the notebook's own data — each becomes an ExerciseError."""
+    __tracebackhide__ = True  # noqa: F841
+    before = [_snapshot(a) for a in args]
+    try:
+        result = fn(*args)
+    except NotImplementedError as exc:
+        if not unfinished(exc):
+            raise student_raised(what, exc) from exc
+        raise ExerciseError(f"the exercise is not done yet: {what} is not written yet (it raised NotImplementedError)"
+                            "\nHint: replace the `raise NotImplementedError` line with your code") from None
+    except ExerciseError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
+        if isinstance(exc, KeyError):
+            raise ExerciseError(f"{what} raised KeyError: {exc}\nHint: the check passes inputs of its own (other rows, "
+                                f"columns or seeds than the notebook's): read only what the exercise names, from the "
+                                f"arguments — not the notebook's own variables") from exc
+        if _shapes_did_not_line_up(exc):
+            raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: two shapes did not line up. A value "
+                                "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "
+                                "(n, 1): keepdims=True, or [:, None] — compare the shapes in the message") from exc
+        raise student_raised(what, exc) from exc
+    require_unchanged(args, before, what)
+    return result
+
+
+# The process-wide settings that change what torch computes, each with its value in a fresh process.
+NUMERICS_DEFAULT = {"autocast on the CPU": "off", "autocast on CUDA": "off",
+                    "float32 matmul precision": "highest", "default dtype": "torch.float32",
+                    "TF32 matmuls on CUDA": "off"}
+_NUMERICS_RESTORE = {"autocast on the CPU": 'torch.set_autocast_enabled("cpu", False)',
+                     "autocast on CUDA": 'torch.set_autocast_enabled("cuda", False)',
+                     "float32 matmul precision": 'torch.set_float32_matmul_precision("highest")',
+                     "default dtype": "torch.set_default_dtype(torch.float32)",
+                     "TF32 matmuls on CUDA": "torch.backends.cuda.matmul.allow_tf32 = False"}
+
+
+def numerics_state() -> dict[str, str]:
+    """The process-wide settings that change what torch computes (keys of :data:`NUMERICS_DEFAULT`), as they are
+    now: autocast switched on for a device (``torch.set_autocast_enabled``, with its dtype), the float32 matmul
+    precision, the default dtype, TF32. A ``with torch.autocast(...)`` block shows here only while it is open."""
+    import torch
+
+    def autocast(device: str) -> str:
+        try:
+            return f"on ({str(torch.get_autocast_dtype(device)).removeprefix('torch.')})" \
+                if torch.is_autocast_enabled(device) else "off"
+        except (RuntimeError, AttributeError):   # a build without that device's autocast
+            return "off"
+    return {"autocast on the CPU": autocast("cpu"), "autocast on CUDA": autocast("cuda"),
+            "float32 matmul precision": torch.get_float32_matmul_precision(),
+            "default dtype": str(torch.get_default_dtype()),
+            "TF32 matmuls on CUDA": "on" if torch.backends.cuda.matmul.allow_tf32 else "off"}
+
+
+def _numerics_put_back(before: dict[str, str]) -> list[str]:
+    """Put the settings :func:`numerics_state` read in ``before`` back where they differ now; each such one, named
+    (from → to)."""
+    import torch
+    now = numerics_state()
+    changed = [f"{k} {before[k]} → {now[k]}" for k in before if now[k] != before[k]]
+    for device, key in (("cpu", "autocast on the CPU"), ("cuda", "autocast on CUDA")):
+        if now[key] != before[key]:
+            torch.set_autocast_enabled(device, before[key] != "off")
+            if before[key] != "off":
+                torch.set_autocast_dtype(device, getattr(torch, before[key][4:-1]))
+    if now["float32 matmul precision"] != before["float32 matmul precision"]:
+        torch.set_float32_matmul_precision(before["float32 matmul precision"])
+    if now["default dtype"] != before["default dtype"]:
+        torch.set_default_dtype(getattr(torch, before["default dtype"].removeprefix("torch.")))
+    torch.backends.cuda.matmul.allow_tf32 = before["TF32 matmuls on CUDA"] == "on"
+    return changed
+
+
+def require_default_numerics() -> None:
+    """Fail where a process-wide setting differs from a fresh process's (:data:`NUMERICS_DEFAULT`): switched on in
+    an earlier cell, or left on by a function, it would make the student's run and the check's own reference compute
+    alike, and otherwise than the recipe (trial 15: global bfloat16 autocast trained 05's runs and passed)."""
+    off = {k: v for k, v in numerics_state().items() if v != NUMERICS_DEFAULT[k]}
+    require(not off, "this kernel computes otherwise than a fresh one: "
+            + "; ".join(f"{k} is {v} (fresh: {NUMERICS_DEFAULT[k]})" for k, v in off.items())
+            + ". Every model would train and encode that way, the check's reference too, so the check cannot tell "
+            "your work from the recipe's",
+            "switch it back — " + "; ".join(f"`{_NUMERICS_RESTORE[k]}`" for k in off)
+            + " — or restart the kernel, then run the notebook's cells again from the top: a run made that way is "
+            "not the recipe's (it trains in float32). For mixed precision, use a `with torch.autocast(...)` block")
+
+
+def require_unchanged(args: tuple, before: list, what: str) -> None:
+    """Fail where one of ``args`` no longer equals its :func:`_snapshot` in ``before``: ``what`` changed it in
+    place (:func:`call`'s own look, and that of a check that stops the student's function midway)."""
+    __tracebackhide__ = True  # noqa: F841
+    for k, (arg, snap) in enumerate(zip(args, before)):
+        if snap is not None and not _same(snap, arg):
+            place = _ORDINAL[k] if k < len(_ORDINAL) else f"#{k + 1}"
+            raise ExerciseError(
+                f"{what} changed its {place} argument (a {type(arg).__name__}) in place: the caller's data is no longer "
+                f"what it passed, so the notebook's own vectors or matrix would change behind its back\n"
+                f"Hint: leave the input as it is and return a new result — e.g. `x - m` instead of `x -= m`, or work "
+                f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
+
+
+def named_slip(got, slips: dict, fallback: str, close=None) -> str:
+    """The hint of the first slip whose value equals ``got`` (``slips``: hint → what that mistake gives, or a
+    function computing it), else ``fallback``: how every check names a usual mistake in the student's terms."""
+    import numpy as np
+    same = close or (lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-6, equal_nan=False))
+    for hint, value in slips.items():
+        try:
+            wrong = value() if callable(value) else value
+            if same(got, wrong):
+                return hint
+        except Exception:  # noqa: BLE001 - a slip that cannot be computed on this input names nothing
+            continue
+    return fallback
+
+
+
+# ----------------------------------------------------------------------------- an exercise, declared once
+VALUE = "value"  # an Exercise's probe: the hidden test compares the name's own value (``_result = name``)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``; everything else is derived
+    from it: the check (:meth:`check`, when ``reference`` and ``inputs`` are given), the nbgrader export's hidden
+    test (``probe``), what a later notebook loads until the student has kept their own (``reference`` with
+    ``kept=True``, read by :func:`sbertlib.workbook.mine.load`), and the instructor notes' list of the mistakes
+    the check names (``slips``).
+
+    * ``name``: what the student's cell defines (a function, a class or a value).
+    * ``probe``: code for the hidden test, run in the notebook's kernel, that sets ``_result`` from the
+      student's objects on fixed inputs (helpers: ``_np``, ``_torch``, ``_pd``, ``_Model``; see
+      :mod:`sbertlib.workbook.publish.nbgrader_export`); :data:`VALUE` compares the name's value; ``None`` for an
+      exercise with many right answers, which keeps its check as grader.
+    * ``reference``: the workbook's own answer (a function or class); ``kept``: later notebooks use the
+      student's kept one instead (notebook 03's ``train_loop`` in 04–14).
+    * ``inputs``: the hidden inputs the check calls the student's function on (a function returning a list of
+      argument tuples, built afresh for every check); ``slips``: ``{message naming the mistake: the same
+      function written with that mistake}``; ``hint``: what to say when no slip matches; ``ok``: the message of
+      a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6); ``returns(value,
+      what)``: reads the student's result before it is compared (e.g. one number out of a 0-d array or tensor),
+      raising ExerciseError for what cannot be read.
+    """
+
+    name: str
+    probe: str | None = VALUE
+    reference: Any = None
+    kept: bool = False
+    inputs: Callable[[], Sequence[tuple]] | None = None
+    slips: Mapping[str, Callable] = field(default_factory=dict)
+    hint: str = ""
+    ok: str = ""
+    compare: Callable[[Any, Any], bool] | None = None
+    returns: Callable[[Any, str], Any] | None = None
+
+    @property
+    def probe_code(self) -> str | None:
+        """The hidden test's code (``_result = …``), or None."""
+        return f"_result = {self.name}" if self.probe == VALUE else self.probe
+
+    def check(self, fn) -> None:
+        """Grade the student's ``fn`` as a careful marker would: called on copies of each hidden input (a changed
+        input, an error or an unfinished stub is named, see :func:`call`); a wrong result is matched against the
+        named slips, so the message says which mistake gives it."""
+        __tracebackhide__ = True  # noqa: F841
+        if self.reference is None or self.inputs is None:
+            raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
+        require(callable(fn), f"pass your function itself, not {type(fn).__name__}",
+                f"check_{self.name}({self.name}): no parentheses after the name")
+        same = self.compare or _close
+        cases = list(self.inputs())
+        for args in cases:
+            got = call(fn, *_copies(args), what=f"your {self.name}")
+            if self.returns is not None:
+                got = self.returns(got, f"{self.name}({_shown(args)})")
+            with reference_numerics():
+                want = self.reference(*_copies(args))
+            if not same(got, want):
+                slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
+                hint = named_slip(got, slips, self.hint, same)
+                raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
+                                    f"reference's" + (f"\nHint: {hint}" if hint else ""))
+        ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
+
+
+def _copies(args: tuple) -> tuple:
+    """Fresh copies of the hidden inputs (arrays, tensors, lists, dicts deep; anything else shallow), so neither the
+    student's function nor the reference can change what the next call gets."""
+    import copy
+    return tuple(copy.copy(a) if (snap := _snapshot(a)) is None else snap for a in args)
+
+
+def _close(a, b) -> bool:
+    import numpy as np
+    try:
+        return np.shape(a) == np.shape(b) and bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
+                                                                atol=1e-6, equal_nan=False))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _brief(value) -> str:
+    """A value as a message shows it: short ones whole, arrays by shape and first entries."""
+    import numpy as np
+    if hasattr(value, "shape") and int(np.prod(value.shape)) > 6:
+        flat = np.asarray(value).ravel()[:4]
+        return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _shown(args: tuple) -> str:
+    """The arguments as a message shows them: small ones whole, arrays by type and shape."""
+    import numpy as np
+    return ", ".join(f"<{type(a).__name__} of shape {tuple(a.shape)}>" if hasattr(a, "shape") and int(np.prod(a.shape)) > 6
+                     else _brief(a) for a in args)
