@@ -15,6 +15,7 @@ def _one_number(got, what: str) -> float:
     except (TypeError, ValueError, RuntimeError):
         raise ExerciseError(f"{what} returned {got!r}, not a number\nHint: return one number") from None
 
+
 # ----------------------------------------------------------------------------- padding share
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
     """The lengths cut into batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
@@ -61,6 +62,7 @@ PADDING = Exercise('padding_share_by_hand', probe="""
 
 def check_padding_share(fn) -> None:
     PADDING.check(fn)
+
 
 # ----------------------------------------------------------------------------- token-budget batches
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
@@ -125,6 +127,7 @@ def _lists(got, what: str) -> list[list[int]]:
 def check_token_budget_batches(fn) -> None:
     BUDGET.check(fn)
 
+
 # ----------------------------------------------------------------------------- bf16 by hand
 def _bf16_cases() -> list[tuple[torch.Tensor]]:
     """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
@@ -170,6 +173,7 @@ def check_bf16_round(fn) -> None:
         require("in place" not in str(error), f"{error}\nx.view(torch.int32) shares x's memory: in-place operations on "
                 "it (bits += …, bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)")
         raise
+
 
 # ----------------------------------------------------------------------------- picking a precision
 def pick_truth(rows: dict, tolerance: float) -> str:
