@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,8 +27,10 @@ from sbertlib.workbook.profiles import PROFILES, as_dry_run, backbone_label
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = ("smoke", "offline", "laptop", "paper")
-ALL = [PROFILES[n] for n in NAMES] + [as_dry_run(PROFILES[n]) for n in NAMES]
-IDS = list(NAMES) + [f"{n}-dry-run" for n in NAMES]
+# the four profiles, their dry runs, and smoke's sizes with laptop's and paper's kind of teacher (notebook 05's)
+ALL = ([PROFILES[n] for n in NAMES] + [as_dry_run(PROFILES[n]) for n in NAMES]
+       + [replace(PROFILES["smoke"], distill_teacher="two-stage")])
+IDS = list(NAMES) + [f"{n}-dry-run" for n in NAMES] + ["smoke-with-05s-teacher"]
 SCORES = (44.0, 70.0, 44.5, 74.4, 77.3, 82.0)  # the ladder's six rungs: any numbers do for the words
 
 
@@ -150,6 +153,9 @@ def test_what_the_teachers_and_the_students_rows_are_in_table_1(profile):
     said, saw = prose.teacher_in_table1(profile), prose.distilled_saw(profile)
     if trained_on_stsb(profile.distill_teacher):
         assert "not unsupervised on STS12–16" in said and "no paper row is shown" in said, said
+        all_of_stsb = profile.stsb_train_pairs is None
+        assert ("a third to a half of STS12–15 and a sixth of STS16" in said) == all_of_stsb, said
+        assert all_of_stsb or f"{profile.stsb_train_pairs:,} of STSb train's pairs" in said, said
         assert saw.endswith("but its teacher was trained on STSb train"), saw
     else:
         # Table 1's sense (§4.1): no STS training data. all-MiniLM-L6-v2's card lists none: unsupervised in that sense,
@@ -248,6 +254,10 @@ MARKDOWN_FACTS = [
     ("14", "fifty times your loop's default of 2e-5", all(P[n].distill.lr == 1e-3 for n in NAMES)),
     ("14", "one epoch (smoke) or three over every teacher example, batches of 128",
      [P[n].distill.epochs for n in NAMES] == [1, 3, 3, 3] and all(P[n].distill.batch_size == 128 for n in NAMES)),
+    ("14", "random where the student has random weights (`offline`, `smoke`, `laptop`), pre-trained on `paper`",
+     [random_weights(P[n].distill_student) for n in NAMES] == [True, True, True, False]),
+    ("14", "random on `offline`, `smoke` and `laptop`, pre-trained on `paper`",
+     [random_weights(P[n].distill_student) for n in NAMES] == [True, True, True, False]),
     ("04", "Where it is a pre-trained BERT (`laptop`, `paper`)",
      not any(random_weights(P[n].baseline_backbone) for n in ("laptop", "paper"))),
     ("04", "Where it has random weights (`offline`: random-bert-2x128, `smoke`: tiny-random-bert — stand-ins)",
@@ -259,6 +269,8 @@ MARKDOWN_FACTS = [
      and all(P[n].nli_source == "offline-nli" for n in ("offline", "smoke"))),
     ("05", "offline the first stage is your MNRL run of notebook 03", P["offline"].nli_objective == "mnrl"),
     ("03", "(`smoke`: 64; the cell prints how many)", P["smoke"].max_train_pairs == 64),
+    ("03", "reference encoder (on the profiles that have one: `offline`, `smoke`)",
+     [n for n in NAMES if P[n].reference_backbone] == ["smoke", "offline"]),
 ]
 
 

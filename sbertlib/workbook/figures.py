@@ -393,7 +393,7 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
                         "NLI pairs: not comparable in training data." if prose.teacher_is_minilm(profile) else "."))
     else:
         lines.append(f"Distilled only (no STS score in its own training, no evaluation sentence — but its teacher was "
-                     f"trained on STSb train, the very pairs with their scores of about a third to a half of STS12–15): "
+                     f"trained on STSb train: {prose.stsb_pairs_seen(profile)}): "
                      f"{s_dist:.2f}, beside no unsupervised paper row; the paper's row nearest in training data, {name_stsb}, "
                      f"has {nli_stsb_base:.2f}: {beside(s_dist, nli_stsb_base)}.")
     lines.append(f"Then trained on STSb train: {s_small:.2f} beside {name_stsb} {nli_stsb_base:.2f}, "

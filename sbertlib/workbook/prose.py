@@ -141,13 +141,22 @@ def pairs_ratio() -> float:
     return MINILM_TRAIN_PAIRS / PAPER_NLI_PAIRS
 
 
+def stsb_pairs_seen(profile) -> str:
+    """What the profile's STSb stage shows a model of STS12–16: with all of STSb train, the very pairs of about a
+    third to a half of STS12–15 and a sixth of STS16 (notebook 04, section 5); with a sample, that sample's pairs."""
+    if profile.stsb_train_pairs is None:
+        return ("the very pairs, with their scores, of about a third to a half of STS12–15 and a sixth of STS16 "
+                "(notebook 04, section 5)")
+    return (f"{profile.stsb_train_pairs:,} of STSb train's pairs with their scores, possibly some of "
+            "STS12–16's very pairs (the \"training saw\" column says how many)")
+
+
 def teacher_in_table1(profile) -> str:
     """What the teacher's Table 1 row is, and so the distilled student's: a paragraph for notebook 14."""
     if teacher_saw_stsb(profile):
-        return (f"The teacher is {teacher(profile)}. STSb train holds the very pairs, with their scores, of about a "
-                "third to a half of STS12–15 and a sixth of STS16 (notebook 04, section 5): the teacher is not "
-                "unsupervised on STS12–16 and stands beside no row of Table 1. The distilled-only student learnt its "
-                "vectors, so it stands beside no unsupervised paper row either: no paper row is shown.")
+        return (f"The teacher is {teacher(profile)}. Its STSb stage showed it {stsb_pairs_seen(profile)}: the teacher "
+                "is not unsupervised on STS12–16 and stands beside no row of Table 1. The distilled-only student learnt "
+                "its vectors, so it stands beside no unsupervised paper row either: no paper row is shown.")
     if teacher_is_minilm(profile):
         return ("The teacher, all-MiniLM-L6-v2, is unsupervised in Table 1's sense: the paper's Table 1 means no STS "
                 f"training data (§4.1), and its card lists none. But it was trained on about {pairs_ratio():,.0f} times "
