@@ -42,7 +42,8 @@ def _top(q, c, k: int, rank="cos", score="cos", axis=1, skip=0, flip=False):
     ids = ids[:, ::-1] if flip else ids
     return (np.take_along_axis(m[score], ids, axis) if score else None), ids
 
-def _vectors(rng=np.random.default_rng(12)):   # lengths far apart; corpus rows 3 and 5 tie as query 0's best
+def _vectors():   # lengths far apart; corpus rows 3 and 5 tie as query 0's best
+    rng = np.random.default_rng(12)
     q, c = rng.normal(size=(6, 16)), rng.normal(size=(40, 16)) * rng.uniform(0.1, 10.0, size=(40, 1))
     c[3] = q[0] + 0.3 * c[3] / np.linalg.norm(c[3])
     return q.astype(np.float32), np.float32(np.r_[c[:5], 2.5 * c[3:4], c[6:]])
@@ -66,7 +67,8 @@ TOP_K = Exercise("top_k", probe="""
 check_top_k = TOP_K.check   # check_top_k(top_k)
 
 # ----------------------------------------------------------------------------- recall@k
-def _recall_inputs(rng=np.random.default_rng(12)):   # (approx, exact, k); the last: pooled, every id is a hit
+def _recall_inputs():   # (approx, exact, k); the last: pooled, every id is a hit
+    rng = np.random.default_rng(12)
     exact = np.stack([rng.permutation(1000)[:10] for _ in range(20)])
     approx = np.stack([np.where(rng.random(10) < .3, rng.integers(2000, 3000, 10), rng.permutation(r)) for r in exact])
     short = np.c_[exact[:5, :5], exact[:5, :1], np.full((5, 4), -1)]          # -1 fillers, an id twice
@@ -126,11 +128,12 @@ MINE_PAIRS = Exercise("mine_pairs", reference=_mine, inputs=lambda: [(_community
 check_mine_pairs = MINE_PAIRS.check   # check_mine_pairs(mine_pairs)
 
 # ----------------------------------------------------------------------------- retrieve and re-rank
-def _rerank_inputs(rng=np.random.default_rng(1213)):   # a stand-in cross-encoder: a score per ordered pair
+def _rerank_inputs():   # the top-k vectors, with texts; a stand-in cross-encoder: a score per ordered pair
+    (q, c), rng = _vectors(), np.random.default_rng(1213)
     queries, corpus = [f"hidden query {i}" for i in range(6)], [f"hidden text {j}" for j in range(40)]
     table = {p: float(rng.uniform()) for p in permutations(queries + corpus, 2)}
     judge = SimpleNamespace(predict=lambda pairs, *_, **__: np.float32([table.get(tuple(p), 0) for p in pairs]))
-    return [(queries, _vectors()[0], corpus, _vectors()[1], judge, k) for k in (3, 6)]
+    return [(queries, q, corpus, c, judge, k) for k in (3, 6)]
 
 def _rerank(queries, q_emb, corpus, c_emb, judge, k, rank="cos", swap=False, sort=-1, moved="both", whole=False):
     """Top k by ``rank``, re-scored by ``judge`` on (query, candidate), best first; the slips as named below."""
@@ -155,7 +158,8 @@ RETRIEVE_AND_RERANK = Exercise("retrieve_and_rerank", reference=_rerank, inputs=
 check_rerank = RETRIEVE_AND_RERANK.check   # check_rerank(retrieve_and_rerank)
 
 # ----------------------------------------------------------------------------- purity
-def _purity_inputs(rng=np.random.default_rng(1216)):   # types as strings; ids not 0…k−1; a large mixed cluster
+def _purity_inputs():   # types as strings; ids not 0…k−1; a large mixed cluster
+    rng = np.random.default_rng(1216)
     labels = rng.choice(["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"], size=60, p=[.05, .3, .25, .2, .1, .1])
     clusters = np.where(rng.random(60) < 0.7, np.unique(labels, return_inverse=True)[1], rng.integers(0, 6, size=60))
     return [(labels, np.array([-1, 7, 42, 3, 11, 5])[clusters]), (labels, np.array([-1, 7, 7, 42, 42, 42])[clusters]),
