@@ -14,7 +14,9 @@ module                          holds
 ``workbook.quiz``               questionnaires that answer back (the questions: each lesson's)
 ``workbook.plots``              the notebooks' shared figures (matplotlib, seaborn, UMAP)
 ``workbook.intro``              00–01's tables, figures and verdicts, out of their cells
-``workbook.figures``            07–09's tables, figures and verdicts, out of their cells
+``workbook.figures``            07–09's and 14's tables, figures and verdicts, out of their cells
+``workbook.prose``              every sentence naming a profile's start, teacher, data or objective,
+                                written from the profile's fields (03, 04, 05, 14)
 ``workbook.applications``       12's sizes, tables and report lines, out of its cells
 ``workbook.widgets``            the ipywidgets explorers (similarity, search, compare, speed)
 ``workbook.costs``              what a profile's lesson costs (steps, measured seconds)
