@@ -160,8 +160,9 @@ def teacher_in_table1(profile) -> str:
     if teacher_is_minilm(profile):
         return ("The teacher, all-MiniLM-L6-v2, is unsupervised in Table 1's sense: the paper's Table 1 means no STS "
                 f"training data (§4.1), and its card lists none. But it was trained on about {pairs_ratio():,.0f} times "
-                f"as many pairs as the paper's SBERT-NLI rows (about 1.17 billion against ~1 million), from the kinds "
-                f"of source STS12–16 and SICK come from ({MINILM_SOURCES}); how much they overlap is not measured. Its "
+                f"as many pairs as the paper's SBERT-NLI rows (about 1.17 billion against ~1 million: {MINILM_SOURCES}), "
+                "many from the kinds of source STS12–16 and SICK come from (captions, forums, questions); how much "
+                "they overlap is not measured. Its "
                 "row is not comparable with the paper's in training data. The distilled-only student learnt its "
                 "vectors: read its row as borrowed knowledge, too.")
     return (f"The teacher is {teacher(profile)}: what it was trained on is not measured here, so its row, and the "
