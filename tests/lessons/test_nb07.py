@@ -69,7 +69,7 @@ def test_gain_with_the_part_put_last_is_named():   # grid_mean finds no row (u, 
     assert err.value.__cause__ is not None   # Jupyter shows the student's failing line
 
 
-@pytest.mark.parametrize("pick, says", [("u*v", "gains +3.50, u*v -2.00"), (("u", "v", "|u-v|"), "the part alone"),
+@pytest.mark.parametrize("pick, says", [("u*v", "gains +3.50, u*v -2.00"), (("u", "v", "|u-v|"), "as a string"),
                                         ("diff", '"|u-v|" or "u*v"'), (..., '"|u-v|" or "u*v"')])
 def test_most_important_wrong_is_named(pick, says):
     with pytest.raises(ExerciseError, match=re.escape(says)):

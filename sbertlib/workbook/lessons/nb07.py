@@ -120,7 +120,7 @@ GAIN = Exercise('gain', probe="""
         "wrong rows: Table 6's concatenations are the mean-pooling rows": _gain(read=lambda r, c: np.mean(
             r.loc[r["concat"] == "(" + ", ".join(c) + ")", "mean"])),
         "'std' subtracted: the score is the 'mean' column": _gain(read=lambda r, c: grid_mean(r, c, column="std")),
-        "the paper's gain (Table 6): read ours, in the table passed in": _gain(read=lambda r, c: paper.TABLE6_CONCAT[c]),
+        "the paper's gain (Table 6): read ours, the table passed in": _gain(read=lambda r, c: paper.TABLE6_CONCAT[c]),
         ORDER_SLIP: _gain(row=lambda b, p: b + (p,), read=lambda r, c: grid_mean(r, c) if c == tuple(
             sorted(c, key=ORDER.index)) else math.nan)},
     hint="the mean-pooling rows' 'mean': `base` with the part added minus `base` alone, in the table passed in",
@@ -128,12 +128,12 @@ GAIN = Exercise('gain', probe="""
 
 
 def check_gain(gain, most_important, results: pd.DataFrame) -> None:
-    """:data:`GAIN`; ``most_important``: the part with the larger gain over (u, v) in ``results``, the student's grid."""
+    """:data:`GAIN`; ``most_important``: the part of larger gain over (u, v) in ``results``, the student's grid."""
     _checked(GAIN.check, {"u*v, |u-v|": ORDER_SLIP}, gain)
     ours = {p: gain_truth(results, p) for p in PARTS}
     theirs = {p: paper.TABLE6_CONCAT[with_part(UV, p)] - paper.TABLE6_CONCAT[UV] for p in PARTS}
     pick = most_important.replace("−", "-").replace(" ", "").strip("\"'") if isinstance(most_important, str) else None
-    require(pick in PARTS, f"most_important is {_brief(most_important)}", 'the part alone, as a string: "|u-v|" or "u*v"')
+    require(pick in PARTS, f"most_important is {_brief(most_important)}", 'the part as a string: "|u-v|" or "u*v"')
     agree = "as in the paper" if pick == max(PARTS, key=theirs.get) else "unlike the paper"
     require(pick == max(PARTS, key=ours.get), f"in your grid adding |u-v| to (u, v) gains {ours['|u-v|']:+.2f}, u*v "
             f"{ours['u*v']:+.2f}; most_important = {pick!r}", "a negative gain costs points: compare the gains with "
@@ -167,7 +167,7 @@ DIFF_AND_SE = Exercise('diff_and_se', probe="""
             _result = [diff_and_se(_table, "a", "b"), diff_and_se(_table, "c", "a")]
             """, reference=ablation.difference, inputs=_difference_inputs, compare=_equal,
     returns=lambda got, what: require(np.shape(got) == (2,) and not isinstance(got, dict), f"{what} returned "
-                                      f"{_brief(got)}, not a pair", "return (difference, standard error), in that order")
+                                      f"{_brief(got)}, not a pair", "return (difference, standard error), that order")
     or got, slips={
         "abs(): keep the sign, the first row minus the second": _diff(d=abs),
         "the sign is flipped: the first row minus the second": _diff(d=lambda x: -x),
@@ -177,6 +177,8 @@ DIFF_AND_SE = Exercise('diff_and_se', probe="""
         "the standard errors added: they add in quadrature": _diff(se=lambda s, t, m, n: s / m ** .5 + t / n ** .5),
         "the stds added: each mean's uncertainty shrinks with √n": _diff(se=lambda s, t, m, n: s + t),
         "the first row's uncertainty only: the second counts too": _diff(se=lambda s, t, m, n: s / m ** .5),
+        "seed counts pooled: each row's variance over its own n": _diff(se=lambda s, t, m, n: math.sqrt(
+            (s * s + t * t) / (m + n))),
         "the population std (ddof=0): use the sample std, the 'std' column": lambda r, a, b: _diff()(
             r.assign(std=r.filter(like="seed ").astype(float).std(axis=1, ddof=0)), a, b)},
     hint="reread Exercise 4's text: each row's standard error from its 'std' and 'n_seeds', then how the two combine")
@@ -231,7 +233,8 @@ POINT_SLIPS = {  # {message: what train_and_score written with that mistake retu
     **{f"that is the run with {k}={v:g}: your function ignores its `{k}` argument": {k: v}
        for k, values in HARD_CODED.items() for v in values}}
 RAISED = {"classification": {"is not a class id": "num_labels is the number of classes, 3, whatever the concatenation",
-                             "gold score": "the NLI points train the 3-way classifier (SoftmaxLoss): labels are classes"},
+                             "gold score": "the NLI points train the 3-way classifier (SoftmaxLoss): labels are "
+                                           "classes"},
           "regression": {"is not a class id": "the regression points train a cosine against the score, no classifier"}}
 PAIRS = {"third argument": "leave `train_pairs` as it is (the notebook's pairs): your loop shuffles with the seed"}
 
@@ -241,7 +244,8 @@ def _scored(train_and_score, args: tuple, start, what: str) -> float:
     state = lambda: {"weights": [float(t.double().sum()) for t in start.state_dict().values()],  # noqa: E731
                      "pooling": start.pooling, "max_seq_length": start.max_seq_length}
     before, value = state(), _checked(call, {**PAIRS, **RAISED[args[3]]}, train_and_score, *args, what=what)
-    changed = [k if k == "weights" else f"{k} from {before[k]!r} to {v!r}" for k, v in state().items() if v != before[k]]
+    changed = [k if k == "weights" else f"{k} from {before[k]!r} to {v!r}" for k, v in state().items()
+               if v != before[k]]
     require(not changed, f"{what} changed `start`, the untrained network: its {', '.join(changed)}", "work on a fresh "
             "copy (copy.deepcopy) in every call: `start` is shared by every run of the grid")
     require(isinstance(value, (int, float, np.number)) and not isinstance(value, bool), f"{what} returned a "
@@ -303,7 +307,8 @@ TABLE_SLIPS = {  # {message: run_ablation written with that mistake}
         t(*a), 2)),
     "the column 'seed <s>' holds seed s's score": lambda c, s, t: run_ablation_truth(c, s, t).rename(
         columns={f"seed {x}": f"seed {y}" for x, y in zip(s, s[::-1])}),
-    "a row per configuration, in order, indexed by config.label": lambda *a: run_ablation_truth(*a).reset_index(drop=True)}
+    "a row per configuration, in order, indexed by config.label": lambda *a: run_ablation_truth(*a).reset_index(
+        drop=True)}
 
 
 def _grid_table(table, what: str) -> pd.DataFrame:
