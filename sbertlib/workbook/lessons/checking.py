@@ -497,8 +497,14 @@ def _brief(value) -> str:
     """A value as a message shows it: short ones whole, arrays by shape and first entries."""
     import numpy as np
     if hasattr(value, "shape") and int(np.prod(value.shape)) > 6:
+        if _is_pandas(value):   # a table: its shape and columns (its cells may be text)
+            return f"a {type(value).__name__} of shape {tuple(value.shape)}" + (
+                f" with columns {list(value.columns)[:6]}" if hasattr(value, "columns") else "")
         flat = np.asarray(value).ravel()[:4]
-        return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
+        try:
+            return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
+        except (TypeError, ValueError):   # text or objects
+            return f"an array of shape {tuple(np.shape(value))} starting {flat.tolist()}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
