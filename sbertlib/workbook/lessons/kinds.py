@@ -15,13 +15,14 @@ in their own kernel (see the package docstring: grading integrity lives in nbgra
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from . import ExerciseError, call, named_slip, ok, reference_numerics, require, require_gradient
+from .checking import ExerciseError, call, named_slip, ok, reference_numerics, require, require_gradient
 
 COLUMNS = ("the first column", "the second column", "the third column")
 
@@ -51,9 +52,12 @@ def close(got: float, want: float, rel: float = 1e-4) -> bool:
 class Objective:
     """A loss class exercise: ``name`` is the class the student writes; ``reference(model, **setting)`` the library's
     loss; ``settings`` the constructor settings the check builds the class with (the first is the default, ``{}``:
-    none); ``batches()`` hidden ``(embeddings, labels)``; ``examples()`` records for one batch end to end;
-    ``slips``: ``{message: loss_from_embeddings written with that mistake, f(embeddings, labels, **setting)}``;
-    ``columns`` names the embeddings' columns in messages; ``probe``/``kept`` as :class:`Exercise`'s."""
+    none); ``batches()`` hidden ``(embeddings, labels)``; ``examples()`` (or ``examples(encoder)``) records for one
+    batch end to end; ``slips``: ``{message: loss_from_embeddings written with that mistake, f(embeddings, labels,
+    **setting)}``; ``columns`` names the embeddings' columns in messages; ``stretch``: for a loss of cosines, the
+    message when the student's loss moves as each vector is stretched (dot products, however scaled); ``hint``: what
+    to say when nothing matches; ``probe``/``kept`` as :class:`Exercise`'s. A setting the student's class ignores (a
+    number written where ``self.x`` belongs) is named by itself: the loss is the reference's for another value of it."""
 
     name: str
     reference: Callable
@@ -62,6 +66,7 @@ class Objective:
     settings: tuple[dict, ...] = ({},)
     slips: Mapping[str, Callable] = field(default_factory=dict)
     columns: tuple[str, ...] = COLUMNS
+    stretch: str = ""
     hint: str = ""
     ok: str = ""
     probe: str | None = None
@@ -107,8 +112,10 @@ class Objective:
 
     def _data_kind(self, objective, reference) -> None:
         for attribute, meaning in (("n_texts", "a tuple of how many texts an example may hold, e.g. (3,)"),
-                                   ("label_kind", '"class", "score", "vector" or None: what an example\'s label is')):
+                                   ("label_kind", '"class", "score", "vector" or None: what an example\'s label is'),
+                                   ("score_range", "(lowest, highest): the gold scores training takes, each checked")):
             got, want = getattr(objective, attribute, None), getattr(reference, attribute)
+            got = tuple(got) if attribute == "score_range" and isinstance(got, list) else got
             require(got == want, f"your {self.name}'s {attribute} is {got!r}: training reads from it what an example "
                     f"of this objective holds, and it does not fit this objective's data",
                     f"{attribute} is {meaning}; set it as a class attribute for the data this loss takes")
@@ -124,29 +131,43 @@ class Objective:
             want = float(reference.loss_from_embeddings([e.detach().clone() for e in embeddings], labels))
         if not close(value, want):
             raise ExerciseError(f"on {shown} your {self.name} gives {value:.5f}, not the library's loss\n"
-                                f"Hint: {self._slip(value, embeddings, labels, setting, encoder)}")
+                                f"Hint: {self._slip(value, embeddings, labels, setting, encoder, objective)}")
         require(isinstance(got, torch.Tensor), f"your {self.name} returned a plain number: no gradient can flow",
                 "stay in torch end to end: no .item(), float() or numpy inside the loss")
-        require_gradient(got, dict(zip(self.columns, leaves)),
-                         lambda *e: self.reference(encoder, **setting).loss_from_embeddings(list(e), labels),
+        # both at 1/100 scale: require_gradient's absolute tolerance (1e-7) then allows float32's rounding of
+        # gradients near 1, which a loss computed in float64 does not share
+        require_gradient(got / 100, dict(zip(self.columns, leaves)),
+                         lambda *e: self.reference(encoder, **setting).loss_from_embeddings(list(e), labels) / 100,
                          f"on {shown} your {self.name}'s loss")
 
-    def _slip(self, value: float, embeddings: list, labels, setting: dict, encoder) -> str:
-        """The declared slip whose value equals the student's, else a setting read from elsewhere, else the hint."""
+    def _slip(self, value: float, embeddings: list, labels, setting: dict, encoder, objective) -> str:
+        """The declared slip whose value equals the student's, else a setting ignored (the loss of another value of
+        it: one the check builds with, or the reference's default), else the hint."""
         copies = lambda: [e.detach().clone() for e in embeddings]  # noqa: E731
         slips = {message: (lambda slip=slip: float(slip(copies(), labels, **setting)))
                  for message, slip in self.slips.items()}
-        for other in self.settings:
-            for key in set(other) & set(setting):
-                if other[key] != setting[key]:
-                    slips[f"that is the loss for {key}={other[key]!r}, but this objective was built with "
-                          f"{key}={setting[key]!r}: use self.{key}, not a number written into the code"] = \
-                        lambda other=other: float(self.reference(encoder, **other).loss_from_embeddings(copies(), labels))
-        return named_slip(value, slips, self.hint, close=lambda a, b: close(a, float(b)))
+        defaults = {k: p.default for k, p in inspect.signature(self.reference).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+        for key, mine in setting.items():
+            for other in dict.fromkeys([s[key] for s in self.settings if key in s] + [defaults.get(key, mine)]):
+                if other != mine:
+                    slips[f"that is the loss for {key}={other!r}, but this objective was built with {key}={mine!r}: "
+                          f"use self.{key}, not a number written into the code"] = lambda other=other, key=key: float(
+                        self.reference(encoder, **{**setting, key: other}).loss_from_embeddings(copies(), labels))
+        found = named_slip(value, slips, "", close=lambda a, b: close(a, float(b)))
+        return found or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
+
+    @staticmethod
+    def _stretched_moves(objective, embeddings: list, labels) -> bool:
+        """Whether the student's loss moves as each vector is stretched (row i by 1 + i/2), keeping its direction."""
+        with torch.no_grad():
+            a, b = (as_number(objective.loss_from_embeddings([e * (1 + k * torch.arange(len(e))[:, None]) for e in
+                                                              embeddings], labels), "the loss") for k in (0, 0.5))
+        return not close(a, b)
 
     def _end_to_end(self, objective, encoder) -> None:
         from ...training import collate, prepare_examples
-        records = self.examples()
+        records = self.examples(encoder) if inspect.signature(self.examples).parameters else self.examples()
         try:
             examples = prepare_examples(records, objective)
         except ValueError as exc:
@@ -166,7 +187,7 @@ class Objective:
 def trained_weights_differ(a, b) -> bool:
     """Whether two models' weights differ anywhere."""
     pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
-    return any(n not in pb or not torch.equal(p.detach(), pb[n].detach()) for n, p in pa.items())
+    return any(n not in pb or not torch.equal(p.detach().cpu(), pb[n].detach().cpu()) for n, p in pa.items())
 
 
 @dataclass(frozen=True)
@@ -174,8 +195,9 @@ class Run:
     """A training function exercise. ``run(fn, recipe, *context)`` calls a function of this kind (the student's, the
     reference's or a slip) on one recipe — a dict of its settings — and returns ``(step losses, the trained model,
     the model it started from)``; ``reference`` is the library's function of the same signature; ``recipes()`` the
-    check's own small recipes; ``slips`` ``{message: the function written with that mistake}``; ``ignored``
-    ``{setting: the value a function that ignores it trains with}`` (the loop's default)."""
+    check's own small recipes; ``slips`` ``{message: the function written with that mistake}`` (run only after the
+    student's run differs); ``ignored`` ``{setting: the value a function that ignores it trains with}``; ``hint``: what
+    to say when nothing matches, or ``hint(got, want, recipe)`` (where the runs part, never the reference's values)."""
 
     name: str
     reference: Callable
@@ -183,7 +205,7 @@ class Run:
     recipes: Callable[[], Sequence[dict]]
     slips: Mapping[str, Callable] = field(default_factory=dict)
     ignored: Mapping[str, Any] = field(default_factory=dict)
-    hint: str = ""
+    hint: str | Callable = ""
     ok: str = ""
     probe: str | None = None
     kept: bool = False
@@ -207,7 +229,7 @@ class Run:
                 losses = ", ".join(f"{x:.4f}" for x in got[:3])
                 raise ExerciseError(f"with the check's recipe ({shown}) your {self.name} ran {len(got)} steps "
                                     f"(losses {losses}{', …' if len(got) > 3 else ''}): not the library's run of that "
-                                    f"recipe\nHint: {self._slip(got, recipe, context)}")
+                                    f"recipe\nHint: {self._slip(got, want, recipe, context)}")
             require(trained_weights_differ(model, start) or not got,
                     f"your {self.name}'s losses are the library's, but the model it was given did not change",
                     "train the model the objective holds (loss.model), not a copy of it")
@@ -219,7 +241,7 @@ class Run:
     def same(self, got: Sequence[float], want: Sequence[float]) -> bool:
         return len(got) == len(want) and all(close(g, w, self.tolerance) for g, w in zip(got, want))
 
-    def _slip(self, got: list[float], recipe: dict, context: tuple) -> str:
+    def _slip(self, got: list[float], want: list[float], recipe: dict, context: tuple) -> str:
         slips: dict[str, Callable] = {}
         for message, slip in self.slips.items():
             slips[message] = lambda slip=slip: self.run(slip, recipe, *context)[0]
@@ -228,7 +250,8 @@ class Run:
                 slips[f"your {self.name} trained with {key}={default!r}, not the {key}={recipe[key]!r} it was given: "
                       f"pass {key} on as given, never a value written in"] = \
                     lambda key=key, default=default: self.run(self.reference, {**recipe, key: default}, *context)[0]
-        return named_slip(got, slips, self.hint, close=lambda a, b: self.same(a, b))
+        return named_slip(got, slips, "", close=lambda a, b: self.same(a, b)) or (
+            self.hint(got, want, recipe) if callable(self.hint) else self.hint)
 
 
 def copy_of(model):
