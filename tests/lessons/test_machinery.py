@@ -27,10 +27,7 @@ def test_call_watches_arrays_tensors_lists_and_dicts_and_leaves_other_arguments_
 # given notebook data, or is checked for changes another way. A new check that calls the student's function
 # directly fails below: route it through `call` (which names an input changed in place), or add it here with why.
 NOT_THROUGH_CALL = {
-    ("nb01", "variant", "tokenise"): "the library's tokenisers, in a slip's re-creation",
-    ("nb02", "check_siamese_classifier", "cls"): "the student's class, built around the check's own encoder",
     ("nb02", "pair_loss_truth", "model"): "the check's model",
-    ("nb02", "_grads", "fn"): "the student's pair_loss again on the inputs its first call (through call) left alone",
     ("nb03", "_mnrl", "among"): "a slip's choice of candidates, in a slip's re-creation",
     ("nb05", "check_regression_objective", "cls"): "the student's class, built around the check's own model",
     ("nb05", "check_regression_objective", "encoder"): "the notebook's encoder, encoding",

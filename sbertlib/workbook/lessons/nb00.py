@@ -1,262 +1,105 @@
-"""Self-checks for ``00_setup_and_tour``."""
-from __future__ import annotations
-
-from typing import Callable
+"""Self-checks for ``00_setup_and_tour``: the cosine matrix, the most similar pair, nearest-neighbour hits."""
+from dataclasses import replace
 
 import numpy as np
 import torch
 
-from . import guard, Exercise, ExerciseError, call, ok, require, two_items
+from . import guard, Exercise, require, two_items
 from .questions import choice
 
-__all__ = ["check_most_similar_pair", "most_similar_pair_truth", "check_cosine_matrix", "cosine_matrix_truth",
-           "check_nearest_neighbour_hits", "nearest_neighbour_hits_truth"]
+_f64 = lambda x: x.detach().cpu().double().numpy() if torch.is_tensor(x) else np.asarray(x, dtype=float)
+_unit = lambda x, axis=1, p=1: _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True) ** p
+_off = lambda m, fill=-np.inf: np.where(np.eye(len(m), dtype=bool), fill, _f64(m))   # the diagonal set to fill
+_at = lambda m: tuple(sorted(divmod(int(np.argmax(m)), m.shape[1])))   # (row, column) of the largest
+_nn = lambda m, fill=-np.inf: [(i, int(j)) for i, j in enumerate(_off(m, fill).argmax(axis=1))]
+_as = lambda like, m: torch.as_tensor(m, dtype=like.dtype) if torch.is_tensor(like) else m   # as the notebook's
+_same = lambda got, want: np.shape(got) == np.shape(want) and bool(np.allclose(_f64(got), want, atol=1e-5))
+_hit = lambda m, p, fill=-np.inf, key=sorted: sum(tuple(key(x)) in p for x in _nn(m, fill))
+cosine_matrix_truth = lambda a, b: _unit(a) @ _unit(b).T   # out[i, j] = cos(a[i], b[j]), in float64
+most_similar_pair_truth = lambda matrix: _at(_off(matrix))   # (i, j), i < j, of the largest cosine off the diagonal
+nearest_neighbour_hits_truth = lambda sim, paraphrases: _hit(sim, {tuple(sorted(q)) for q in paraphrases})
+_sym = lambda rng, n: _off((lambda a: (a + a.T) / 2)(rng.uniform(-1, 0.95, (n, n))), 1)   # as cosines
 
 
-def _as_numpy(matrix) -> np.ndarray:
-    if isinstance(matrix, torch.Tensor):
-        return matrix.detach().cpu().double().numpy()
-    return np.asarray(matrix, dtype=np.float64)
-
-
-def most_similar_pair_truth(matrix) -> tuple[int, int]:
-    """The ``(i, j)``, ``i < j``, of the largest off-diagonal entry of a symmetric matrix."""
-    m = _as_numpy(matrix).copy()
-    require(m.ndim == 2 and m.shape[0] == m.shape[1] and m.shape[0] >= 2,
-            f"need a square matrix of at least 2 × 2, got shape {m.shape}")
-    np.fill_diagonal(m, -np.inf)
-    i, j = divmod(int(np.argmax(m)), m.shape[1])
-    return (min(i, j), max(i, j))
-
-
-def _like(template, array: np.ndarray):
-    """``array`` as the same kind of object as ``template`` (torch tensor or numpy array)."""
-    if isinstance(template, torch.Tensor):
-        return torch.as_tensor(array, dtype=template.dtype)
-    return array.astype(np.asarray(template).dtype, copy=False)
-
-
-def _pair_from(answer, n: int) -> tuple[int, int]:
-    items = two_items(answer, "your function returned", "return the pair as a tuple (i, j) of two row indices")
-    pair = []
-    for x in items:
-        if isinstance(x, torch.Tensor):
-            x = x.item()
-        require(isinstance(x, (int, np.integer)) and not isinstance(x, bool),
-                f"index {x!r} is a {type(x).__name__}, not an integer",
-                "turn tensor/array indices into Python ints with int(...)")
-        require(0 <= int(x) < n, f"index {int(x)} is outside 0..{n - 1}")
-        pair.append(int(x))
-    return (min(pair), max(pair))
-
-
-
-
-def check_most_similar_pair(most_similar_pair: Callable, sim) -> None:
-    """Check ``most_similar_pair(sim) -> (i, j)``: the two *different* sentences with the highest similarity.
-
-    Tested on ``sim`` (the notebook's matrix) and on random symmetric matrices with a unit diagonal,
-    against the truth computed here from each input. The order of ``i`` and ``j`` does not matter.
-    """
-    require(callable(most_similar_pair), f"pass your function itself, not {type(most_similar_pair).__name__}",
-            "check_most_similar_pair(most_similar_pair, sim) — no parentheses after the name")
-    rng = np.random.default_rng(7)
-    cases = [("the notebook's matrix", sim)]
-    for n in (2, 5, 9):
-        a = rng.uniform(-1, 0.95, size=(n, n))
-        m = (a + a.T) / 2
-        np.fill_diagonal(m, 1.0)
-        cases.append((f"a random {n}×{n} similarity matrix", _like(sim, m)))
-    neg = -np.ones((4, 4)) + 0.1 * np.eye(4)[::-1]  # all negative off the diagonal: max is the least negative
-    neg = (neg + neg.T) / 2
-    np.fill_diagonal(neg, 1.0)
-    cases.append(("a matrix whose off-diagonal entries are all negative", _like(sim, neg)))
-    for name, m in cases:
-        truth = most_similar_pair_truth(m)
-        n = _as_numpy(m).shape[0]
-        got = _pair_from(call(most_similar_pair, m), n)
-        require(got[0] != got[1], f"on {name} you returned ({got[0]}, {got[1]}): a sentence paired with itself",
-                "the diagonal holds each sentence's similarity with itself (always the largest); "
-                "ignore it, e.g. copy the matrix and fill the diagonal with -inf first")
-        require(got == truth, f"on {name} you returned {got}, but the most similar pair is {truth} "
-                f"(similarity {_as_numpy(m)[truth]:.3f} vs your pair's {_as_numpy(m)[got]:.3f})",
-                "look for the largest entry off the diagonal (argmax, then divmod by the row length)")
-    i, j = most_similar_pair_truth(sim)
-    ok(f"most_similar_pair is right: in the notebook's matrix, sentences {i} and {j} are the most similar "
-       f"(cosine {_as_numpy(sim)[i, j]:.3f})")
-
-
-# ----------------------------------------------------------------------------- the cosine-similarity matrix
-def cosine_matrix_truth(a, b) -> np.ndarray:
-    """``out[i, j] = cos(a[i], b[j])`` (float64): :func:`sbertlib.model.similarity.cos_sim`, as numpy."""
-    from ...model.similarity import cos_sim
-    return cos_sim(torch.as_tensor(np.asarray(a, dtype=np.float64)), torch.as_tensor(np.asarray(b, dtype=np.float64))).numpy()
-
-
-def _cosine_cases() -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Float32 rows (as ``encode`` returns them) of very different lengths around a shared offset, so that a
-    dot product, a column-wise normalisation or a one-sided one give other numbers than the cosine."""
+def _rows() -> list[tuple[np.ndarray, np.ndarray]]:   # float32, as encode gives, of very unequal lengths
     rng = np.random.default_rng(2019)
-
-    def rows(n, d, offset):
-        x = rng.standard_normal((n, d)) + offset
-        return (x * rng.uniform(0.1, 9.0, size=(n, 1))).astype(np.float32)
-    a, b = rows(5, 8, 0.7), rows(7, 8, 0.7)
-    c = rows(6, 4, -0.3)
-    return [("a (5, 8) against b (7, 8)", a, b), ("a (6, 4) against itself", c, c.copy()),
-            ("one row (1, 8) against b (7, 8)", a[:1].copy(), b)]
-
-
-def _f64(x) -> np.ndarray:
-    return np.asarray(x, dtype=np.float64)
-
-
-def _unit(x, axis: int = 1) -> np.ndarray:
-    """``x`` in float64, each row (``axis=1``) or each column (``axis=0``) divided by its length."""
-    return _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True)
-
-
-def _matrix(got, what: str) -> np.ndarray:
-    """The student's matrix as float64 numpy (from an array, a tensor or nested lists), holding no NaN or inf."""
-    require(got is not None, f"{what} returned None", "return the (n, m) matrix of cosines")
-    try:
-        got = _as_numpy(got)
-    except (TypeError, ValueError, RuntimeError):
-        raise ExerciseError(f"{what} returned a {type(got).__name__}, not an array\n"
-                            "Hint: return the (n, m) matrix of cosines, a numpy array or a torch tensor") from None
-    require(bool(np.all(np.isfinite(got))), f"{what} returned a matrix holding NaN or inf",
-            "divide by the rows' lengths, which are never 0 here")
-    return got
+    a, b, c = (((rng.standard_normal((n, d)) + o) * rng.uniform(0.1, 9.0, (n, 1))).astype(np.float32)
+               for n, d, o in ((5, 8, 0.7), (7, 8, 0.7), (6, 4, -0.3)))
+    return [(a, b), (c, c.copy()), (a[:1].copy(), b)]
 
 
 COSINE_MATRIX = Exercise(
-    "cosine_matrix",
-    reference=cosine_matrix_truth,
-    inputs=lambda: [(a, b) for _, a, b in _cosine_cases()],
-    slips={"rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), so a @ bᵀ, not b @ aᵀ":
-               lambda a, b: cosine_matrix_truth(a, b).T,
-           "that is the dot product a·b: divide by both lengths — normalise each row to length 1 first":
-               lambda a, b: _f64(a) @ _f64(b).T,
-           "only the rows of `a` were normalised: normalise the rows of `b` too":
-               lambda a, b: _unit(a) @ _f64(b).T,
-           "only the rows of `b` were normalised: normalise the rows of `a` too":
-               lambda a, b: _f64(a) @ _unit(b).T,
-           "that is the cosine *distance* 1 − cos; the similarity is the cosine itself":
-               lambda a, b: 1 - cosine_matrix_truth(a, b),
-           "you divided by the norm of the whole matrix: divide each row (each sentence vector) by its own length":
-               lambda a, b: (_f64(a) / np.linalg.norm(_f64(a))) @ (_f64(b) / np.linalg.norm(_f64(b))).T,
-           "you normalised the columns (axis 0): normalise each row, one sentence vector, to length 1 (axis=1)":
-               lambda a, b: _unit(a, 0) @ _unit(b, 0).T if len(a) > 1 and len(b) > 1 else float("nan")},
-    hint="normalise every row of a and of b to length 1, then one matrix product a_unit @ b_unitᵀ",
-    ok="cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths",
-    compare=lambda got, want: np.shape(got) == np.shape(want) and bool(np.allclose(got, want, atol=1e-5)),
-    returns=_matrix)
+    "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=_same, slips={
+        "rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), a @ bᵀ": lambda a, b: cosine_matrix_truth(b, a),
+        "you compared `a` with itself: out[i, j] = cos(a[i], b[j])": lambda a, b: cosine_matrix_truth(a, a),
+        "that is the dot product a·b: normalise each row to length 1 first": lambda a, b: _f64(a) @ _f64(b).T,
+        "only the rows of `a` were normalised: normalise the rows of `b` too": lambda a, b: _unit(a) @ _f64(b).T,
+        "only the rows of `b` were normalised: normalise the rows of `a` too": lambda a, b: _f64(a) @ _unit(b).T,
+        "you divided by the squared length: a unit vector is x / |x|": lambda a, b: _unit(a, p=2) @ _unit(b, p=2).T,
+        "that is the cosine *distance* 1 − cos; the similarity is the cosine": lambda a, b: 1 - _unit(a) @ _unit(b).T,
+        "you divided by the norm of the whole matrix, not of each row": lambda a, b: _unit(a, None) @ _unit(b, None).T,
+        "you normalised the columns (axis 0): normalise each row (axis=1)": lambda a, b: _unit(a, 0) @ _unit(b, 0).T},
+    hint="try vectors you can do by hand: [3, 4] against [6, 8] and [4, -3] gives cosines 1 and 0",
+    ok="cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths")
+check_cosine_matrix = lambda cosine_matrix: COSINE_MATRIX.check(cosine_matrix)   # on hidden float32 rows
 
 
-def check_cosine_matrix(cosine_matrix: Callable) -> None:
-    """Check ``cosine_matrix(a, b) -> (n, m)`` with ``out[i, j] = cos(a[i], b[j])``, against
-    :func:`sbertlib.model.similarity.cos_sim` on hidden float32 rows of very different lengths (a numpy
-    array or a torch tensor may come back)."""
-    COSINE_MATRIX.check(cosine_matrix)
-
-
-# ----------------------------------------------------------------------------- nearest-neighbour hits
-def nearest_neighbour_hits_truth(sim, paraphrases) -> int:
-    """How many sentences (rows) have as nearest *other* sentence the one written as their paraphrase;
-    ``paraphrases``: pairs ``(i, j)``, ``i < j``."""
-    m = _as_numpy(sim).copy()
-    np.fill_diagonal(m, -np.inf)
-    pairs = {tuple(sorted(p)) for p in paraphrases}
-    return sum(tuple(sorted((i, int(j)))) in pairs for i, j in enumerate(m.argmax(axis=1)))
-
-
-def _hits_case() -> tuple[np.ndarray, set]:
-    """Eight sentences, four written pairs; the nearest neighbours are set so that the usual slips give
-    other counts: 6 right (0↔5, 2↔4 mutual; 1→3, 7→6 one way; 3→2 and 6→1 misses), 3 when a pair counts in
-    one order only, 4 when each found pair counts once, 0 when the diagonal is left in."""
-    rng = np.random.default_rng(8)
-    m = rng.uniform(-0.5, 0.2, size=(8, 8))
-    m = (m + m.T) / 2
-    for (i, j), s in {(0, 5): 0.95, (2, 4): 0.9, (3, 2): 0.82, (1, 3): 0.8, (6, 1): 0.6, (6, 7): 0.5}.items():
-        m[i, j] = m[j, i] = s
-    np.fill_diagonal(m, 1.0)
-    return m, {(0, 5), (1, 3), (2, 4), (6, 7)}
-
-
-def _hits_hint(got: float, m: np.ndarray, pairs: set) -> str:
-    off = m.copy()
-    np.fill_diagonal(off, -np.inf)
-    nn = off.argmax(axis=1)
-    found = [tuple(sorted((i, int(j)))) for i, j in enumerate(nn) if tuple(sorted((i, int(j)))) in pairs]
-    known = {
-        "every sentence is its own nearest neighbour (the diagonal, cosine 1): leave the diagonal out":
-            float(sum((i, i) in pairs for i in range(len(m)))),
-        "(5, 0) and (0, 5) are the same pair: sort the two indices (or try both orders) before looking the pair up":
-            float(sum((i, int(j)) in pairs for i, j in enumerate(nn))),
-        "count sentences, not pairs: each sentence of a pair whose nearest neighbour is its partner counts on its own":
-            float(len(set(found))),
-    }
-    for hint, wrong in known.items():
-        if got == wrong:
-            return hint
-    return "for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair"
-
-
-def check_nearest_neighbour_hits(nearest_neighbour_hits: Callable, sim=None, paraphrases=None) -> None:
-    """Check ``nearest_neighbour_hits(sim, paraphrases) -> int``: the number of sentences whose most
-    similar other sentence is their written paraphrase, on a hidden 8 × 8 matrix built so that each usual
-    slip gives another count, on random matrices and on the notebook's (``sim``, ``paraphrases``)."""
-    require(callable(nearest_neighbour_hits), f"pass your function itself, not {type(nearest_neighbour_hits).__name__}",
-            "check_nearest_neighbour_hits(nearest_neighbour_hits, sim, PARAPHRASES) — no parentheses after the name")
-    hidden, pairs = _hits_case()
-    like = sim if sim is not None else hidden
-    cases = [("a hidden 8 × 8 matrix", hidden, pairs)]
-    rng = np.random.default_rng(10)
-    for n in (6, 10):
-        a = rng.uniform(-1, 0.95, size=(n, n))
-        m = (a + a.T) / 2
-        np.fill_diagonal(m, 1.0)
-        order = rng.permutation(n)
-        cases.append((f"a random {n} × {n} matrix", m, {tuple(sorted((int(order[k]), int(order[k + 1]))))
-                                                         for k in range(0, n, 2)}))
-    if sim is not None:
-        cases.append(("the notebook's matrix", sim, set(paraphrases or ())))
-    for name, m, p in cases:
-        got = call(nearest_neighbour_hits, _like(like, np.asarray(_as_numpy(m))), set(p))
-        if isinstance(got, torch.Tensor):
-            require(got.numel() == 1, f"on {name} your function returned a tensor of shape {tuple(got.shape)}",
-                    "return one number: how many sentences hit")
-            got = got.item()
-        require(isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, bool),
-                f"on {name} your function returned {got!r}, not a number", "return the count, an int")
-        want = nearest_neighbour_hits_truth(m, p)
-        require(float(got) == want, f"on {name} you counted {float(got):g} hits, expected {want}",
-                _hits_hint(float(got), _as_numpy(m), {tuple(sorted(x)) for x in p}) if name == cases[0][0] else
-                "for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair")
-    ok("nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its written "
-       "paraphrase")
-
-
-# ----------------------------------------------------------------------------- the exercises, declared once
-# Each exercise's name, its hidden nbgrader probe (code setting ``_result`` from the student's objects; None: many
-# right answers, the check grades it) and, for code later notebooks reuse, the workbook's reference.
-EXERCISES = (
-    COSINE_MATRIX,
-    Exercise('most_similar_pair', probe="""
+MOST_SIMILAR_PAIR = Exercise(
+    'most_similar_pair', reference=most_similar_pair_truth, probe="""
             _rng = _np.random.default_rng(2020)
             _result = []
             for _n in (3, 6, 10):
                 _a = _rng.uniform(-1, 0.95, size=(_n, _n)); _m = (_a + _a.T) / 2; _np.fill_diagonal(_m, 1.0)
                 _s = _torch.as_tensor(_m, dtype=sim.dtype) if isinstance(sim, _torch.Tensor) else _m.astype(_np.asarray(sim).dtype)
                 _result.append(sorted(int(i) for i in most_similar_pair(_s)))
-            """),
-)
+            """,
+    inputs=lambda: [(_sym(np.random.default_rng(n), n),) for n in (5, 9, 2)] + [(_off(-np.eye(4)[::-1], 1),)],
+    returns=lambda got, what: tuple(sorted(int(x) for x in two_items(got, f"{what} returned", "return (i, j)"))),
+    slips={"where all other cosines are negative, a diagonal set to 0 wins: use -inf": lambda m: _at(_off(m, 0)),
+           "a sentence paired with itself: the diagonal holds each sentence's cosine with itself (always the largest); "
+           "leave it out, e.g. fill the diagonal of a copy with -inf first": lambda m: _at(_f64(m)),
+           "that is the least similar pair: the most similar has the largest cosine": lambda m: _at(-_off(m, np.inf)),
+           "you searched the first row only: look at the whole matrix, off its diagonal": lambda m: _at(_off(m)[:1])},
+    hint="look for the largest entry off the diagonal (argmax of the whole matrix, then divmod by the row length)")
 
 
-# ----------------------------------------------------------------------------- questionnaire
-# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
-# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
-# right one; their hints point at the idea without naming the right option.
+def check_most_similar_pair(most_similar_pair, sim) -> None:
+    """``most_similar_pair(sim) -> (i, j)`` (either order) on hidden matrices as the notebook's, then on its ``sim``."""
+    i, j = most_similar_pair_truth(sim)
+    replace(MOST_SIMILAR_PAIR, inputs=lambda: [(_as(sim, m),) for (m,) in MOST_SIMILAR_PAIR.inputs()] + [(sim,)],
+            ok=f"most_similar_pair is right: in the notebook's matrix, sentences {i} and {j} are the most similar "
+               f"(cosine {_f64(sim)[i, j]:.3f})").check(most_similar_pair)
+
+
+def _hits_cases() -> list[tuple[np.ndarray, set]]:
+    """8 sentences where each slip counts otherwise (6 right: 0↔5, 2↔4 mutual; 1→3, 7→6 one way; 3→2, 6→1 miss)."""
+    m = np.random.default_rng(8).uniform(-0.5, 0.2, size=(8, 8))
+    for (i, j), s in {(0, 5): 0.95, (2, 4): 0.9, (3, 2): 0.82, (1, 3): 0.8, (6, 1): 0.6, (6, 7): 0.5}.items():
+        m[i, j] = m[j, i] = s
+    m[6, [0, 2, 3, 4, 5]] = m[[0, 2, 3, 4, 5], 6] = 0.55   # 6's partner 7 its least similar: argmin gives 1
+    return [(_off((m + m.T) / 2, 1), {(0, 5), (1, 3), (2, 4), (6, 7)})]
+
+
+NEAREST_NEIGHBOUR_HITS = Exercise(
+    "nearest_neighbour_hits", reference=nearest_neighbour_hits_truth, inputs=_hits_cases, slips={
+        "every sentence is its own nearest (the diagonal, cosine 1): leave it out": lambda m, p: _hit(m, p, np.inf),
+        "(5, 0) and (0, 5) are the same pair: sort the two indices first": lambda m, p: _hit(m, p, key=tuple),
+        "count sentences, not pairs: each sentence whose nearest neighbour is its partner counts on its own":
+            lambda m, p: len({tuple(sorted(x)) for x in _nn(m)} & p),
+        "that is a share of the sentences: return how many hit, a count": lambda m, p: _hit(m, p) / len(m),
+        "that is the least similar one: the nearest has the largest cosine": lambda m, p: _hit(-_off(m, np.inf), p)},
+    hint="for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair",
+    ok="nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its paraphrase")
+
+
+def check_nearest_neighbour_hits(nearest_neighbour_hits, sim=None, paraphrases=None) -> None:
+    """``nearest_neighbour_hits(sim, paraphrases) -> int`` on hidden matrices and on the notebook's own."""
+    cases = [(_as(sim, m), p) for m, p in _hits_cases()] + ([] if sim is None else [(sim, set(paraphrases or ()))])
+    replace(NEAREST_NEIGHBOUR_HITS, inputs=lambda: cases).check(nearest_neighbour_hits)
+
+
+EXERCISES = (COSINE_MATRIX, MOST_SIMILAR_PAIR, NEAREST_NEIGHBOUR_HITS)
+
 QUESTIONS = {
     "00.1a": choice(
         "What does `encode` return for a list of n sentences?",
