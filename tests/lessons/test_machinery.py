@@ -29,8 +29,6 @@ def test_call_watches_arrays_tensors_lists_and_dicts_and_leaves_other_arguments_
 NOT_THROUGH_CALL = {
     ("nb02", "pair_loss_truth", "model"): "the check's model",
     ("nb03", "_mnrl", "among"): "a slip's choice of candidates, in a slip's re-creation",
-    ("nb05", "check_regression_objective", "cls"): "the student's class, built around the check's own model",
-    ("nb05", "check_regression_objective", "encoder"): "the notebook's encoder, encoding",
     ("nb06", "_triplets", "order"): "a slip's order of premises, in a slip's re-creation",
     ("nb06", "reference_triplet_loss", "d"): "the distance (the reference's or a slip's)",
     ("nb06", "triplet_distances_truth", "d"): "the distance (the reference's or a slip's)",
@@ -42,13 +40,14 @@ NOT_THROUGH_CALL = {
     ("nb07", "library_point", "evaluator"): "the notebook's scorer",
     ("nb07", "run_ablation_truth", "train_and_score"): "the check's stand-in scorer, or a slip's",
     ("nb11", "_fastest", "allowed"): "the check's own rule",
+    ("nb12", "_readable", "compare"): "the exercise's own comparison, wrapped",
     **{(nb, f, p): "a part of a slip (the check's own), in a slip's re-creation" for nb, f, p in (
         ("nb04", "_r", "rank"), ("nb04", "_sts", "sim"), ("nb04", "_sts", "corr"), ("nb04", "_year", "mean"),
         ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"), ("nb04", "_genre", "value"),
         ("nb09", "_gap", "unit"))},
     ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
                                   "design, which the check reads",
-    ("nb14", "check_distillation_objective", "cls"): "the student's class, built around the check's own model",
+    ("nb14", "_hinted", "check"): "the exercise's own check, whose errors in the student's code it names",
 }
 
 
@@ -104,59 +103,30 @@ def test_a_checks_own_error_shows_as_an_exercise_error_without_the_checks_source
         nb07.check_gain(nb07.gain_truth, "|u-v|", object())   # the notebook's grid not a table: the check cannot read it
 
 
-# ----------------------------------------------------------------------------- process-wide numerics (trial 15)
-def _autocast_on():
-    torch.set_autocast_enabled("cpu", True)
-    torch.set_autocast_dtype("cpu", torch.bfloat16)
-
-
-@pytest.mark.parametrize("switch, says", [
-    (_autocast_on, r"autocast on the CPU off → on \(bfloat16\)"),
-    (lambda: torch.set_float32_matmul_precision("medium"), "float32 matmul precision highest → medium"),
-    (lambda: torch.set_default_dtype(torch.float64), "default dtype torch.float32 → torch.float64"),
-], ids=["global autocast", "matmul precision", "default dtype"])
-def test_call_names_a_process_wide_setting_the_function_left_changed_and_puts_it_back(switch, says):
-    """Trial 15: a train_regression that switched bfloat16 autocast on for the whole process passed notebook 05's check,
-    whose reference then ran under it too. `call` reads torch's process-wide settings before and after."""
-    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, numerics_state
-
-    def speeds_up(x):
-        switch()
-        return x + 1
-    with pytest.raises(ExerciseError, match=f"(?s)changed how the whole process computes and left it so: {says}.*"
-                                            r"with torch\.autocast"):
-        call(speeds_up, 1)
-    assert numerics_state() == NUMERICS_DEFAULT
-    with torch.autocast("cpu", dtype=torch.bfloat16):   # a block the function closes is its own business
-        pass
-    assert call(lambda x: x + 1, 1) == 2
-
-
-def test_a_check_refuses_to_run_while_a_process_wide_setting_is_on_and_names_it_after_a_check_that_built_one():
-    """Trial 15: autocast switched on in an earlier cell made a right function fail notebook 14's check with the
-    recipe's hint, and a wrong one pass 05's. Every check first reads the process's settings (lessons.guard)."""
-    from sbertlib.workbook.lessons import NUMERICS_DEFAULT, guard, numerics_state, ok
-    namespace = {"__name__": "a_lesson"}
-
-    def check_builds(cls):
-        cls()
-        ok("built")
-    check_builds.__module__ = "a_lesson"
-    namespace["check_builds"] = check_builds
-    guard(namespace)
-    _autocast_on()
+# ----------------------------------------------------------------------------- process-wide numerics
+@pytest.mark.parametrize("switch", [
+    lambda: torch.set_float32_matmul_precision("high"),
+    lambda: (torch.set_autocast_enabled("cpu", True), torch.set_autocast_dtype("cpu", torch.bfloat16)),
+    lambda: torch.set_default_dtype(torch.float64),
+], ids=["matmul precision high", "global bf16 autocast", "default dtype float64"])
+def test_a_process_wide_setting_never_moves_the_reference_nor_makes_a_check_refuse(switch):
+    """A GPU tutorial's `set_float32_matmul_precision("high")` in an early cell once made every check refuse a right
+    answer. Now the reference computes under a fresh process's settings (`reference_numerics`) and the student's code
+    as the kernel is set; the settings are the student's again afterwards."""
+    from sbertlib.workbook.lessons import exercises, reference_numerics
+    a = torch.randn(64, 64, generator=torch.Generator().manual_seed(0))
+    fresh = a @ a
+    before = (torch.get_float32_matmul_precision(), torch.is_autocast_enabled("cpu"), torch.get_default_dtype())
+    switch()
     try:
-        with pytest.raises(ExerciseError, match=r"(?s)this kernel computes otherwise than a fresh one: autocast on the "
-                                                r"CPU is on \(bfloat16\) \(fresh: off\).*torch\.set_autocast_enabled"
-                                                r"\(\"cpu\", False\)"):
-            namespace["check_builds"](dict)
-        assert numerics_state()["autocast on the CPU"] == "on (bfloat16)"   # the student's to switch back
+        during = (torch.get_float32_matmul_precision(), torch.is_autocast_enabled("cpu"), torch.get_default_dtype())
+        with reference_numerics():
+            assert torch.equal(a @ a, fresh) and torch.get_default_dtype() == torch.float32
+        assert (torch.get_float32_matmul_precision(), torch.is_autocast_enabled("cpu"),
+                torch.get_default_dtype()) == during
+        cosine = next(ex for ex in exercises("00") if ex.name == "cosine_matrix")
+        cosine.check(cosine.reference)
     finally:
-        torch.set_autocast_enabled("cpu", False)
-
-    class SwitchesInInit:   # built by the check itself, not through `call`
-        def __init__(self):
-            torch.set_float32_matmul_precision("medium")
-    with pytest.raises(ExerciseError, match="changed how the whole process computes while the check ran it"):
-        namespace["check_builds"](SwitchesInInit)
-    assert numerics_state() == NUMERICS_DEFAULT
+        torch.set_float32_matmul_precision(before[0])
+        torch.set_autocast_enabled("cpu", before[1])
+        torch.set_default_dtype(before[2])
