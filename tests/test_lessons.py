@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sbertlib.workbook import lessons, mine, quiz
-from sbertlib.workbook.lessons import VALUE, Exercise
+from sbertlib.workbook.lessons import VALUE, Exercise, Objective, Run
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -24,7 +24,7 @@ def test_a_lesson_holds_only_its_own_notebooks_material(number):
     assert module.QUESTIONS and all(qid.startswith(f"{number}.") for qid in module.QUESTIONS)
     names = [e.name for e in module.EXERCISES]
     assert len(names) == len(set(names)), f"an exercise of {number} is declared twice"
-    assert all(isinstance(e, Exercise) for e in module.EXERCISES)
+    assert all(isinstance(e, (Exercise, Objective, Run)) for e in module.EXERCISES)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
