@@ -177,19 +177,6 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
                             f"detached value added back")
 
 
-def require_own_class(cls, base: type, yours: str) -> None:
-    """Fail where the student's class ``cls`` inherits a library loss (a subclass of ``base``, the one it should
-    extend, from :mod:`sbertlib.losses`) instead of computing the loss itself."""
-    __tracebackhide__ = True  # noqa: F841
-    borrowed = [k.__name__ for k in cls.__mro__ if k is not base and issubclass(k, base)
-                and k.__module__.startswith("sbertlib.losses")]
-    said = (f"you passed the library's {cls.__name__}, not your {yours}" if borrowed and borrowed[0] == cls.__name__
-            and cls.__module__.startswith("sbertlib.losses") else
-            f"your {yours} extends the library's {borrowed[0] if borrowed else ''}, which already is the loss")
-    require(not borrowed, said,
-            f"extend {base.__name__} and write loss_from_embeddings yourself: the exercise is the loss")
-
-
 def two_items(value, said: str, hint: str) -> list:
     """``value`` as a list of exactly two items, or an ExerciseError saying what came back instead.
 
@@ -315,68 +302,6 @@ def call(fn, *args, what: str = "your function"):
         raise student_raised(what, exc) from exc
     require_unchanged(args, before, what)
     return result
-
-
-# The process-wide settings that change what torch computes, each with its value in a fresh process.
-NUMERICS_DEFAULT = {"autocast on the CPU": "off", "autocast on CUDA": "off",
-                    "float32 matmul precision": "highest", "default dtype": "torch.float32",
-                    "TF32 matmuls on CUDA": "off"}
-_NUMERICS_RESTORE = {"autocast on the CPU": 'torch.set_autocast_enabled("cpu", False)',
-                     "autocast on CUDA": 'torch.set_autocast_enabled("cuda", False)',
-                     "float32 matmul precision": 'torch.set_float32_matmul_precision("highest")',
-                     "default dtype": "torch.set_default_dtype(torch.float32)",
-                     "TF32 matmuls on CUDA": "torch.backends.cuda.matmul.allow_tf32 = False"}
-
-
-def numerics_state() -> dict[str, str]:
-    """The process-wide settings that change what torch computes (keys of :data:`NUMERICS_DEFAULT`), as they are
-    now: autocast switched on for a device (``torch.set_autocast_enabled``, with its dtype), the float32 matmul
-    precision, the default dtype, TF32. A ``with torch.autocast(...)`` block shows here only while it is open."""
-    import torch
-
-    def autocast(device: str) -> str:
-        try:
-            return f"on ({str(torch.get_autocast_dtype(device)).removeprefix('torch.')})" \
-                if torch.is_autocast_enabled(device) else "off"
-        except (RuntimeError, AttributeError):   # a build without that device's autocast
-            return "off"
-    return {"autocast on the CPU": autocast("cpu"), "autocast on CUDA": autocast("cuda"),
-            "float32 matmul precision": torch.get_float32_matmul_precision(),
-            "default dtype": str(torch.get_default_dtype()),
-            "TF32 matmuls on CUDA": "on" if torch.backends.cuda.matmul.allow_tf32 else "off"}
-
-
-def _numerics_put_back(before: dict[str, str]) -> list[str]:
-    """Put the settings :func:`numerics_state` read in ``before`` back where they differ now; each such one, named
-    (from → to)."""
-    import torch
-    now = numerics_state()
-    changed = [f"{k} {before[k]} → {now[k]}" for k in before if now[k] != before[k]]
-    for device, key in (("cpu", "autocast on the CPU"), ("cuda", "autocast on CUDA")):
-        if now[key] != before[key]:
-            torch.set_autocast_enabled(device, before[key] != "off")
-            if before[key] != "off":
-                torch.set_autocast_dtype(device, getattr(torch, before[key][4:-1]))
-    if now["float32 matmul precision"] != before["float32 matmul precision"]:
-        torch.set_float32_matmul_precision(before["float32 matmul precision"])
-    if now["default dtype"] != before["default dtype"]:
-        torch.set_default_dtype(getattr(torch, before["default dtype"].removeprefix("torch.")))
-    torch.backends.cuda.matmul.allow_tf32 = before["TF32 matmuls on CUDA"] == "on"
-    return changed
-
-
-def require_default_numerics() -> None:
-    """Fail where a process-wide setting differs from a fresh process's (:data:`NUMERICS_DEFAULT`): switched on in
-    an earlier cell, or left on by a function, it would make the student's run and the check's own reference compute
-    alike, and otherwise than the recipe (trial 15: global bfloat16 autocast trained 05's runs and passed)."""
-    off = {k: v for k, v in numerics_state().items() if v != NUMERICS_DEFAULT[k]}
-    require(not off, "this kernel computes otherwise than a fresh one: "
-            + "; ".join(f"{k} is {v} (fresh: {NUMERICS_DEFAULT[k]})" for k, v in off.items())
-            + ". Every model would train and encode that way, the check's reference too, so the check cannot tell "
-            "your work from the recipe's",
-            "switch it back — " + "; ".join(f"`{_NUMERICS_RESTORE[k]}`" for k in off)
-            + " — or restart the kernel, then run the notebook's cells again from the top: a run made that way is "
-            "not the recipe's (it trains in float32). For mixed precision, use a `with torch.autocast(...)` block")
 
 
 def require_unchanged(args: tuple, before: list, what: str) -> None:

@@ -231,7 +231,7 @@ QUESTIONS = {
         "with ~1M pairs?",
         "It reaches the encoder only through a classifier that learns little here",
         {"It never computes a cosine, so it cannot change the cosines":
-            "The cosine did change — it got worse. The classifier reads |u−v|: the encoder moves.",
+            "The cosine did change: section 5's printed STSb line says by how much, and which way. The classifier reads |u−v|: the encoder moves.",
          "Its loss near ln 3 shows the classifier was already perfect at NLI":
             "ln 3 is the loss of a uniform guess over three labels.",
          "It only works with CLS pooling, and the workbook pools by the mean":

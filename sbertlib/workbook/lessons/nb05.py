@@ -203,7 +203,7 @@ QUESTIONS = {
          "NLI training fixes the cosines' scale to gold/5":
             "NLI training never asks for any scale. Where in Section 4.2 is the gain discussed?",
          "The gain is within the noise of the 10 seeds":
-            "The gain is about 3.5–4 seed standard deviations. Reread what Section 4.2 says about it."}),
+            "The gain is about 8 standard errors of the difference of two 10-seed means (notebook 07's method). Reread what Section 4.2 says about it."}),
     "05.4": choice(
         "Spearman ignores the cosines' scale. Which quantity shows what the regression objective does to it?",
         "The mean |cos − gold/5|",
