@@ -10,7 +10,7 @@ from .questions import choice
 
 AVG = "ties share the *average* of the ranks they span (tied for ranks 4, 5, 6: all get 5)"
 TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method='ordinal' or 'first'): ",
-        "min": "tied values got the lowest of their ranks (method='min'): ",
+        "min": "tied values got the lowest (method='min') or the highest (method='max') of their ranks: ",
         "dense": "tied values got dense ranks (1, 2, 2, 3: method='dense'): "}
 ALL, WORST, OVER = GENRE_COLUMNS = ("share of all", "share of the worst", "over-representation")
 
@@ -61,7 +61,8 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
     "then " + AVG: lambda x, y: _r(x, y, np.argsort),
     TIES["ordinal"] + AVG: lambda x, y: _AnyOf([_r(x, y, lambda a: rankdata(a, "ordinal")),
                                                 _r(x, y, lambda a: np.argsort(np.argsort(a)))]),
-    **{TIES[m] + AVG: (lambda m: lambda x, y: _r(x, y, lambda a: rankdata(a, m)))(m) for m in ("min", "dense")},
+    TIES["min"] + AVG: lambda x, y: _AnyOf([_r(x, y, lambda a: rankdata(a, m)) for m in ("min", "max")]),
+    TIES["dense"] + AVG: lambda x, y: _r(x, y, lambda a: rankdata(a, "dense")),
     "the shortcut 1 − 6·Σd²/(n(n²−1)) is exact only without ties: take Pearson's r of the ranks":
         lambda x, y: 1 - 6 * np.sum((rankdata(x) - rankdata(y)) ** 2) / (len(x) * (len(x) ** 2 - 1)),
     "np.cov divides by n − 1 (ddof=1), np.std by n: use one ddof, or np.corrcoef":
@@ -398,7 +399,7 @@ QUESTIONS = {
             "Length alone is not it. It compresses each sentence alone: what can it not look for in the other?"}),
     "04.6": choice(
         "STS12–16 are samples of 500 pairs offline. How much would you trust a difference of half a point?",
-        "Hardly: sampling (2–3 points) and seeds (up to 0.81) move more",
+        "Hardly: one seed's luck, or another sample of pairs, can move it that much",
         {"Fully: Spearman is exact on the sample":
             "Exact on this sample; how much does the score move from one sample of 500 pairs to another?",
          "Fully: both rows were scored on the same pairs":
