@@ -31,7 +31,8 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
     model = copy.deepcopy(loss.model) if slip == "copy" else loss.model
     if slip != "no seed":
         torch.manual_seed(seed)
-    optimizer = torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else make_optimizer(loss, lr)
+    optimizer = (torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else
+                 make_optimizer(loss.model if slip == "encoder only" else loss, lr))
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
     total = {"one-epoch plan": per_epoch, "examples": epochs * len(examples)}.get(slip, epochs * per_epoch)
     warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
@@ -58,8 +59,11 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
                 torch.nn.utils.clip_grad_norm_(loss.model.parameters() if slip == "clip encoder" else loss.parameters(),
                                                max_grad_norm)
             optimizer.step()
-            scheduler.step()
+            if slip not in ("epoch scheduler", "no scheduler"):
+                scheduler.step()
             values.append(value.item())
+        if slip == "epoch scheduler":
+            scheduler.step()
     return values
 
 def _run(fn, recipe: dict, encoder, pairs, triplets):
@@ -89,8 +93,13 @@ RECIPE = dict(examples=20, epochs=2, batch_size=8, lr=1e-3, warmup_ratio=0.6, ma
 TRAIN_LOOP = Run(
     "train_loop", reference=fit_loop, run=_run, tolerance=1e-5, kept=True, hint=_where_they_part, recipes=lambda: [
         dict(objective=o, **RECIPE, length_grouping=o != "SoftmaxLoss") for o in ("SoftmaxLoss", "MNRL")],
-    slips={"no gradient reached the model, its weights never changed: call backward() on the loss itself (not on a "
-           "tensor made from .item()), and zero_grad() before backward(), not after it": _slip("detached"),
+    slips={"the model's weights never changed: either no gradient reached them — call backward() on the loss itself "
+           "(not on a tensor made from .item()), zero_grad() before backward() — or the rate stayed 0: the warm-up "
+           "starts at 0, so scheduler.step() must follow every optimizer.step()": _slip("detached"),
+           "your scheduler stepped once per epoch: the rate changes every step — scheduler.step() after each "
+           "optimizer.step()": _slip("epoch scheduler"),
+           "your optimizer updates the encoder's parameters only, so the classifier head never trained: give it "
+           "loss.parameters() (the head's too) — make_optimizer(loss, lr)": _slip("encoder only"),
            "you trained a copy of the encoder: the notebook's model never changed — train loss.model": _slip("copy"),
            "your optimizer is plain SGD: the recipe's is Adam — make_optimizer(loss, lr), fit's AdamW": _slip("sgd"),
            "the gradients of earlier steps were still there: optimizer.zero_grad() every step": _slip("no zero_grad"),
