@@ -292,9 +292,10 @@ def call(fn, *args, what: str = "your function"):
         raise
     except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
         if isinstance(exc, KeyError):
-            raise ExerciseError(f"{what} raised KeyError: {exc}\nHint: the check passes inputs of its own (other rows, "
-                                f"columns or seeds than the notebook's): read only what the exercise names, from the "
-                                f"arguments — not the notebook's own variables") from exc
+            raise ExerciseError(f"{what} raised KeyError: {exc}\nHint: a key your code looked up was not there. The "
+                                f"check passes inputs of its own — other rows than the notebook's, or none at all (an "
+                                f"empty list): read only what the exercise names, from the arguments, and let an empty "
+                                f"input give an empty result") from exc
         if _shapes_did_not_line_up(exc):
             raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: two shapes did not line up. A value "
                                 "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "

@@ -91,6 +91,9 @@ class HiddenEncoder:
     def __init__(self, vectors: dict[str, np.ndarray]):
         self.vectors, self.calls, self.name = vectors, 0, "hidden"
 
+    def __repr__(self) -> str:
+        return f"<the check's encoder of {len(self.vectors)} sentences>"
+
     def encode(self, sentences, *args, convert_to="numpy", normalize=None, **kwargs):
         self.calls, one = self.calls + 1, isinstance(sentences, str)
         out = np.stack([self.vectors[s] for s in ([sentences] if one else list(sentences))])

@@ -9,7 +9,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, Objective, guard, two_items
+from . import Exercise, Objective, guard, require, two_items
 from .kinds import as_number, close
 from .nb03 import MNRL
 from .questions import choice, number
@@ -26,8 +26,11 @@ def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, tur
         for side, labels in zip(by.setdefault(p.premise, ([], [])), (pos, neg)):
             if p.label in labels and not (once and p.hypothesis in side):
                 side.append(p.hypothesis)
-    return [(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(ps)
-            for n in (ns if each == "pair" else ns[j % len(ns) if turn else 0:][:1] if ns else [])]
+    pick = {"pair": lambda ns, j: ns, "zip": lambda ns, j: ns[j:j + 1], "last": lambda ns, j: ns[-1:]}.get(
+        each, lambda ns, j: ns[j % len(ns) if turn else 0:][:1])
+    found = [(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(ps[:1] if each == "first" else ps)
+             for n in (pick(ns, j) if ns else [])]
+    return [(h, k, n) for k, h, n in found] if each == "anchor" else found
 
 _triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
 _n = lambda **slip: lambda pairs: _triplets(pairs, **slip)  # noqa: E731
@@ -43,7 +46,12 @@ NLI_TRIPLETS = Exercise(
            "some triplets repeat: a pair twice in the file is one hypothesis — take each once": _n(once=False),
            "every triplet took the premise's first contradiction: take them in turn": _n(turn=False),
            "the premises are in alphabetical order: keep the order they first appear in": _n(order=sorted),
-           "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each="pair")},
+           "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each="pair"),
+           "a premise with more entailed hypotheses than contradictions lost some: zip stops at the shorter list — "
+           "take the contradictions in turn, starting again at the first": _n(each="zip"),
+           "every triplet took the premise's last contradiction: take them in turn": _n(each="last"),
+           "one triplet per premise: make one per distinct entailed hypothesis": _n(each="first"),
+           "the anchor is the premise, the positive its entailed hypothesis: you swapped them": _n(each="anchor")},
     hint="(premise, entailed, contradicting): one per distinct entailed hypothesis, premises lacking either skipped")
 
 # ----------------------------------------------------------------------------- the triplet loss and objective
@@ -73,7 +81,13 @@ TRIPLET_LOSS = Exercise(
            "positive and negative are swapped: max(‖a−p‖ − ‖a−n‖ + ε, 0)": _t(swap=True),
            "the margin ε is missing: add it inside the max": _t(m=0.0),
            "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=1.0),
-           "you summed over the batch: take the mean": _t(total=True)},
+           "you summed over the batch: take the mean": _t(total=True),
+           "the margin was added after the hinge: ε goes inside, max(d(a,p) − d(a,n) + ε, 0)":
+               lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(a, n)).mean() + margin,
+           "your distances are per column (dim=0): a triplet's distance is over its own row's numbers (dim=1)":
+               lambda a, p, n, margin=1.0: torch.relu((a - p).norm(dim=0) - (a - n).norm(dim=0) + margin).mean(),
+           "one distance over the whole batch (a norm with no dim): a distance per triplet, per row (dim=1)":
+               lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin)},
     hint="per row d(a,p) = ‖a−p‖ and d(a,n) = ‖a−n‖, then max(d(a,p) − d(a,n) + ε, 0), then the mean",
     probe="""
             _rng = _np.random.default_rng(2028)
@@ -118,7 +132,8 @@ TRIPLET_DISTANCES = Exercise(
            "those are squared distances: the Euclidean distance is the square root": _d(d=SQUARED),
            "that is the cosine distance 1 − cos: the triplet objective here is Euclidean": _d(d=COSINE),
            "that is the Manhattan distance (a sum of |differences|): use the Euclidean one": _d(d=MANHATTAN),
-           "the first distance is the anchor's to its positive, not the positive's": _d(ends=((1, 2), (0, 2)))},
+           "the first distance is the anchor's to its positive, not the positive's": _d(ends=((1, 2), (0, 2))),
+           "the second distance is the anchor's to its negative, not the positive's": _d(ends=((0, 1), (1, 2)))},
     hint="encode each column (anchors, positives, negatives) with the model given; each row's ‖a − p‖, ‖a − n‖")
 
 def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=np.greater_equal) -> tuple[float, dict]:
@@ -128,6 +143,8 @@ def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=np.g
 
 def _scores(got, what: str = "it") -> np.ndarray:
     acc, meets = two_items(got, what, "return the accuracy in %, then {margin: % of triplets meeting it}")
+    require(isinstance(meets, dict), f"{what} gave the margins' shares as a {type(meets).__name__}, not a dict",
+            "return {ε: % of triplets meeting it}, one entry per margin, its key the margin itself")
     return np.array([float(acc), *(x for m, v in sorted(dict(meets).items()) for x in (float(m), float(v)))])
 
 _s = lambda **slip: lambda d_ap, d_an, margins: triplet_scores_truth(d_ap, d_an, margins, **slip)  # noqa: E731
@@ -135,12 +152,16 @@ TRIPLET_SCORES = Exercise(
     "triplet_scores", reference=triplet_scores_truth, returns=_scores,
     compare=lambda got, want: np.shape(got) == np.shape(_scores(want)) and np.allclose(got, _scores(want)),
     inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.2, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.1, −1,
-                     np.array([1.5, 1.0, 1.0, 6.5, 0.3, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.1, 1.0, 5.0))],  # 1, 5.2, 1, 0
+                     np.array([1.5, 1.0, 1.0, 6.5, 0.3, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.1, 1.0, 5.0)),  # 1, 5.2, 1, 0
+                    (np.array([0.2, 0.9, 1.4, 0.3, 2.2, 0.8, 1.1]), np.array([0.9, 0.4, 2.6, 1.8, 2.1, 0.8, 1.6]),
+                     (0.5, 1.2))],        # 7 triplets: a share rounded to a whole per cent shows
     slips={"those are shares, not percentages: × 100": _s(pct=1),
            "a triplet at equal distances is not right: the anchor must be strictly closer": _s(right=np.less_equal),
            "the comparison is the wrong way round: right means the positive is closer": _s(right=np.greater),
            "a triplet whose gap is exactly ε has zero loss too: it meets the margin": _s(meets=np.greater),
-           "the gap is d(a,n) − d(a,p): how much further the negative is": _s(meets=lambda gap, e: -gap >= e)},
+           "the gap is d(a,n) − d(a,p): how much further the negative is": _s(meets=lambda gap, e: -gap >= e),
+           "your percentages are rounded: give each share as it is": lambda *a: (lambda acc, m: (round(acc), {
+               k: round(v) for k, v in m.items()}))(*triplet_scores_truth(*a))},
     hint="the share (%) of triplets with d(a,p) < d(a,n); per ε, the share with d(a,n) − d(a,p) ≥ ε",
     probe="""
             _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
