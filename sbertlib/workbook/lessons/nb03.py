@@ -133,10 +133,11 @@ def check_train_loop(train_loop, encoder, pairs, triplets) -> None:
 
 
 # ----------------------------------------------------------------------------- MNRL
-def _mnrl(e, scale=20.0, *, cos=True, among=None, zero=False, dim=1, total=False, k=1.0):
-    """MNRL; a slip: other candidates, dot products, column 0, softmax over ``dim``, the total, ``k`` × scale."""
+def _mnrl(e, scale=20.0, *, cos=True, among=None, zero=False, dim=1, total=False, k=1.0, unit=1):
+    """MNRL; a slip: other candidates, dot products, column 0, softmax over ``dim``, the total, ``k`` × scale, vectors
+    normalised along ``unit``."""
     a, c, rows = e[0], torch.cat(e[1:]) if among is None else among(e), torch.arange(len(e[0]))
-    s = (F.normalize(a, dim=1) @ F.normalize(c, dim=1).T if cos else a @ c.T) * (1.0 if k is None else k * scale)
+    s = (F.normalize(a, dim=unit) @ F.normalize(c, dim=unit).T if cos else a @ c.T) * (1.0 if k is None else k * scale)
     picked = torch.log_softmax(s, dim=dim)[rows, 0 if zero else rows]
     return -(picked.sum() if total else picked.mean())
 
@@ -160,7 +161,10 @@ MNRL = Objective(
            "the right candidate of anchor i is column i (its own positive), not column 0": _m(zero=True),
            "that is a distance, where a similarity is meant: a higher score must mean more alike": _m(k=-1.0),
            "use the mean over the batch (F.cross_entropy's default), not the sum": _m(total=True),
-           "your scores are dot products, not cosines: normalise the vectors first": _m(cos=False)},
+           "your scores are dot products, not cosines: normalise the vectors first": _m(cos=False),
+           "you normalised each column (dim=0), not each sentence's vector (dim=1)": _m(unit=0),
+           "the candidates are the positives first, then the negatives: anchor i's right one is column i":
+               _m(among=lambda e: torch.cat(e[:0:-1]))},
     probe="""
             _rng = _np.random.default_rng(2025)
             _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
