@@ -29,8 +29,7 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
           length_grouping=False, slip: str = "") -> list[float]:
     """Notebook 03's ``train_loop`` in plain PyTorch; ``slip``: one everyday mistake written in (the slips below)."""
     model = copy.deepcopy(loss.model) if slip == "copy" else loss.model
-    if slip != "no seed":
-        torch.manual_seed(seed)
+    _ = torch.manual_seed(seed) if slip != "no seed" else None   # a loop that never seeds: torch's state as it is
     optimizer = (torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else
                  make_optimizer(loss.model if slip == "encoder only" else loss, lr))
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
@@ -43,7 +42,8 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
     values = []
     for epoch in range(epochs):
-        batches = epoch_batches(len(examples), batch_size, seed, 0 if slip == "epoch 0" else epoch, lengths=lengths)
+        which = {"epoch 0": 0, "epoch from 1": epoch + 1}.get(slip, epoch)
+        batches = epoch_batches(len(examples), batch_size, seed, which, lengths=lengths)
         if slip == "in order":
             batches = [list(range(i, min(i + batch_size, len(examples)))) for i in range(0, len(examples), batch_size)]
         for ids in [b for b in batches if slip != "drop last" or len(b) == batch_size]:
@@ -107,6 +107,7 @@ TRAIN_LOOP = Run(
            "the dropout masks are not fit's: call torch.manual_seed(seed) first": _slip("no seed"),
            "your batches are the examples in file order: take each epoch's from epoch_batches(…)": _slip("in order"),
            "every epoch trained on the first epoch's batches: give epoch_batches each epoch": _slip("epoch 0"),
+           "your epochs count from 1: epoch_batches numbers them from 0, as range(epochs) does": _slip("epoch from 1"),
            "the last, smaller batch of each epoch was skipped: it is a step too": _slip("drop last"),
            "the batches were not grouped by length: pass lengths= to epoch_batches": _slip("ungrouped"),
            "only two text columns were encoded: run the encoder on every column": _slip("two columns"),
