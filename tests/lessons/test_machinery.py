@@ -43,8 +43,8 @@ NOT_THROUGH_CALL = {
     ("nb12", "_readable", "compare"): "the exercise's own comparison, wrapped",
     **{(nb, f, p): "a part of a slip (the check's own), in a slip's re-creation" for nb, f, p in (
         ("nb04", "_r", "rank"), ("nb04", "_sts", "sim"), ("nb04", "_sts", "corr"), ("nb04", "_year", "mean"),
-        ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"), ("nb04", "_genre", "value"),
-        ("nb09", "_gap", "unit"))},
+        ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"), ("nb09", "_gap", "unit"))},
+    ("nb04", "_either", "same"): "the check's own equality, of the student's value and a slip's",
     ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
                                   "design, which the check reads",
     ("nb14", "_hinted", "check"): "the exercise's own check, whose errors in the student's code it names",

@@ -1,6 +1,5 @@
-"""Notebook 04's checks, for what their declarations cannot say (each declared slip is refused with its own message in
-test_declared.py): the notebook's answers and right answers written another way pass, mistakes whose result depends
-on the machine or on what came back are named, and no message prints a hidden expected value."""
+"""Notebook 04's checks, for what their declarations cannot say (test_declared.py runs each declared slip): right
+answers written another way pass, what came back and machine-dependent mistakes are named, no hidden value is shown."""
 from __future__ import annotations
 
 import json

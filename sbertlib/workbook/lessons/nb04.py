@@ -3,7 +3,7 @@ as code under the message naming it. Grading integrity lives in nbgrader's hidde
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import pearsonr, rankdata, spearmanr
+from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
 from . import Exercise, _brief, guard, require, two_items
 from .questions import choice
@@ -28,12 +28,16 @@ def _two(first, second, hint: str):
     """An Exercise's ``returns``: the student's two results, read by ``first`` and ``second``."""
     return lambda got, what: tuple(f(x, what) for f, x in zip((first, second), two_items(got, f"{what} returned", hint)))
 
-class _AnyOf(float):
-    """A slip's value that stands for each of ``values``, e.g. ties broken by a stable or by an unstable sort."""
+def _any(*values):
+    """A slip's value that stands for each of ``values`` (ties broken by a stable or an unstable sort, a distance or
+    its negative, …); it is the first, and each exercise's ``compare`` reads the others."""
+    out = type("AnyOf", (type(values[0]),), {})(values[0])
+    object.__setattr__(out, "alternatives", values)
+    return out
 
-    def __new__(cls, values):
-        (out := super().__new__(cls, values[0])).values = values
-        return out
+def _either(same):
+    """``compare`` from ``same(got, want)``: true where the student's value is any of a slip's :func:`_any` values."""
+    return lambda got, want: any(same(got, w) for w in getattr(want, "alternatives", [want]))
 
 def _r(x, y, rank=rankdata, rank_y=None) -> float:
     """Pearson's r of ``rank(x)`` and ``rank_y(y)``: ρ with average ranks, a slip with another ranking."""
@@ -46,7 +50,7 @@ def spearman_truth(x, y) -> float:
 def hidden_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     """(x, y): no ties, a monotone non-linear relation, ties on one side, on both, a reversed order, STS-like gold."""
     rng = np.random.default_rng(2019)
-    x, g, t = rng.normal(size=40), rng.integers(0, 11, 60) / 2, rng.integers(0, 6, (3, 30)) * 1.0
+    x, g, t = rng.normal(size=40), rng.integers(0, 11, 60) / 2, np.array([0, .5, 2, 2.5, 4, 7])[rng.integers(0, 6, (3, 30))]
     return [(x, 0.6 * x + rng.normal(size=40)), (np.arange(1.0, 13), np.exp(np.arange(1.0, 13))),
             (t[0], rng.normal(size=30)), (t[1], t[2] // 2), (np.arange(8.0), -np.arange(8.0) ** 3),
             (g, np.tanh(g / 5 + rng.normal(0, 0.3, 60)))]
@@ -56,21 +60,31 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
     "you returned ρ × 100: return ρ itself, between −1 and 1": lambda x, y: 100 * spearman_truth(x, y),
     "the sign is flipped: rank both lists the same way (1 = the smallest)": lambda x, y: -spearman_truth(x, y),
     "that is Pearson's r of the raw values: rank each list first": lambda x, y: _r(x, y, np.asarray),
-    "you ranked only one of the two lists: rank x and y, each on its own": lambda x, y: _r(x, y, rank_y=np.asarray),
+    "you ranked only one of the two lists: rank x and y, each on its own":
+        lambda x, y: _any(_r(x, y, rank_y=np.asarray), _r(x, y, np.asarray, rankdata)),
     "np.argsort(a) is the order of the values, not their ranks: a value's rank is np.argsort(np.argsort(a)) + 1, "
     "then " + AVG: lambda x, y: _r(x, y, np.argsort),
-    TIES["ordinal"] + AVG: lambda x, y: _AnyOf([_r(x, y, lambda a: rankdata(a, "ordinal")),
-                                                _r(x, y, lambda a: np.argsort(np.argsort(a)))]),
-    TIES["min"] + AVG: lambda x, y: _AnyOf([_r(x, y, lambda a: rankdata(a, m)) for m in ("min", "max")]),
+    "sorting loses which x goes with which y: replace each value by its rank instead": lambda x, y: _r(x, y, np.sort),
+    TIES["ordinal"] + AVG: lambda x, y: _any(_r(x, y, lambda a: rankdata(a, "ordinal")),
+                                             _r(x, y, lambda a: np.argsort(np.argsort(a)))),
+    TIES["min"] + AVG: lambda x, y: _any(*(_r(x, y, lambda a: rankdata(a, m)) for m in ("min", "max"))),
     TIES["dense"] + AVG: lambda x, y: _r(x, y, lambda a: rankdata(a, "dense")),
     "the shortcut 1 − 6·Σd²/(n(n²−1)) is exact only without ties: take Pearson's r of the ranks":
         lambda x, y: 1 - 6 * np.sum((rankdata(x) - rankdata(y)) ** 2) / (len(x) * (len(x) ** 2 - 1)),
+    "that is the cosine of the rank lists: Pearson's r subtracts each list's mean first":
+        lambda x, y: rankdata(x) @ rankdata(y) / np.linalg.norm(rankdata(x)) / np.linalg.norm(rankdata(y)),
     "np.cov divides by n − 1 (ddof=1), np.std by n: use one ddof, or np.corrcoef":
         lambda x, y: spearman_truth(x, y) * len(x) / (len(x) - 1),
+    "that is the covariance of the ranks: divide it by both lists' standard deviations":
+        lambda x, y: _any(*(np.cov(rankdata(x), rankdata(y), ddof=d)[0, 1] for d in (1, 0))),
+    "that is the p-value, the second value scipy returns: take the statistic, the first":
+        lambda x, y: _any(spearmanr(x, y).pvalue, pearsonr(rankdata(x), rankdata(y)).pvalue),
+    "that is Kendall's τ, another rank correlation: Spearman's ρ is Pearson's r of the ranks":
+        lambda x, y: kendalltau(x, y).statistic,
     "np.corrcoef(...)[0, 0] is a list's correlation with itself (always 1): take [0, 1]": lambda x, y: 1.0},
     hint="rank each list on its own (1 = the smallest; " + AVG + "), then take Pearson's r of the two rank lists",
     ok="spearman is right, ties included: Spearman's ρ is Pearson's r of the (average) ranks",
-    compare=lambda got, want: any(abs(got - w) <= 1e-5 for w in getattr(want, "values", [want])), returns=_num,
+    compare=_either(lambda got, want: abs(got - want) <= 1e-5), returns=_num,
     probe="""
             _rng = _np.random.default_rng(2026)
             _result = [spearman([1, 2, 2, 3, 5, 5, 5], [2, 1, 4, 4, 3, 7, 0]),
@@ -144,7 +158,10 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
         lambda m, p: _sts(m, p, lambda u, v: _dot(u, v) / np.linalg.norm(u) / np.linalg.norm(v)),
     "you divided by each column's norm (axis=0): a vector's length is its row's norm (axis=1, keepdims=True)":
         lambda m, p: _sts(m, p, lambda u, v: _dot(_unit(u.T).T, _unit(v.T).T)),
-    "the sign is flipped: you correlated a distance (1 − cos, or ‖u − v‖), not a similarity":
+    "that is a distance between the vectors (Euclidean or Manhattan, or minus it): it sees their lengths, the cosine "
+    "only their directions": lambda m, p: _any(*(_sts(m, p, lambda u, v: sign * np.linalg.norm(u - v, ord=o, axis=1))
+                                               for sign in (-1, 1) for o in (2, 1))),
+    "the sign is flipped: you correlated a distance (1 − cos), not a similarity":
         lambda m, p: _sts(m, p, lambda u, v: 1 - _dot(_unit(u), _unit(v))),
     "pairs with the same gold score got different ranks: " + AVG:
         lambda m, p: _sts(m, p, corr=lambda x, y: _r(x, y, lambda a: rankdata(a, "ordinal"))),
@@ -155,7 +172,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     hint="encode the first and the second sentences with the `model` passed in (not a model of the notebook), one "
          "cosine per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
-    compare=lambda a, b: abs(a[0] - b[0]) <= 1e-3 and a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5),
+    compare=_either(lambda a, b: abs(a[0] - b[0]) <= 1e-3 and a[1].shape == b[1].shape and np.allclose(a[1], b[1],
+                                                                                                         atol=1e-5)),
     returns=_score_and_cosines, probe="""
             from sbertlib import data as _data
             from sbertlib.workbook.profiles import load_encoder as _load_encoder
@@ -195,10 +213,11 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
         lambda p, c: _year(p, c, lambda s, n: s.mean()),
     "the weights are not normalised: divide Σ size × score by Σ size, the number of pairs":
         lambda p, c: _year(p, c, lambda s, n: s @ n),
-    "you divided Σ size × score by the number of subsets: divide by the number of pairs":
-        lambda p, c: _year(p, c, lambda s, n: s @ n / len(n)),
+    "you averaged the weighted scores over the subsets: Σ size × score / Σ size is already the mean":
+        lambda p, c: _any(_year(p, c, lambda s, n: s @ n / len(n)), _year(p, c, lambda s, n: s @ n / n.sum() / len(n))),
     "wmean is the pooled score again: score each subset (pair.source) on its own": lambda p, c: (_year(p, c)[0],) * 2,
-    "all is one Spearman over every pair pooled, not the subsets' weighted mean": lambda p, c: (_year(p, c)[1],) * 2,
+    "all is one Spearman over every pair pooled, not a mean of the subsets' scores":
+        lambda p, c: _any((_year(p, c)[1],) * 2, (_year(p, c, lambda s, n: s.mean())[1], _year(p, c)[1])),
     "that is ρ itself: × 100, as the tables print": lambda p, c: tuple(x / 100 for x in _year(p, c)),
     "that is Pearson's r: both conventions use Spearman's ρ": lambda p, c: _year(p, c, corr=_pearson),
     "each subset's cosines must be its own pairs': take them with the gold's mask (cosines[sources == s]), not by "
@@ -206,7 +225,7 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
     hint="all: 100 × one Spearman over every pair; wmean: each subset's (pair.source) Spearman × 100, weighted by its "
          "number of pairs",
     ok="pooled_and_wmean is right: one Spearman over every pair pooled, and the subsets' Spearmans weighted by size",
-    compare=lambda a, b: np.allclose(a, b, rtol=0, atol=1e-3), returns=_two(_num, _num, "return all, then wmean"),
+    compare=_either(lambda a, b: np.allclose(a, b, rtol=0, atol=1e-3)), returns=_two(_num, _num, "all, then wmean"),
     probe="""
             import types as _types
             _rng = _np.random.default_rng(2033)
@@ -264,7 +283,9 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     "you returned the sizes |error|: return the signed errors": lambda g, p, k: (lambda i, e: (i, abs(e)))(*_worst(g, p, k)),
     "those errors are the list's first k, not those of the pairs you picked: errors[order]":
         lambda g, p, k: (_worst(g, p, k)[0], rankdata(p)[:k] - rankdata(g)[:k]),
-    "k is ignored: return the k pairs asked for": lambda g, p, k: _worst(g, p),
+    "return as many pairs as k asks for: k is the argument (not off by one, not a default of 10)":
+        lambda g, p, k: _any(*(_worst(g, p, n) for n in (10, k + 1, k - 1))),
+    "indices count from 0: return the positions np.argsort gives": lambda g, p, k: (lambda i, e: (i + 1, e))(*_worst(g, p, k)),
     **{TIES[m] + AVG: (lambda m: lambda g, p, k: _worst(g, p, k, lambda a: rankdata(a, m)))(m) for m in TIES},
     "np.argsort(a) is the order of the values, not their ranks: rank each list (scipy.stats.rankdata)":
         lambda g, p, k: _worst(g, p, k, np.argsort),
@@ -276,7 +297,7 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     "unstable one, or an ascending one reversed, reorders them": _TiesReordered},
     hint="rank the gold and the predictions each on its own, subtract (predicted − gold), then the k largest in size",
     ok="worst_k is right: the pairs furthest from their gold rank (ties averaged), largest first, ties in data order",
-    compare=_same_worst, returns=_two(_indices, lambda e, what: _np(e).ravel(), "return the indices, then the errors"),
+    compare=_either(_same_worst), returns=_two(_indices, lambda e, what: _np(e).ravel(), "return the indices, then the errors"),
     probe="""
             _gold, _pred = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10.0, 1, 2, 3, 4, 9, 5, 6, 7, 8]
             _ids, _errors = worst_k(_gold, _pred, 2)
@@ -287,22 +308,16 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
 
 
 # ----------------------------------------------------------------------------- which genres the errors come from
-def genre_shares_truth(all_sources, worst_sources):
+def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, over=None):
     """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as anywhere);
-    a genre absent from the worst has share 0."""
+    a genre absent from the worst has share 0. A slip: another ``of_all(counts)``, ``of_worst(counts among the
+    worst, number of all pairs)`` or ``over(share of the worst, share of all)``."""
     import pandas as pd
-    every = pd.Series(list(all_sources)).value_counts(normalize=True)
-    worst = pd.Series(list(worst_sources)).value_counts(normalize=True).reindex(every.index, fill_value=0.0)
-    return pd.DataFrame({ALL: every, WORST: worst, OVER: worst / every})
-
-def _genre(column, value):
-    """genre_shares_truth with ``column`` replaced by ``value(table, counts of all, counts among the worst)``."""
-    def slip(a, w):
-        import pandas as pd
-        t = genre_shares_truth(a, w)
-        return t.assign(**{column: value(t, pd.Series(a).value_counts(), pd.Series(w).value_counts().reindex(
-            t.index, fill_value=0))})
-    return slip
+    counts = pd.Series(list(all_sources)).value_counts()
+    every = (of_all or (lambda c: c / c.sum()))(counts)
+    worst = (of_worst or (lambda c, n: c / c.sum()))(pd.Series(list(worst_sources)).value_counts().reindex(
+        counts.index, fill_value=0), len(all_sources))
+    return pd.DataFrame({ALL: every, WORST: worst, OVER: (over or (lambda w, a: w / a))(worst, every)})
 
 def _table(got, what: str):
     import pandas as pd
@@ -317,19 +332,25 @@ def _table(got, what: str):
 GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lambda: [(
     ["main-captions"] * 30 + ["main-news"] * 18 + ["main-forums"] * 8 + ["main-headlines"] * 4,
     ["main-forums"] * 6 + ["main-captions"] * 4 + ["main-news"] * 2)], slips={
-    "those are counts: a share is a genre's count over the number of pairs": _genre(ALL, lambda t, a, w: a),
-    "those are counts among the worst: divide by the number of worst pairs": _genre(WORST, lambda t, a, w: w),
-    "the worst's shares are over the number of WORST pairs, not of all": _genre(WORST, lambda t, a, w: w / a.sum()),
-    "the ratio is upside down: share of the worst / share of all": _genre(OVER, lambda t, a, w: t[ALL] / t[WORST]),
-    "that is a difference: over-representation is the shares' ratio": _genre(OVER, lambda t, a, w: t[WORST] - t[ALL]),
-    "a ratio of counts: divide the shares, each count over its own total": _genre(OVER, lambda t, a, w: w / a),
+    "those are counts: a share is a genre's count over the number of pairs":
+        lambda a, w: genre_shares_truth(a, w, of_all=lambda c: c),
+    "those are counts among the worst: divide by the number of worst pairs":
+        lambda a, w: genre_shares_truth(a, w, of_worst=lambda c, n: c),
+    "the worst's shares are over the number of WORST pairs, not of all":
+        lambda a, w: genre_shares_truth(a, w, of_worst=lambda c, n: c / n),
+    "those are percentages: a share is between 0 and 1": lambda a, w: _any(*(genre_shares_truth(
+        a, w, lambda c: x * c / c.sum(), lambda c, n: y * c / c.sum()) for x, y in ((100, 100), (100, 1), (1, 100)))),
+    "the ratio is upside down: share of the worst / share of all":
+        lambda a, w: genre_shares_truth(a, w, over=lambda w, a: a / w),
+    "that is a difference: over-representation is the shares' ratio":
+        lambda a, w: genre_shares_truth(a, w, over=lambda w, a: w - a),
     "every genre of all pairs gets a row, share 0 where it is never among the worst":
         lambda a, w: genre_shares_truth(a, w).loc[lambda t: t[WORST] > 0],
     "index the rows by genre (the source), not by number": lambda a, w: genre_shares_truth(a, w).reset_index(drop=True)},
     hint="share of all: a genre's count / all pairs; of the worst: its count among the worst / the worst pairs; "
          "over-representation: the second / the first",
     ok="genre_shares is right: each genre's share of all and of the worst (0 where never among them), and their ratio",
-    compare=lambda a, b: sorted(map(str, a.index)) == sorted(map(str, b.index)) and np.allclose(a.loc[b.index], b),
+    compare=_either(lambda a, b: sorted(map(str, a.index)) == sorted(map(str, b.index)) and np.allclose(a.loc[b.index], b)),
     returns=_table)
 
 EXERCISES = (SPEARMAN, STS_EVALUATE, WORST_K, POOLED_AND_WMEAN, GENRE_SHARES)
