@@ -16,3 +16,13 @@ def tiny_encoder():
 def encoder(tiny_encoder):
     """The same encoder, under the name the training-loop tests use."""
     return tiny_encoder
+
+
+@pytest.fixture
+def high_precision():
+    """A GPU tutorial's `torch.set_float32_matmul_precision("high")` in an early cell, put back afterwards."""
+    import torch
+    before = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high")
+    yield
+    torch.set_float32_matmul_precision(before)

@@ -23,15 +23,6 @@ def nli_data():
     return pairs, data.nli_triplets(pairs)
 
 
-@pytest.fixture
-def high_precision():
-    """A GPU tutorial's `torch.set_float32_matmul_precision("high")` in an early cell, put back afterwards."""
-    before = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("high")
-    yield
-    torch.set_float32_matmul_precision(before)
-
-
 def notebook_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
                   length_grouping=False, optimizer=make_optimizer):
     """The notebook's solution written another way: fit's collate, the rate set by hand, gradients zeroed to 0."""

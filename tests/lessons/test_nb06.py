@@ -10,15 +10,6 @@ from sbertlib import data, losses
 from sbertlib.workbook.lessons import ExerciseError, nb06
 
 
-@pytest.fixture
-def high_precision():
-    """A GPU tutorial's `torch.set_float32_matmul_precision("high")` in an early cell, put back afterwards."""
-    before = torch.get_float32_matmul_precision()
-    torch.set_float32_matmul_precision("high")
-    yield
-    torch.set_float32_matmul_precision(before)
-
-
 def hinge(d_ap, d_an, margin):
     return torch.relu(d_ap - d_an + margin).mean()
 
