@@ -116,7 +116,7 @@ def test_difference_not_a_pair_the_notebooks_row_or_the_table_written_is_named()
     for wrong in (lambda r, a, b: dict(zip("ds", good_diff(r, a, b))), lambda r, a, b: good_diff(r, a, b)[0]):
         with pytest.raises(ExerciseError, match="not a pair"):
             nb07.check_difference(wrong, REG)
-    with pytest.raises(ExerciseError, match=r"raised KeyError: .*\nHint: the check passes inputs of its own"):
+    with pytest.raises(ExerciseError, match=r"raised KeyError: .*\nHint: .*The check passes inputs of its own"):
         nb07.check_difference(lambda r, a, b: (r.loc["mean pooling, (u, v, |u-v|)", "mean"], 1.0))
     with pytest.raises(ExerciseError, match=IN_PLACE):
         nb07.check_difference(lambda r, a, b: r.insert(0, "se", r["std"]) or good_diff(r, a, b))
