@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sbertlib.workbook import lessons, mine, quiz
+from sbertlib.workbook import lessons, mine, questionnaire, quiz
 from sbertlib.workbook.lessons import VALUE, Exercise, Objective, Run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,7 @@ def test_every_notebook_has_a_lesson_and_every_lesson_a_notebook():
 @pytest.mark.parametrize("number", [p.name[:2] for p in NOTEBOOKS])
 def test_a_lesson_holds_only_its_own_notebooks_material(number):
     module = lessons.lesson(number)
-    assert module.QUESTIONS and all(qid.startswith(f"{number}.") for qid in module.QUESTIONS)
+    assert questionnaire.questions(number), f"notebook {number} has no questionnaire file"
     names = [e.name for e in module.EXERCISES]
     assert len(names) == len(set(names)), f"an exercise of {number} is declared twice"
     assert all(isinstance(e, (Exercise, Objective, Run)) for e in module.EXERCISES)
@@ -36,8 +36,8 @@ def test_every_declared_exercise_is_asked_for_in_its_notebook(path):
         assert re.search(rf"\b{re.escape(ex.name)}\b", solutions), f"{path.name}: no solution cell defines {ex.name}"
 
 
-def test_the_quiz_and_the_kept_code_read_the_lessons():
-    assert list(quiz.bank()) == [q for n in lessons.numbers() for q in lessons.lesson(n).QUESTIONS]
+def test_the_quiz_reads_the_questionnaires_and_the_kept_code_the_lessons():
+    assert list(quiz.bank()) == [q for n in lessons.numbers() for q in questionnaire.questions(n)]
     kept = mine.references()
     assert kept["train_loop"][0] == "03" and kept["triplet_loss"][0] == "06"
     assert all(ex.reference is not None for n in lessons.numbers() for ex in lessons.exercises(n) if ex.kept)

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from sbertlib.workbook.publish import notebooks
-from sbertlib.workbook import quiz
+from sbertlib.workbook import questionnaire, quiz
 from sbertlib.workbook.quiz import Choice, Number
 
 QUESTIONS = quiz.bank()
@@ -125,6 +125,45 @@ def test_questions_are_defined_consistently():
     for qid, q in QUESTIONS.items():
         quiz.parse_id(qid)
         assert q.prompt.strip(), qid
+
+
+def test_a_questionnaire_file_reads_as_written_and_its_mistakes_are_named_with_their_line(tmp_path):
+    good = """# Questions of notebook 99
+
+## 99.1 choice
+Which one,
+and why?
+- [ ] Not this
+  hint: Look again.
+- [x] This one
+
+## 99.2 number
+How many?
+- answer: 83 / 44
+- tolerance: 0.02
+- too low: More.
+- too high: Fewer.
+- 39: A ratio, not a difference.
+
+## 99.3 discuss
+Talk it over.
+"""
+    (tmp_path / "99.md").write_text(good, encoding="utf-8")
+    read = questionnaire.read(tmp_path / "99.md")
+    assert read["99.1"] == quiz.choice("Which one, and why?", "This one", {"Not this": "Look again."})
+    assert read["99.2"] == quiz.number("How many?", 83 / 44, 0.02, "More.", "Fewer.", {39: "A ratio, not a difference."})
+    assert read["99.3"] == quiz.discuss("Talk it over.")
+    for wrong, line, said in [
+            (good.replace("  hint: Look again.\n", ""), 3, "hint"),
+            (good.replace("- [x] This one", "- [ ] This one\n  hint: h"), 3, "exactly one"),
+            (good.replace("- tolerance: 0.02\n", ""), 10, "tolerance"),
+            (good.replace("- answer: 83 / 44", "- answer: about 2"), 10, "99.2"),
+            (good.replace("## 99.3", "## 98.3"), 18, "not a new question of notebook 99"),
+            (good.replace("- 39:", "- 39 ="), 16, "an item reads"),
+            ("Stray text\n" + good, 1, "before the first question")]:
+        (tmp_path / "99.md").write_text(wrong, encoding="utf-8")
+        with pytest.raises(ValueError, match=rf"99\.md, line {line}\b.*{said}"):
+            questionnaire.read(tmp_path / "99.md")
 
 
 # ----------------------------------------------------------------------------- the notebooks

@@ -11,7 +11,8 @@ module                          holds
 ``workbook.cross_runs``         the same for the cross-encoder (notebook 12)
 ``workbook.mine``               the student's code between notebooks: ``keep`` a function that passed
                                 its check, ``load`` it later (or the exercise's reference, said once)
-``workbook.quiz``               questionnaires that answer back (the questions: each lesson's)
+``workbook.quiz``               questionnaires that answer back
+``workbook.questionnaire``      the questions, read from ``questionnaires/03.md`` … (text a lecturer edits)
 ``workbook.plots``              the notebooks' shared figures (matplotlib, seaborn, UMAP)
 ``workbook.intro``              00–01's tables, figures and verdicts, out of their cells
 ``workbook.figures``            07–09's and 14's tables, figures and verdicts, out of their cells
@@ -26,15 +27,16 @@ module                          holds
 ==============================  ==============================================================
 
 **``workbook.lessons``: each notebook's material, one module per notebook** (``lessons/nb03.py``): its
-exercises declared once (``EXERCISES``: name, hidden nbgrader probe, reference, named slips), their checks,
-and its questionnaire (``QUESTIONS``). ``lessons/__init__`` holds the one exercise machinery (``Exercise``,
-``call``, ``named_slip``, ``ExerciseError``); ``lessons/questions`` the kinds of question.
+exercises declared once (``EXERCISES``: name, hidden nbgrader probe, reference, named slips) and their checks.
+``lessons/__init__`` and ``lessons/checking`` hold the exercise machinery (``Exercise``, ``call``, ``named_slip``,
+``ExerciseError``), ``lessons/kinds`` the objective and run kinds. A notebook's questionnaire is text:
+``questionnaires/03.md``.
 
 **``workbook.publish``: what is made from the notebooks.** ``notebooks`` (execution, student copies,
 headline cells), ``build`` (``make workbook``), ``site`` and ``site_pages`` (the course website, syllabus,
 instructor notes), ``nbgrader_export`` (``student --nbgrader``), ``figalt`` (alt text for the figures).
 
 Imports go one way: publish reads the lessons and the running modules; the lessons read only the core;
-``quiz`` and ``mine`` read the lessons (questions, references); nothing reads publish but the CLI. The core of ``sbertlib`` (data,
+``mine`` reads the lessons (references), ``quiz`` the questionnaires; nothing reads publish but the CLI. The core of ``sbertlib`` (data,
 model, losses, training, evaluation, search) never imports this package, nor a UI library.
 """

@@ -21,8 +21,8 @@ feedback as the button; :func:`feedback` returns it (for tests and scripts).
 Ids: ``"NN.q"`` is question *q* of notebook *NN*; a question with several checks has ``"NN.qa"``,
 ``"NN.qb"`` … (:func:`ids` lists a notebook's).
 
-Where the answers are: in each lesson's module (``QUESTIONS`` in :mod:`sbertlib.workbook.lessons.nb03` …),
-installed with ``sbertlib``. The
+Where the answers are: in each notebook's questionnaire file (``sbertlib/workbook/questionnaires/03.md`` …,
+:mod:`sbertlib.workbook.questionnaire` reads it), installed with ``sbertlib``. The
 student copies (``python -m sbertlib student``) hold no right answer as text — their question
 cells hold the question and a ``quiz.ask`` call — but a determined student can read the answers in
 the installed package, as they can read the checks' reference code (:mod:`sbertlib.workbook.lessons`).
@@ -39,7 +39,8 @@ import re
 from dataclasses import dataclass, field
 from ..errors import SettingError, UnknownName
 
-from .lessons.questions import LETTERS, Choice, Discuss, Number, Question, choice, discuss, number  # noqa: F401
+from . import questionnaire
+from .questionnaire import LETTERS, Choice, Discuss, Number, Question, choice, discuss, number  # noqa: F401
 
 
 # --------------------------------------------------------------------------------------------------
@@ -49,9 +50,9 @@ _ID = re.compile(r"^(\d\d)\.(\d+)([a-z]?)$")
 
 
 def bank() -> dict[str, Question]:
-    """Every question, by id, in notebook and question order: each lesson's ``QUESTIONS``."""
+    """Every question, by id, in notebook and question order: each notebook's questionnaire file."""
     from . import lessons
-    return {qid: question for number in lessons.numbers() for qid, question in lessons.lesson(number).QUESTIONS.items()}
+    return {qid: question for number in lessons.numbers() for qid, question in questionnaire.questions(number).items()}
 
 
 def parse_id(qid: str) -> tuple[str, int, str]:

@@ -47,8 +47,8 @@ def numbers() -> list[str]:
 
 
 def lesson(number: str):
-    """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``): its checks,
-    ``EXERCISES``, ``QUESTIONS``."""
+    """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``): its checks and
+    ``EXERCISES``."""
     import importlib
     if not re.fullmatch(r"\d\d", str(number)):
         from ...errors import UnknownName

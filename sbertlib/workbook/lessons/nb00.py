@@ -5,7 +5,6 @@ import numpy as np
 import torch
 
 from . import guard, Exercise, require, two_items
-from .questions import choice
 
 _f64 = lambda x: x.detach().cpu().double().numpy() if torch.is_tensor(x) else np.asarray(x, dtype=float)
 _unit = lambda x, axis=1, p=1: _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True) ** p
@@ -99,72 +98,6 @@ def check_nearest_neighbour_hits(nearest_neighbour_hits, sim=None, paraphrases=N
 
 
 EXERCISES = (COSINE_MATRIX, MOST_SIMILAR_PAIR, NEAREST_NEIGHBOUR_HITS)
-
-QUESTIONS = {
-    "00.1a": choice(
-        "What does `encode` return for a list of n sentences?",
-        "An array of shape (n, dim): one vector per sentence",
-        {"An array of shape (n, T, dim): one vector per token":
-            "That is what the backbone gives before pooling. What does pooling do to the token axis?",
-         "An (n, n) matrix: each sentence's cosine with every other":
-            "That is what you compute from encode's output (cos_sim), one step later.",
-         "One vector of shape (dim,) summing up the whole list":
-            "Could you then compare sentence 3 with sentence 5?"}),
-    "00.1b": choice(
-        "Comparing all n sentences with each other then needs …",
-        "n network passes and one matrix product",
-        {"n(n−1)/2 network passes, one per pair":
-            "That is the cross-encoder's count (notebook 01). Which step of the bi-encoder runs the network?",
-         "n² network passes, one per cell of the matrix":
-            "Does comparing two vectors need the network at all?"}),
-    "00.2": choice(
-        "Why must the diagonal be left out when looking for the most similar pair?",
-        "Each entry is a sentence with itself: always 1, so it always wins",
-        {"The matrix is symmetric, so the diagonal is counted twice":
-            "Symmetry repeats (i, j) as (j, i), off the diagonal; each diagonal entry appears once.",
-         "Its entries are undefined (NaN), which would break the search":
-            "cos(a, a) = a·a / (|a| |a|): is anything undefined for a vector that is not zero?",
-         "Its entries are 0, which would drag the search down":
-            "Compute cos(a, a) for any non-zero vector a."}),
-    "00.3": choice(
-        "0.93 for guitar / instrument, 0.90 for guitar / stock market. What should you look at instead of the 0.93?",
-        "The gap between related and unrelated pairs' cosines",
-        {"Whether 0.93 is above a threshold such as 0.9":
-            "The unrelated pair scores 0.90 too: which threshold would separate them reliably?",
-         "The lengths of the two sentence vectors":
-            "A cosine already ignores lengths. What else would you compare it with?",
-         "Nothing: 0.93 > 0.90, the order is right, that settles it":
-            "The order is right, but by 0.03. Section 3 of the notebook says what makes a cosine useful for "
-            "search and clustering."}),
-    "00.4": choice(
-        "Offline, why train a random-weight BERT rather than fine-tune the packaged all-MiniLM-L6-v2?",
-        "MiniLM is already trained on a billion pairs: a few thousand would only nudge it",
-        {"MiniLM is too large to fine-tune on a 2-core CPU within the time budget":
-            "It is a 6-layer model; size is not the reason. What has MiniLM already learnt?",
-         "MiniLM is the paper's SBERT, whose published weights must stay unchanged":
-            "Re-read 'Stand-ins': who trained MiniLM, and is it the paper's model?",
-         "A random BERT ends up better than MiniLM after training":
-            "It does not. The point is what a before/after comparison can show."}),
-    "00.5": choice(
-        "Why can the offline profile not follow the paper's recipe?",
-        "No pre-trained BERT and no NLI train split can be had offline",
-        {"The paper's classification objective needs a GPU to train":
-            "The laptop profile runs it on a CPU. What is missing offline?",
-         "The paper does not publish its training recipe":
-            "Its training details (quoted in notebook 03) give batch, optimizer, rate and warm-up. What cannot be "
-            "had offline?",
-         "The paper trains with MNRL, which needs more data than that":
-            "Which objective does the paper train NLI with (Figure 1)? MNRL is the workbook's choice offline."}),
-    "00.6": choice(
-        "A row tagged [stand-in] sits beside the paper's row. How do you compare them?",
-        "Compare trends (before vs after, which setting wins), not levels",
-        {"Ignore the row: it is an estimate, not a measurement":
-            "Every row of ours comes from running code. 'Stand-in' says something about the model.",
-         "Its level should match the paper's if our code is right":
-            "A different network on different data: would an equal level be evidence, or a coincidence?",
-         "Subtract a fixed offset from our row, then compare levels":
-            "What offset would turn a random 2-layer BERT into bert-base? The measurement is the same, not the model."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -3,7 +3,6 @@ import numpy as np
 
 from ...model.word_average import AverageWordEmbeddings, simple_tokenize
 from . import guard, Exercise, ExerciseError
-from .questions import choice, number
 
 _f64 = lambda x: np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=float)
 _unit = lambda x, axis=1: _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True).clip(1e-300)
@@ -122,79 +121,6 @@ AVERAGE_WORD_VECTORS = Exercise(
 EXERCISES = (PAIR_COUNT, CROSS_ENCODER_HOURS, BI_ENCODER_SECONDS, SPEEDUP, ANISOTROPY, CENTRE, AVERAGE_WORD_VECTORS)
 check_pair_count, check_cross_encoder_hours, check_bi_encoder_seconds, check_speedup, check_anisotropy, check_centre, \
     check_average_word_vectors = (lambda fn, ex=ex: ex.check(fn) for ex in EXERCISES)   # check_<name>(<name>)
-
-QUESTIONS = {
-
-    "01.1a": number(
-        "How many network passes does a cross-encoder need to find the most similar pair among n = 10,000 sentences?",
-        49_995_000, 0,
-        "Every unordered pair of two different sentences needs a pass of its own.",
-        "Count each pair once and leave out pairs of a sentence with itself.",
-        {100_000_000: "n² counts ordered pairs and each sentence with itself.",
-         99_990_000: "(A, B) and (B, A) are the same pair: count it once.",
-         50_005_000: "A sentence paired with itself is not a pair to score."}),
-    "01.1b": choice(
-        "What, rather than the speed of one pass, decides the 65 hours?",
-        "Pairs grow as n², sentences as n",
-        {"The V100 is an old, slow GPU":
-            "A GPU ten times faster would still need 6.5 hours. What would ten times more sentences do?",
-         "A pair input is twice as long, so each pass is slow":
-            "Twice as long is a factor of about two. What grows with n?"}),
-    "01.2": choice(
-        "A model's cosines all lie between 0.9 and 1.0. What does Spearman's ρ make of that by itself?",
-        "Nothing: only the order of the cosines counts",
-        {"It must be low: cosines near 1 say every pair is similar":
-            "Spearman compares ranks. Does squeezing the cosines into a band change their order?",
-         "It must be high, because all the cosines are high":
-            "High compared with what? Spearman's ρ compares each pair with the other pairs: would adding 0.5 to every "
-            "cosine change ρ?",
-         "It is undefined for values in such a narrow range":
-            "Ranks exist for any set of numbers, however close together."}),
-    "01.3": choice(
-        "What was the [CLS] output trained for in BERT's pre-training?",
-        "Next-sentence prediction",
-        {"Masked-language modelling":
-            "Masked tokens are predicted from their own output vectors. Which pre-training task needs one vector "
-            "for a whole input?",
-         "Sentence similarity":
-            "If it were, Table 1 would show it near SBERT, not at 16.50.",
-         "Nothing: it is never trained":
-            "[CLS] feeds one of BERT's two pre-training objectives. Which one reads a pair of sentences at once?"}),
-    "01.4a": choice(
-        "How did you measure anisotropy?",
-        "The mean cosine over all pairs of different sentences",
-        {"The mean length of the sentence vectors":
-            "Anisotropy is about directions, and a cosine ignores lengths.",
-         "The mean of the whole cosine matrix, diagonal included":
-            "What does each sentence compared with itself add to the mean?",
-         "Spearman's ρ of the cosines against the gold scores":
-            "That is the STS score and needs gold labels; anisotropy needs none."}),
-    "01.4b": choice(
-        "What did Li et al. (2020) find, and what did they do about it?",
-        "Anisotropic, partly from word frequency; a learned map to an isotropic Gaussian",
-        {"Isotropic, so cosine works on BERT's vectors out of the box":
-            "Then why would they need a fix at all? Re-read section 3's literature.",
-         "Anisotropic; they fine-tuned BERT on NLI pairs so that cosine means similarity":
-            "That is SBERT's answer. Li et al. learn a map of the vectors, with no labels.",
-         "Anisotropic in GPT-2 only; BERT's sentence vectors spread out in all directions":
-            "Ethayarajh compared BERT, ELMo and GPT-2; Li et al. looked at BERT's sentence embeddings."}),
-    "01.5": choice(
-        "Subtracting the mean vector brings unrelated pairs' cosines to about 0. Why is that not yet a good encoder?",
-        "It removes a shared direction but teaches nothing about meaning",
-        {"It is: that post-processing is exactly what SBERT does":
-            "SBERT does not post-process vectors. What does it change instead?",
-         "It makes every cosine 0, related pairs' too":
-            "Only the shared part is removed; look at the right-hand panel again.",
-         "It needs the whole corpus in advance; otherwise it would be":
-            "A practical snag, but given the corpus, would the order of the pairs improve much?"}),
-    "01.6": choice(
-        "What can a logistic regression on averaged BERT vectors do that cosine similarity cannot?",
-        "Give each dimension its own weight",
-        {"Normalise the vectors to unit length":
-            "Cosine normalises too. What does a classifier fit that a cosine holds fixed?",
-         "Read the tokens of both sentences together":
-            "SentEval's classifier sees one fixed sentence vector, not the tokens."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

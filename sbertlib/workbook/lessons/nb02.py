@@ -11,7 +11,6 @@ from ...losses import pair_features
 from ...model.pooling import pool as pool_truth
 from ...paper import TABLE6_CONCATS
 from . import guard, Exercise, ExerciseError, _brief, call, named_slip, ok, require, require_gradient, two_items
-from .questions import choice, number
 
 _close = lambda got, want: torch.is_tensor(got) and got.shape == want.shape and torch.allclose(got.float(), want, atol=1e-5)
 _uv = lambda seed, rows, n: [t.clone() for t in torch.randn(2, rows, n, generator=torch.Generator().manual_seed(seed))]
@@ -320,78 +319,6 @@ def check_concat_features(concat_features, u=None, v=None) -> None:
 
 
 EXERCISES = (POOL, HEAD, PAIR_LOSS, CONCAT_FEATURES)
-
-QUESTIONS = {
-
-    "02.1": choice(
-        "If mean pooling divided by the padded length T, what would happen to a short sentence beside a long one?",
-        "Its vector would shrink, by a factor that depends on the batch",
-        {"Nothing, since the mask already zeroes the padded positions":
-            "Zeroing removes padding from the sum; what does dividing by T instead of the real length do to the mean?",
-         "Its vector would come out as NaN":
-            "NaN comes from dividing by zero: when would that happen?",
-         "Its vector would grow longer, since padding adds to the sum":
-            "Dividing by a larger number than the count of real tokens …"}),
-    "02.2": choice(
-        "Max pooling with padded positions set to 0 instead of −∞ goes wrong when a dimension's real values are …",
-        "all negative",
-        {"all positive":
-            "Try real values 2 and 3 with a padded 0: which wins the max?",
-         "of mixed signs":
-            "Try −1 and 2 with a padded 0: which wins the max?",
-         "never: the mask keeps padding out":
-            "max itself knows nothing of the mask: what values sit at the padded positions?"}),
-    "02.3a": choice(
-        "Why would u − v (no absolute value) make the classifier depend on which sentence comes first?",
-        "It changes sign when the sentences swap",
-        {"It is zero for paraphrases, whatever the order":
-            "That holds for |u − v| too. What happens to u − v if A and B trade places?",
-         "A linear layer cannot read negative numbers":
-            "A linear layer takes any real numbers.",
-         "It has a different size from |u − v|":
-            "Both have n numbers."}),
-    "02.3b": number(
-        "By how many points does adding |u−v| to (u, v) raise the STSb dev score in Table 6?",
-        14.74, 0.02,
-        "Read Table 6's rows (u, v) and (u, v, |u−v|).",
-        "Read Table 6's rows (u, v) and (u, v, |u−v|).",
-        {11.40: "That is what u*v adds to (u, v). Which row adds |u−v|?"}),
-    "02.4": choice(
-        "After NLI training the classifier W_t is thrown away. How are two sentences compared at inference?",
-        "Each encoded once, the two vectors compared by cosine",
-        {"By the classifier's probability of entailment":
-            "That would need W_t, which is gone, and both sentences at once. What does Figure 2 show?",
-         "By the pooling layer, which holds what was learnt":
-            "Mean pooling has no parameters. Where did the learning go?",
-         "Both through BERT together, as in a cross-encoder":
-            "Then there would be no vector per sentence, and search would be as slow as in notebook 01."}),
-    "02.5a": choice(
-        "Which is a reason to tie the weights of the two branches?",
-        "cos(u, v) is the same in both orders; one vector per sentence",
-        {"Tied weights halve each gradient, so training is more stable":
-            "Section 4 measured it: the two branches' gradients add up in one .grad.",
-         "The paper shows that tied weights score higher":
-            "The paper gives no reason for tying them.",
-         "Untied towers cannot be trained on pairs at all":
-            "Dual encoders such as DPR are trained on pairs with two towers."}),
-    "02.5b": choice(
-        "Where is a dual encoder with two separately trained towers a sensible choice?",
-        "Question → passage retrieval",
-        {"STS, where a pair has no order":
-            "If the pair has no order, what would two towers break?",
-         "Clustering one corpus":
-            "With two towers, which one encodes the corpus?",
-         "Paraphrase mining in one corpus":
-            "Every sentence is compared with every other of the same corpus: which tower encodes them?"}),
-    "02.6": number(
-        "How many trainable numbers does the classifier W_t have for n = 768 and k = 3, bias included?",
-        6915, 0,
-        "The features are (u, v, |u−v|), each of size n, and there is one bias per label.",
-        "One weight per feature and label, plus one bias per label.",
-        {6912: "Almost: add the bias.",
-         2307: "The classifier reads 3n features, not n.",
-         2304: "The classifier reads 3n features, and it has a bias."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -13,7 +13,6 @@ from ...data import Triplet
 from ...training import epoch_batches, fit, make_optimizer, prepare_examples
 from ...training.arguments import DEFAULT_SEED
 from . import Objective, Run, _brief, call, guard, require
-from .questions import choice, number
 
 
 # ----------------------------------------------------------------------------- the training loop
@@ -179,96 +178,6 @@ def check_mnrl(cls, encoder) -> None:
     MNRL.check(cls, encoder)
 
 EXERCISES = (TRAIN_LOOP, MNRL)
-
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "03.1": choice(
-        "What happens to the updates if your loop forgets optimizer.zero_grad()?",
-        "Gradients pile up: each step uses the sum of all so far",
-        {"Nothing: each backward() call overwrites the old .grad":
-            "backward() adds into .grad; it does not overwrite it.",
-         "The loss drops to zero after the first step and stays there":
-            "Why would the loss vanish? Think about what is in .grad at step 2.",
-         "The optimizer raises an error at step 2":
-            "PyTorch will not complain. What is in .grad at the second step?"}),
-    "03.2a": number(
-        "epochs = 2, 1,000 examples, batch 16: how many optimizer steps?",
-        126, 0,
-        "Every batch is a step, the last smaller one too, in every epoch.",
-        "A step is a batch, and the batches are cut per epoch.",
-        {124: "The last, smaller batch of each epoch is still a step: round up, per epoch.",
-         125: "Batches are cut per epoch: round up the batches of one epoch, then take two epochs.",
-         63: "That is one epoch."}),
-    "03.2b": number(
-        "And how many warm-up steps with warmup_ratio = 0.1?",
-        13, 0,
-        "The warm-up is a share of all steps, both epochs, rounded up.",
-        "The warm-up is 10% of all steps, rounded up.",
-        {12: "The schedule rounds the warm-up up, not down.",
-         7: "The warm-up is 10% of all steps, both epochs together."}),
-    "03.2c": number(
-        "What learning rate does the very first step use?",
-        0, 0,
-        "A learning rate below zero would climb the loss.",
-        "Look at the warm-up factor step / warmup at the very first step, counting steps as the scheduler does.",
-        {2e-5: "That is the peak rate, reached at the end of the warm-up."}),
-    "03.3a": number(
-        "MNRL with a batch of 64 triplets: how many candidates does each anchor compete against (the right one included)?",
-        128, 0,
-        "Every positive and every hard negative of the batch is a candidate.",
-        "The candidates are the batch's positives and negatives; anchors are not candidates.",
-        {64: "Each triplet brings two sentences to the candidate set, not one.",
-         127: "That is the number of negatives. Count the right candidate too.",
-         192: "Anchors are not candidates: they are the rows of the score matrix."}),
-    "03.3b": choice(
-        "Why does a bigger batch usually give better embeddings with MNRL?",
-        "Each anchor gets more, and harder, negatives",
-        {"Bigger batches take larger gradient steps":
-            "The loss is a mean over the batch. What does each anchor compete against?",
-         "A bigger batch sees the data more often":
-            "One epoch sees every example once, whatever the batch size.",
-         "It does not: batch size only changes speed":
-            "In MNRL the batch is part of the task itself: every other sentence is a negative."}),
-    "03.4": choice(
-        "Why is the contradiction hypothesis a good hard negative for its premise?",
-        "It shares words and topic with the premise but not its meaning",
-        {"It is unrelated to the premise, so it is easy to push away":
-            "An unrelated sentence would be an easy negative. What makes a negative hard?",
-         "NLI gives it a gold similarity of 0, the lowest score":
-            "NLI labels entailment, neutral or contradiction, not similarity scores.",
-         "It is usually longer than the entailed hypothesis":
-            "Length is not the point. Compare the words of premise and contradiction."}),
-    "03.5": choice(
-        "Why did the classification objective not help the random encoder here, while it works from pre-trained BERT "
-        "with ~1M pairs?",
-        "It reaches the encoder only through a classifier that learns little here",
-        {"It never computes a cosine, so it cannot change the cosines":
-            "The cosine did change: section 5's printed STSb line says by how much, and which way. The classifier reads |u−v|: the encoder moves.",
-         "Its loss near ln 3 shows the classifier was already perfect at NLI":
-            "ln 3 is the loss of a uniform guess over three labels.",
-         "It only works with CLS pooling, and the workbook pools by the mean":
-            "The paper trains it with mean pooling."}),
-    "03.6": choice(
-        "Which of these does fit do that your train_loop does not?",
-        "Keep the best model by dev-set evaluation",
-        {"Zero the gradients before every step":
-            "Your loop does that too (question 1).",
-         "Warm the rate up, then decay it linearly":
-            "Your loop has that schedule too (question 2).",
-         "Clip the gradient norm before each step":
-            "Your loop clips too: it was part of the exercise."}),
-    "03.7": choice(
-        "all-MiniLM-L6-v2 got worse after the softmax objective on 500 NLI pairs. What should your colleague try?",
-        "MNRL or regression, a lower rate, fewer steps, held-out comparison",
-        {"A higher learning rate, so that the 500 pairs count for more":
-            "Compare the two runs of section 6: which rate moved the model further from where it was good?",
-         "More epochs of the same objective on the same 500 pairs":
-            "More steps on the same few pairs: more adding, or more overwriting?",
-         "A bigger classifier head over (u, v, |u−v|)":
-            "The head is thrown away after training. What does the objective ask of the cosines?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

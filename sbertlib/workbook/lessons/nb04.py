@@ -6,7 +6,6 @@ import numpy as np
 from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
 from . import Exercise, _brief, guard, require, two_items
-from .questions import choice
 
 AVG = "ties share the *average* of the ranks they span (tied for ranks 4, 5, 6: all get 5)"
 TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method='ordinal' or 'first'): ",
@@ -360,96 +359,5 @@ def check_sts_evaluate(sts_evaluate): STS_EVALUATE.check(sts_evaluate)  # noqa: 
 def check_pooled_and_wmean(pooled_and_wmean): POOLED_AND_WMEAN.check(pooled_and_wmean)  # noqa: E704
 def check_worst_k(worst_k): WORST_K.check(worst_k)  # noqa: E704
 def check_genre_shares(genre_shares): GENRE_SHARES.check(genre_shares)  # noqa: E704
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "04.1a": choice(
-        "What makes the evaluation of Table 1 'unsupervised'?",
-        "No parameter is fitted to STS data",
-        {"No labels of any kind were used in training":
-            "The NLI model was trained with NLI labels. Which data is 'unsupervised' about?",
-         "Spearman's ρ needs no gold scores":
-            "Spearman compares the cosines with the gold human scores."}),
-    "04.1b": choice(
-        "Why is the offline NLI model's SICK-R score not unsupervised?",
-        "Its NLI training data includes SICK train",
-        {"SICK-R is harder than the other sets":
-            "Hard or easy, what matters is what the model has seen.",
-         "SICK scores run from 1 to 5, not 0 to 5":
-            "Spearman ignores the scale.",
-         "SICK-R was used to pick the learning rate":
-            "Where did the offline NLI triplets come from? Notebook 00 lists the offline data."}),
-    "04.2a": choice(
-        "Why can the pooled `all` score reward a model just for telling the subsets of a year apart?",
-        "Knowing the subset already orders many pooled pairs",
-        {"It averages subsets, so a small one counts as much":
-            "That describes an average over subsets. `all` computes one Spearman over every pair pooled.",
-         "It uses Pearson's r where wmean uses Spearman":
-            "Both conventions use Spearman.",
-         "It drops the pairs whose gold scores are tied":
-            "Ties get average ranks in both conventions."}),
-    "04.2b": choice(
-        "Which convention (all or wmean) does the paper state for STS12–16?",
-        "Neither: the paper does not say",
-        {"all, pooling every pair of a year":
-            "all is sentence-transformers' and MTEB's convention, and ours. What does the paper itself say?",
-         "wmean, averaging subsets by size":
-            "wmean is one of SentEval's aggregates. What does the paper itself say?"}),
-    "04.3": choice(
-        "Why must tied gold scores share the average of their ranks?",
-        "Otherwise file order would rank pairs the annotators tied",
-        {"Spearman is undefined for tied values without average ranks":
-            "Ordinal ranks are defined; what do they add that the annotators did not say?",
-         "Average ranks always give a higher, more flattering score":
-            "They can move the score either way; the reason is what the gold scores mean."}),
-    "04.4": choice(
-        "Why read 'untrained' against 'after the NLI lesson' rather than our NLI row against SBERT-NLI-base?",
-        "Only the training differs between our two rows",
-        {"The paper's numbers cannot be trusted":
-            "They are the paper's own measurements. What differs between our model and the paper's?",
-         "Our NLI row is always higher than the paper's":
-            "It is not (offline it is a random 2-layer BERT on 6.5k triplets). What can our own two rows show?",
-         "The paper used a different STSb test set":
-            "The test set is the same. What else differs between our model and the paper's?"}),
-    "04.5": choice(
-        "Which pairs does a bi-encoder tend to rate too similar?",
-        "Shared words, but one word changes the meaning",
-        {"Paraphrases written in entirely different words":
-            "Those tend to be rated too dissimilar: which way does word overlap push a cosine?",
-         "Pairs about unrelated topics":
-            "Unrelated pairs share little; which pairs share a lot yet differ in meaning?",
-         "Very long pairs, whatever words they use":
-            "Length alone is not it. It compresses each sentence alone: what can it not look for in the other?"}),
-    "04.6": choice(
-        "STS12–16 are samples of 500 pairs offline. How much would you trust a difference of half a point?",
-        "Hardly: one seed's luck, or another sample of pairs, can move it that much",
-        {"Fully: Spearman is exact on the sample":
-            "Exact on this sample; how much does the score move from one sample of 500 pairs to another?",
-         "Fully: both rows were scored on the same pairs":
-            "The same pairs take away some sampling noise. How much does one training run vary with its seed "
-            "(Table 2, Section 4.2)?",
-         "Somewhat: it is about one standard error":
-            "Section 1 says how big one standard error is on 500 pairs."}),
-    "04.7": choice(
-        "For which encoder does ranking pairs by u·v give exactly the same Spearman as ranking by cosine?",
-        "One whose vectors all have length 1",
-        {"Any encoder that pools by the mean":
-            "The untrained network of this notebook pools by the mean, and its vectors have different lengths.",
-         "Any encoder trained for similarity":
-            "Training alone does not fix lengths. When is u·v equal to cos(u, v)?",
-         "None: the two always rank differently":
-            "cos(u, v) = u·v / (|u| |v|): when are the two the same?"}),
-    "04.8": choice(
-        "A model fine-tuned on STSb train scores well on STS13. Why can it not stand beside Table 1's SBERT-NLI-base?",
-        "STSb train holds ~40% of STS13's pairs, with scores",
-        {"STS13's scores use another scale than STSb's":
-            "Spearman compares ranks: the scale does not matter. What did section 5's table count?",
-         "STSb train shares STS13's topics, not its pairs":
-            "Section 5 counted pairs held as pairs, not topics: how many of STS13's did it find?",
-         "Our model is far smaller than the paper's BERT-base":
-            "Size changes the score, not what the model saw. What does Table 1 ask of its models?"}),
-}
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -11,7 +11,6 @@ import torch.nn.functional as F
 from ... import losses
 from . import VALUE, _guarded, guard, Exercise, Objective, Run, _brief, call, require, require_gradient
 from .kinds import as_number, close
-from .questions import choice, number
 from .run_checks import LOOP_DEFAULTS, RECIPES, check_runs, checked, fingerprint, library_run, train_and_read
 
 MAX_SCORE = 5.0  # STSb gold scores run from 0 to 5
@@ -169,61 +168,6 @@ EXERCISES = (REGRESSION_LOSS, REGRESSION_OBJECTIVE, REGRESSION_RUN, ORDER_AND_SC
 
 
 # ----------------------------------------------------------------------------- questionnaire (quiz.ask("05"))
-QUESTIONS = {
-
-    "05.1": choice(
-        "Why are STSb's 0–5 gold scores divided by 5 before training the cosine against them?",
-        "A cosine cannot reach targets above 1",
-        {"To make the Spearman correlation higher":
-            "Spearman ignores the scale. What does the loss compare the cosine with?",
-         "Mean-squared error only accepts targets in [0, 1]":
-            "MSE accepts any numbers. Which numbers can a cosine reach?",
-         "So the scores match the three NLI labels":
-            "The regression objective has no classifier."}),
-    "05.2": choice(
-        "Which objective looks at the cosine?",
-        "The regression objective",
-        {"The classification objective":
-            "Its classifier reads (u, v, |u−v|). Where would a cosine appear?",
-         "Both of them":
-            "One of them improves the cosine only as a side effect.",
-         "Neither of them":
-            "One of them is the cosine against gold/5."}),
-    "05.3a": number(
-        "Table 2, bert-base: by how many points does NLI then STSb beat STSb alone?",
-        0.68, 0.005,
-        "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
-        "Subtract SBERT-STSb-base from SBERT-NLI-STSb-base.",
-        {-0.68: "The two-stage model is the better one: subtract the other way round."}),
-    "05.3b": choice(
-        "What reason does the paper give for the two-stage model's gain?",
-        "None: Section 4.2 reports the gain without a reason",
-        {"STSb is larger than the NLI data it follows":
-            "Compare the sizes: 5,749 STSb pairs against ~1M NLI pairs.",
-         "NLI training fixes the cosines' scale to gold/5":
-            "NLI training never asks for any scale. Where in Section 4.2 is the gain discussed?",
-         "The gain is within the noise of the 10 seeds":
-            "The gain is about 8 standard errors of the difference of two 10-seed means (notebook 07's method). Reread what Section 4.2 says about it."}),
-    "05.4": choice(
-        "Spearman ignores the cosines' scale. Which quantity shows what the regression objective does to it?",
-        "The mean |cos − gold/5|",
-        {"Pearson's r of cosine and gold":
-            "Pearson ignores any linear rescaling of the cosines too.",
-         "Spearman on the training pairs":
-            "Still a rank correlation.",
-         "The number of training steps":
-            "That describes the run, not the cosines."}),
-    "05.5": choice(
-        "Table 2's BERT-base rows about tie SBERT on STSb alone (84.30 vs 84.67) and beat it after NLI + STSb "
-        "(88.33 vs 85.35). What are they?",
-        "Cross-encoders: no sentence vectors",
-        {"Larger bi-encoders (bert-large)":
-            "Would a bi-encoder that good be unusable for search?",
-         "Bi-encoders trained for more epochs":
-            "Would longer training make a bi-encoder unusable for search?",
-         "SBERT with max instead of mean pooling":
-            "Pooling gives a sentence vector; what would stop those rows from being used for search?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

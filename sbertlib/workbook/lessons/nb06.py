@@ -12,7 +12,6 @@ from ...losses import TripletLoss
 from . import Exercise, Objective, guard, require, two_items
 from .kinds import as_number, close
 from .nb03 import MNRL
-from .questions import choice, number
 
 EUCLIDEAN = lambda x, y: (((x - y) ** 2).sum(1)) ** 0.5  # noqa: E731 - row by row, for numpy and torch alike
 COSINE = lambda x, y: 1 - (x * y).sum(1) / ((x * x).sum(1) * (y * y).sum(1)) ** 0.5  # noqa: E731
@@ -172,60 +171,5 @@ EXERCISES = (TRIPLET_LOSS, TRIPLET_OBJECTIVE, TRIPLET_DISTANCES, TRIPLET_SCORES,
 _checked = lambda exercise: lambda fn, *context: exercise.check(fn, *context)  # noqa: E731 - each guarded below
 check_triplet_loss, check_triplet_objective, check_triplet_distances, check_triplet_scores, check_nli_triplets = map(
     _checked, EXERCISES)
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "06.1a": number(
-        "The triplet loss for d(a, p) = 0.8, d(a, n) = 1.5 and ε = 1?",
-        0.3, 0.001,
-        "Write max(d(a, p) − d(a, n) + ε, 0) and put the numbers in.",
-        "Write max(d(a, p) − d(a, n) + ε, 0) and put the numbers in.",
-        {1.7: "Check the signs: the loss grows when the positive is far, so d(a, p) comes with +.",
-         -0.7: "Add the margin, then apply the hinge."}),
-    "06.1b": number(
-        "And with ε = 0.5?",
-        0, 0.001,
-        "A hinge max(·, 0) is never negative.",
-        "Write max(d(a, p) − d(a, n) + ε, 0) with the new ε.",
-        {1.2: "Check the signs: the loss grows when the positive is far, so d(a, p) comes with +."}),
-    "06.2": choice(
-        "Why does a sensible margin depend on whether the encoder normalises its vectors?",
-        "Unit vectors are at most 2 apart: a larger margin is never met",
-        {"Normalised vectors train faster, so they need a smaller one":
-            "Speed is not the point. In which units is the margin measured?",
-         "The margin is in cosine units, which normalising changes":
-            "The loss here uses Euclidean distances. How far apart can two unit vectors be?",
-         "It does not: ε = 1 suits every encoder equally well":
-            "What is the largest Euclidean distance between two unit-length vectors?"}),
-    "06.3": choice(
-        "Where do the paper's triplets of Section 4.4 come from?",
-        "Wikipedia sections: the negative from another section of the same article",
-        {"NLI: a premise, an entailed and a contradicting hypothesis":
-            "Those are ours, which is why our accuracies are not comparable with Table 4.",
-         "STSb pairs, split into positives and negatives at a gold score of 2.5":
-            "Section 4.4 uses no STS data.",
-         "Wikipedia sections: the negative from a different, random article":
-            "The negative is a hard one: from the same article."}),
-    "06.4": choice(
-        "Why does MNRL usually train better than the triplet loss for the same compute?",
-        "Each anchor must beat many negatives at once",
-        {"It is trained with a larger learning rate":
-            "The rate is a setting of the run, not of the objective.",
-         "It needs no negatives, so no bad ones":
-            "Count them: with B triplets, 2B − 1 per anchor.",
-         "The triplet loss cannot be batched":
-            "Your triplet_loss takes (B, n) tensors."}),
-    "06.5": choice(
-        "If no training triplet ever reached a gap of 1, why would ε = 1 and ε = 5 train the same model?",
-        "With every hinge active, ε is a constant with zero gradient",
-        {"Margins above 1 are clipped to 1 by the loss":
-            "Nothing clips ε. Differentiate the loss with respect to the weights: where does ε go?",
-         "They would not: a larger margin always pushes harder":
-            "Differentiate d(a,p) − d(a,n) + ε with respect to the weights: where does ε go?",
-         "Because both runs use the same learning rate":
-            "Same rate, same seed — but different losses. Why would their gradients agree?"}),
-}
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

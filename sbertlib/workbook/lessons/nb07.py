@@ -15,7 +15,6 @@ from ... import paper
 from ...errors import UnknownName
 from ...evaluation import ablation
 from . import Exercise, ExerciseError, _brief, call, guard, named_slip, ok, reference_numerics, require
-from .questions import choice, number
 
 
 def _equal(a, b) -> bool:   # equal within float32's rounding, NaN equal to NaN (the se of one seed)
@@ -345,75 +344,9 @@ EXERCISES = (CLASSIFIER_SIZE, GAIN, Exercise('most_important', probe=None), DIFF
 # most_important: graded by its check; run_ablation's probe, as an undeclared name's: its value
 
 
-# ----------------------------------------------------------------------------- questionnaire
 # The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
 # answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
 # right one; their hints point at the idea without naming the right option.
-QUESTIONS = {
-
-    "07.1a": number(
-        "How many distinct configurations (trainings, not counting seeds) are behind Table 6?",
-        12, 0,
-        "Count the pooling and the concatenation rows under NLI, and the regression column.",
-        "The default configuration appears in both the pooling and the concatenation rows.",
-        {13: "The default (mean, (u, v, |u−v|)) is one training, shared by both groups.",
-         9: "The regression column has trainings of its own.",
-         10: "Take away the shared default, and add the regression column."}),
-    "07.1b": number(
-        "How many runs did the paper make for them?",
-        120, 0,
-        "Each configuration is trained with several seeds.",
-        "Every distinct configuration, each with the paper's number of seeds.",
-        {130: "The default configuration is one training, shared by two groups.",
-         12: "Each configuration is trained with several seeds."}),
-    "07.2": choice(
-        "Why does the regression column vary only the pooling, not the concatenation?",
-        "Regression has no classifier, so no features to concatenate",
-        {"The paper ran out of compute for more regression runs":
-            "Regression runs are cheap (5,749 pairs). What would a concatenation feed under regression?",
-         "Concatenation made no difference under the regression objective":
-            "It was never tried. What does the regression objective compute from u and v?"}),
-    "07.3a": number(
-        "71.0 ± 1.2 against 69.5 ± 1.5 (mean ± sample std, 3 seeds each): how many standard errors of the difference "
-        "apart are the two means?",
-        1.355, 0.06,
-        "Too low. How uncertain is a mean over 3 seeds compared with one seed's spread, and how do two independent "
-        "uncertainties combine?",
-        "Too high. Is the uncertainty of a mean over 3 seeds the std itself? And how do two independent uncertainties "
-        "combine?",
-        {0.78: "Each mean's standard error is its std divided by √(number of seeds).",
-         0.96: "Two independent uncertainties combine in quadrature: their variances add, not their standard "
-               "errors."}),
-    "07.3b": choice(
-        "Is that difference larger than the seed noise?",
-        "No: more seeds are needed to rank the two",
-        {"Yes: 1.5 points is more than either std":
-            "Compare the difference with its own standard error, not with a single run's std."}),
-    "07.4": choice(
-        "The concatenation changes a classifier that is thrown away. How can it change the encoder's STSb score?",
-        "The encoder's gradient comes through that classifier",
-        {"It cannot: the differences in Table 6 are seed noise":
-            "Table 6 gives means only, no spread; Table 2's seed stds are 0.13–0.81 points. Compare 66.04 and 80.78 "
-            "with that.",
-         "The classifier is kept and used at inference":
-            "Inference is encode and cosine (Figure 2)."}),
-    "07.5": choice(
-        "MAX is 17.5 points below MEAN under regression but 1.7 after NLI. What differs between the two set-ups?",
-        "Objective (cosine trained directly vs a classifier) and data size",
-        {"The tokenizer: regression runs use a smaller vocabulary":
-            "Same BERT, same tokenizer in both.",
-         "The model size: the regression runs train a smaller BERT":
-            "Both are bert-base.",
-         "The test set: the NLI column is scored on SICK-R instead":
-            "Both columns are STSb dev scores. What is trained differently?"}),
-    "07.6": number(
-        "About how many optimizer steps is one NLI training of the grid (one epoch of ~942k AllNLI pairs, batch 16)?",
-        58_875, 1_000,
-        "A step is one batch of 16 pairs; one epoch sees every pair once.",
-        "A step is one batch of 16 pairs.",
-        {942_000: "A step is a batch of 16, not one pair.",
-         5_300_000: "That is the whole grid. One training is one configuration and one seed."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

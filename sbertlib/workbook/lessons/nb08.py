@@ -14,7 +14,6 @@ import numpy as np
 from ...data import SentEvalTask
 from ...evaluation import transfer
 from . import guard, Exercise, ExerciseError, call, ok, require
-from .questions import choice
 
 __all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
            "check_fit_and_score", "fit_and_score_truth", "check_cv_accuracy", "cv_accuracy_truth", "check_score_task"]
@@ -342,73 +341,9 @@ def check_standardise(standardise) -> None:
 EXERCISES = (MAJORITY, STANDARDISE, FIT_AND_SCORE, CV_ACCURACY, SCORE_TASK)
 
 
-# ----------------------------------------------------------------------------- questionnaire
 # The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
 # answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
 # right one; their hints point at the idea without naming the right option.
-QUESTIONS = {
-
-    "08.1": choice(
-        "In SentEval, what is trained?",
-        "A logistic regression on the frozen vectors",
-        {"The encoder, fine-tuned on each task":
-            "SentEval measures what the vectors already carry: the encoder stays fixed.",
-         "Nothing: cosine to each class's centroid":
-            "Something is trained, on the vectors."}),
-    "08.2": choice(
-        "Averaged BERT loses to averaged GloVe in Table 1 but wins in Table 5. The paper's explanation?",
-        "A classifier can weight dimensions; cosine cannot",
-        {"Table 5 uses a larger BERT than Table 1 does":
-            "The same averaged BERT vectors go into both tables.",
-         "SentEval's tasks are easier than STS for any model":
-            "Easier for GloVe too. What differs in how the vectors are used?",
-         "GloVe was trained on less text than BERT":
-            "That holds in both tables. What differs in how the vectors are used?"}),
-    "08.3": choice(
-        "Why must the majority label come from the train split?",
-        "Taking it from test labels would peek at the answers",
-        {"The test split is too small to count labels reliably":
-            "Size is not the point. What may a baseline know about the test labels?",
-         "The train split is always balanced between the labels":
-            "It need not be. What may a baseline know about the test labels?"}),
-    "08.4": choice(
-        "How does the paper explain SBERT-NLI-base trailing USE on TREC?",
-        "USE was pre-trained on question-answering data",
-        {"Similarity training discards question words":
-            "The paper claims no such thing; an experiment (probing the vectors for wh-words) would be needed.",
-         "TREC is too small to train a classifier on":
-            "All rows train on the same TREC data.",
-         "SBERT cannot encode questions well":
-            "It encodes any sentence. What did USE see in pre-training?"}),
-    "08.5": choice(
-        "Why is 'the trained network against its own starting point, same subsets and folds' the fair comparison?",
-        "Only the training differs between the two",
-        {"Our network is better than the paper's":
-            "It is not; that is why we do not compare levels with the paper.",
-         "Fixed folds make each accuracy exact":
-            "Subsets of 500 examples move accuracies by a point or two; what does keeping them fixed buy?"}),
-    "08.6": choice(
-        "MRPC's pair features are (|u−v|, u*v). How do they relate to SBERT's classification objective?",
-        "The same idea as its (u, v, |u−v|), without raw u and v",
-        {"They are exactly the features SBERT's classifier reads":
-            "Compare the tuples item by item.",
-         "Unrelated: SBERT's classifier reads a cosine":
-            "The classification objective never computes a cosine: what does its classifier read?"}),
-    "08.7a": choice(
-        "Why must the standardising statistics come from training sentences, not the test pairs being scored?",
-        "Test data would shape the model: a leak",
-        {"Test pairs are too few to estimate a mean":
-            "Even with many test pairs, should the test data set the model's parameters?",
-         "Training sentences give larger deviations":
-            "Size of the numbers is not the point. Who may the evaluation data influence?"}),
-    "08.7b": choice(
-        "Why can standardising change a cosine's Spearman at all?",
-        "It re-weights the dimensions inside the cosine",
-        {"It cannot: Spearman ignores any change of scale":
-            "Scaling every dimension by its own factor is not one global scale: does it keep the angles?",
-         "It changes the gold scores as well as the vectors":
-            "The gold scores are untouched. What happens to the vectors?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -11,7 +11,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import Exercise, _brief, call, guard, ok, require, two_items
-from .questions import choice
 
 def _raw(emb) -> np.ndarray: return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb, dtype=np.float64)  # noqa: E704
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
@@ -289,65 +288,6 @@ def check_cosine_by_label(cosine_by_label: Callable) -> None:
 
 
 EXERCISES = (SEPARATION, NN_AGREEMENT, COSINE_BY_LABEL, PCA, CHANCE)
-
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "09.1a": choice(
-        "Where does the paper call BERT's space 'rather unsuitable' for cosine similarity?",
-        "In the conclusion (Section 8)",
-        {"In the abstract, as its motivation":
-            "The abstract speaks of speed and of SBERT. Look at the end of the paper.",
-         "In Section 3 (Model), before the objectives":
-            "Section 3 describes SBERT's architecture. Look at the end of the paper.",
-         "In Table 1's caption":
-            "The table gives the numbers; the sentence is in the paper's closing section."}),
-    "09.1b": choice(
-        "Which measurements back it?",
-        "Table 1: BERT vectors below averaged GloVe",
-        {"Table 5: averaged BERT loses on SentEval":
-            "In Table 5 averaged BERT does well: a classifier can re-weight dimensions.",
-         "Table 7: plain BERT is slow to run":
-            "Speed says nothing about cosine similarity."}),
-    "09.2": choice(
-        "The classification objective never computes a cosine. Why does it still change cosine similarities?",
-        "Its classifier reads |u−v|: entailed pairs are pulled close",
-        {"It does not: only MNRL changes the cosines":
-            "Compare the untrained and trained pictures of this notebook.",
-         "The classifier's weights are copied into the encoder":
-            "Nothing is copied. Which feature of (u, v, |u−v|) measures distance?"}),
-    "09.3": choice(
-        "Why can a negation stay close to its sentence in a well-trained similarity space?",
-        "Cosine measures shared content, and it shares almost all",
-        {"The tokenizer drops 'not' as a stop word before encoding":
-            "The tokenizer keeps 'not'. What do the two sentences share?",
-         "NLI labels are too noisy to teach what negation means":
-            "The labels are fine. What does a cosine measure?"}),
-    "09.4": choice(
-        "What does a UMAP picture preserve?",
-        "Neighbourhoods",
-        {"Distances between islands":
-            "UMAP does not preserve distances between islands.",
-         "The sizes of the islands":
-            "UMAP does not preserve sizes or shapes of islands.",
-         "The model's own classes":
-            "The colours are our labels; the model never saw them."}),
-    "09.5": choice(
-        "Why can the separation score be small for an anisotropic model whose neighbourhoods are sensible?",
-        "It is in cosine units; squeezed cosines give small gaps",
-        {"Anisotropic models have no sensible neighbourhoods":
-            "The question says they do. What does separation measure, in which units?",
-         "Separation looks only at the nearest neighbour":
-            "That is the 1-NN agreement. Separation compares mean cosines within and between groups."}),
-    "09.6": choice(
-        "Why is an untrained network grouping TREC questions by type no evidence of understanding?",
-        "The type is in the first words, and averaging keeps them",
-        {"The TREC labels are assigned at random, so any grouping is luck":
-            "The labels are real. What do questions of one type have in common on the surface?",
-         "UMAP invents groups that are not there in the vectors":
-            "The 1-NN agreement is measured in the embedding itself, not in the picture."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -8,7 +8,6 @@ import re
 import numpy as np
 
 from . import guard, Exercise, ok, require
-from .questions import choice
 
 
 # ----------------------------------------------------------------------------- the explorer's measures
@@ -142,52 +141,6 @@ def check_higher_model(answer: str, scores: dict[str, float]) -> None:
 
 
 EXERCISES = (SIMILARITY, Exercise('a', probe=None), Exercise('b', probe=None), Exercise('answer', probe=None))
-
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "10.1": choice(
-        "Without stemming, which pair would a word-overlap check wrongly count as sharing no words?",
-        "\"A kid plays.\" / \"Kids playing.\"",
-        {"\"A man plays guitar.\" / \"A man plays a guitar.\"":
-            "Those share words even as raw strings.",
-         "\"A cat sleeps.\" / \"The stock market fell.\"":
-            "Those share no words with or without stemming: no stemming needed to see it."}),
-    "10.2": choice(
-        "The raw network gives an unrelated pair a high cosine. What does that say?",
-        "Its vectors lie in a narrow cone",
-        {"The network ranks pairs badly":
-            "Ranking needs only the order of the cosines. Would a high level alone tell you it?",
-         "The two sentences are related after all":
-            "Unrelated by construction; look at where all its vectors lie (notebook 01)."}),
-    "10.3": choice(
-        "When do cosine and (negative) Euclidean distance rank pairs identically?",
-        "For unit-length vectors",
-        {"Always, for any vectors":
-            "Long vectors are far from everything by Euclidean distance but not by cosine.",
-         "When the vectors are centred":
-            "Centring moves every vector, changing both lengths and directions: lengths still differ afterwards. "
-            "When does distance depend on the angle only?",
-         "Never: they measure different things":
-            "Write |u − v|² for vectors of length 1."}),
-    "10.4": choice(
-        "Why can semantic search answer a query with one encoding and one matrix product?",
-        "The corpus vectors were computed once, in advance",
-        {"The query is compared with a sample of the corpus":
-            "The matrix product covers every corpus sentence.",
-         "A cross-encoder pre-computed every pair's score":
-            "A cross-encoder has no per-sentence vectors to pre-compute: it runs once per (query, sentence) pair."}),
-    "10.5": choice(
-        "Offline, what differs between the 'raw' and the 'trained on NLI' model?",
-        "Only training: notebook 03's MNRL run",
-        {"The architecture: the trained one is larger":
-            "Both are the same network. What happened to one of them?",
-         "The trained one is all-MiniLM-L6-v2":
-            "MiniLM is the reference, never fine-tuned here.",
-         "The pooling: CLS against mean":
-            "Both pool by the mean."}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

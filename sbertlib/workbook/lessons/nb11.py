@@ -7,7 +7,6 @@ import numpy as np
 import torch
 
 from . import guard, Exercise, ExerciseError, require
-from .questions import choice, number
 
 def _one_number(got, what: str) -> float:
     try:
@@ -216,78 +215,9 @@ def check_pick_precision(fn) -> None:
 EXERCISES = (PADDING, BUDGET, BF16, PICK)
 
 
-# ----------------------------------------------------------------------------- questionnaire
 # The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
 # answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
 # right one; their hints point at the idea without naming the right option.
-QUESTIONS = {
-
-    "11.1": choice(
-        "The attention mask keeps padding out of the sentence vector. Why does padding still cost time?",
-        "The network computes every padded position anyway",
-        {"It does not: masked positions are skipped by the network":
-            "The mask is applied to what the network computed. What did it compute?",
-         "Tokenising the padding tokens is slow on a CPU":
-            "Padding is added after tokenising. What does the network do with a (batch, longest) tensor?"}),
-    "11.2": choice(
-        "What decides how much smart batching gains on a corpus?",
-        "How widely the sentence lengths vary",
-        {"The average sentence length of the corpus":
-            "A corpus of equally long sentences has no padding to remove, however long they are.",
-         "The batch size, whatever the corpus":
-            "With every sentence the same length, would any batch size gain?"}),
-    "11.3": choice(
-        "Why is a single timing of encode on a shared machine not a result?",
-        "Timings vary: warm up, repeat, report the median",
-        {"encode is not deterministic, so its work varies":
-            "The vectors are the same each time; the seconds are not. Why?",
-         "Python's clock is too coarse for short timings":
-            "The clock is fine; what it measures varies."}),
-    "11.4": choice(
-        "Why does token-budget batching sort longest first?",
-        "A batch's first row is then its longest: its cost is known",
-        {"Long sentences matter more, so they are encoded first":
-            "Every sentence is encoded once whatever the order. What does the budget cap?",
-         "So that the last batch is the largest and fastest":
-            "What does the budget need to know about each batch while filling it?"}),
-    "11.5a": number(
-        "The paper's smart batching on a CPU: 44 → 83 sentences/s. What is its speed-up ratio?",
-        83 / 44, 0.02,
-        "Divide the new speed by the old.",
-        "Divide the new speed by the old.",
-        {44 / 83: "Divide the new speed by the old, not the other way round.",
-         39: "A ratio, not a difference."}),
-    "11.5b": choice(
-        "Why compare our speed-up ratio with the paper's, not our sentences/s with 83?",
-        "A ratio on one machine cancels most differences",
-        {"The paper's 83 is a misprint for a lower figure":
-            "It is the paper's measurement on its machine. What else was different there?",
-         "Our timer counts differently from the paper's":
-            "Seconds are seconds. What else differs between the two machines and networks?"}),
-    "11.6": choice(
-        "Why is bf16 the safer choice for running a whole network, and what does it give up?",
-        "float32's range, so no new overflow; it gives up precision",
-        {"It is more precise than float16; it gives up range":
-            "Count the bits: float16 keeps 3 more mantissa bits than bf16.",
-         "It uses fewer bytes than float16; it gives up speed":
-            "Both are 16 bits.",
-         "It is exact for integers; it gives up range":
-            "The difference is in exponent and mantissa bits."}),
-    "11.7": choice(
-        "Why does int8 usually move the Spearman and the vectors more than bf16?",
-        "One scale per tensor: outliers coarsen every small value",
-        {"int8 has fewer bits in total than bf16, so it is coarser":
-            "bf16 keeps only 8 significant bits too. What sets the size of int8's steps?",
-         "int8 rounds every value to a whole number, without a scale":
-            "There is a scale. Whose value sets it?"}),
-    "11.8": choice(
-        "On a CPU without AMX or AVX512-BF16, why is bf16 slower than fp32?",
-        "Every bf16 product is converted to float32 and back",
-        {"bf16 moves more bytes than fp32 through memory":
-            "It moves half the bytes. What does the CPU do with each bf16 number?",
-         "bf16 needs more iterations to converge to the result":
-            "This is inference, not training. What does the hardware do with each product?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

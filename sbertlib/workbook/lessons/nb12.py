@@ -7,7 +7,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import guard, Exercise, ok, require
-from .questions import choice, number
 from ...search import community_detection, faiss_search, recall_at_k
 
 _f64 = lambda x: np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64)  # noqa: E731
@@ -256,78 +255,5 @@ def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float =
     ok(f"nprobe={nprobe} is the smallest with recall@{k} ≥ {target} ({recall[nprobe]:.3f}), visiting {nprobe} of "
        f"{index.nlist} cells (≈{100 * nprobe / index.nlist:.0f}% of the corpus)")
     return recall[nprobe]
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "12.1a": number(
-        "How many forward passes does a cross-encoder need to find the most similar pair among 1,000 sentences?",
-        499_500, 0,
-        "One pass for every unordered pair of different sentences.",
-        "Count each unordered pair once, and no sentence with itself.",
-        {1_000_000: "n² counts ordered pairs and each sentence with itself.",
-         999_000: "(A, B) and (B, A) are one pair.",
-         500_500: "A sentence with itself is no pair."}),
-    "12.1b": number(
-        "And a bi-encoder?",
-        1_000, 0,
-        "Each sentence must be encoded.",
-        "The network encodes each sentence once; comparing vectors needs no pass.",
-        {499_500: "Comparing two vectors is a cosine, not a network pass."}),
-    "12.2": choice(
-        "Why can a cross-encoder be more accurate than a bi-encoder of the same size on STS?",
-        "Its attention compares the two sentences token by token",
-        {"It has more parameters than the bi-encoder it beats":
-            "Same size, by the question.",
-         "It is trained on more data than the bi-encoder is":
-            "More data would help a bi-encoder too. What can it look at that a bi-encoder cannot?"}),
-    "12.3": choice(
-        "What does a positive 'seen − test' gap mean, and why should a bi-encoder show a smaller one?",
-        "Over-fitting; one vector per sentence must serve all its pairs",
-        {"Seen pairs are harder; the bi-encoder has fewer parameters":
-            "Seen pairs are not harder. What does scoring higher on them than on new pairs mean?",
-         "The test set is noisier; a bi-encoder is scored on more pairs":
-            "Noise moves the gap either way. What does a systematically positive gap mean?"}),
-    "12.4": choice(
-        "Retrieve-and-re-rank with k = 20: the best recall@1 re-ranking can reach is …",
-        "the retriever's recall@20",
-        {"1.0":
-            "Re-ranking only reorders the 20 candidates it is given.",
-         "the retriever's recall@1":
-            "Re-ranking can move a target from rank 20 to rank 1."}),
-    "12.5": choice(
-        "Why is nprobe = nlist no answer to 'the smallest nprobe with recall ≥ 0.95'?",
-        "It visits every cell: brute force, not the fewest cells",
-        {"nprobe cannot be as large as nlist: FAISS refuses it":
-            "It can. What does the question ask to minimise?",
-         "It gives a recall below 0.95, since cells overlap":
-            "Visiting every cell finds every neighbour. What does the question ask to minimise?"}),
-    "12.6": choice(
-        "Threshold 0.75 puts nearly every sentence in one community. What would you change?",
-        "Raise the threshold, or calibrate it on the cosines",
-        {"Lower the threshold, so that fewer pairs join":
-            "A lower threshold joins even more pairs.",
-         "Cluster fewer sentences at a time, in batches":
-            "The cosines stay as high. What is wrong with an absolute 0.75 in this space?"}),
-    "12.7": choice(
-        "What goes wrong with a plain dot product on vectors that are not normalised?",
-        "Long vectors come first for every query",
-        {"Nothing: it ranks like the cosine":
-            "u·v = |u| |v| cos(u, v): what else does it grow with?",
-         "It is much slower than the cosine to compute":
-            "Same matrix product. What does it rank by besides the angle?"}),
-    "12.8a": choice(
-        "Four shards, each with an exact index: why is the merged top-k exactly the global top-k?",
-        "Each global top-k item is in its own shard's top-k",
-        {"Each shard holds exactly a quarter of the top-k":
-            "All of the top-k may sit in one shard. What does each shard return?",
-         "The merger re-scores the whole corpus at the end":
-            "It only sees what the shards return."}),
-    "12.8b": choice(
-        "Would that still hold with an IVF index on each shard?",
-        "No: a shard may miss neighbours in unvisited cells",
-        {"Yes: merging is exact whatever index each shard has":
-            "Merging is exact only over what the shards return. Does an IVF shard return its own exact top-k?"}),
-}
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -12,7 +12,6 @@ import numpy as np
 
 from ...data import DataFormatError, STSPair
 from . import Exercise, _brief, call, guard, ok, require, student_raised, two_items
-from .questions import choice
 
 ROW_COLUMNS, ROW_RANGE = ("query", "match", "rating"), (1.0, 10.0)   # not the notebook's; a scale not from 0
 FAQ, SEEDS, TOLERANCE = "How do I get a copy of my certificate?", range(7, 17), 0.05   # TOLERANCE: group_split's
@@ -175,58 +174,6 @@ def check_split(split_pairs: Callable) -> None:
 
 
 EXERCISES = (EXAMPLES, Exercise('split_pairs', probe=None))
-
-
-# ----------------------------------------------------------------------------- questionnaire
-QUESTIONS = {
-
-    "13.1": choice(
-        "Why does a random split of pairs overstate the test score when a sentence appears in several pairs?",
-        "The model trains on the test pairs' sentences",
-        {"Random splits are unbalanced by gold score":
-            "Balance is not the issue. Where else do the test pair's sentences appear?",
-         "Test pairs get easier gold scores by chance":
-            "The gold scores are the annotators'. What has the model already seen?"}),
-    "13.2": choice(
-        "Your file scores pairs from 1 to 10. What must score_range be?",
-        "(1, 10)",
-        {"(0, 10)":
-            "Then what would a score of 1 map to, and would anything map to 0?",
-         "(0, 1)":
-            "The file's scores run from 1 to 10.",
-         "(-1, 1)":
-            "That is a cosine's range, the default; your file's scores are not cosines."}),
-    "13.3": choice(
-        "Pairs of (question, answer) with no score and no label: which objective fits?",
-        "MNRL (in-batch negatives)",
-        {"The regression objective":
-            "There is no score to regress on.",
-         "The classification objective":
-            "There is no label to classify.",
-         "The triplet loss":
-            "It needs an explicit negative in every row."}),
-    "13.4": choice(
-        "How do you tell a real gain from noise across several splits?",
-        "Positive on every split, and larger than its SD",
-        {"A mean gain above 0 over the splits":
-            "A mean smaller than its spread could come from noise alone.",
-         "One split with a gain of several points":
-            "One split is one draw of noise."}),
-    "13.5": choice(
-        "Why start from notebook 05's trained model when your own data is small?",
-        "A few pairs can adjust meaning, not teach it",
-        {"It trains faster per step":
-            "Speed is not the point. What could a few dozen pairs teach a random encoder?",
-         "The untrained network cannot be fine-tuned":
-            "It can; notebook 03 did. What would so little data teach it?"}),
-    "13.6": choice(
-        "What does a sentence-transformers folder need beyond the weights and the tokenizer?",
-        "The modules, pooling mode and maximum length",
-        {"The optimizer state of the last step":
-            "Loading for inference needs no optimizer. How would a loader know how to make the sentence vector?",
-         "The training data, for fine-tuning later":
-            "Loading for inference needs no data. How would a loader know how to make the sentence vector?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -10,7 +10,6 @@ import torch.nn.functional as F
 from ... import losses
 from ...training import distillation
 from . import _guarded, guard, Exercise, ExerciseError, Objective, Run, _brief, call, ok, require
-from .questions import choice
 from .run_checks import LOOP_DEFAULTS, RECIPES, check_runs, checked, fingerprint, library_run, train_and_read
 
 _mse, _unit, _cos = F.mse_loss, F.normalize, F.cosine_similarity
@@ -200,51 +199,6 @@ EXERCISES = (DISTILLATION_OBJECTIVE, PCA_WORD_PIECES, INVERSE_PROJECTION, DISTIL
 
 
 # ----------------------------------------------------------------------------- questionnaire (quiz.ask("14"))
-QUESTIONS = {
-    "14.1": choice(
-        "What does the distillation loss compare?",
-        "The student's vector of a sentence with the teacher's vector of it",
-        {"The cosine of two sentences with their gold score":
-            "That is the regression objective of notebook 05. What is the label of a distillation example?",
-         "The student's NLI label with the teacher's":
-            "Neither model predicts a label here. What does the teacher give each sentence?"}),
-    "14.2": choice(
-        "The student's vectors are shorter than the teacher's (offline 128 numbers against 384). What makes the MSE "
-        "between them possible?",
-        "A learnt linear map, started as the PCA's inverse",
-        {"Padding the student's vectors with zeros":
-            "Then the teacher's extra numbers could never be matched. What could map the student's numbers to its?",
-         "Cutting the teacher's vectors to the student's width":
-            "The teacher's vector is the target as it is. What could the student add after its pooling?"}),
-    "14.3": choice(
-        "Why is the word-piece table centred before the SVD?",
-        "Otherwise the first direction points at the mean word piece",
-        {"The SVD fails on a table that is not centred":
-            "It runs on any matrix. What would its first direction capture without centring?",
-         "Centring makes the directions orthonormal":
-            "The SVD's directions are orthonormal either way. What does the mean do to the first one?"}),
-    "14.4": choice(
-        "Why is the offline student's STSb score not a reproduction of the paper's SBERT-NLI-base?",
-        "Its teacher is a published model trained on far more data: the knowledge is borrowed",
-        {"The student is too small to count":
-            "Size is not the point. Where did the student's knowledge come from?",
-         "STSb test is a different data set offline":
-            "It is the same test set. What did the student learn from, and what did that learn from?"}),
-    "14.5": choice(
-        "Why does the student encode faster than the teacher at the same precision?",
-        "Fewer and narrower layers: less arithmetic per token",
-        {"It has a smaller vocabulary":
-            "The two share bert-base-uncased's word pieces. What else differs between the networks?",
-         "Its vectors are normalised":
-            "Both normalise; that costs almost nothing. How much work does each layer do?"}),
-    "14.6": choice(
-        "Where would you expect a distilled student to lose most against its teacher?",
-        "On sentences unlike those it was distilled on",
-        {"On the sentences it was distilled on":
-            "There it was trained to match the teacher exactly. Where was it never shown the teacher's vectors?",
-         "Nowhere: it gives the teacher's vectors everywhere":
-            "Look at the Table 1 rows: does it match the teacher on every set?"}),
-}
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError
