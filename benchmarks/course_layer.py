@@ -52,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         for folder, v in figures.items():
             budget = f" (budget {v['budget']:,})" if v["budget"] else ""
             print(f"{folder:28s} {v['lines']:7,} lines{budget}")
+        text = len([l for p in (ROOT / "sbertlib/workbook/questionnaires").glob("*.md") for l in p.read_text().splitlines()])
+        print(f"{'sbertlib/workbook/questionnaires':28s} {text:7,} lines of text (the questions; not Python, not counted above)")
         print(f"lesson functions over {SCREEN} lines: {len(long)}"
               + "".join(f"\n  {f}:{name} {n} lines" for f, name, n in long))
     return 1 if over or long else 0
