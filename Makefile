@@ -1,6 +1,7 @@
 # sbert-workbook — every target does its own set-up on a fresh clone.
 #   make workbook   execute all notebooks headlessly into build/ (HTML + index); BUILD_ARGS="--only 00,04" etc.
-#   make test       run the test suite (notebooks included, smoke profile)
+#   make test       the everyday test suite (library, lessons' checks, CLI; about 10 minutes on 2 cores)
+#   make test-integration  the real components: every notebook on smoke, JupyterHub, Chromium, nbgrader, torchrun
 #   make lab        open JupyterLab on notebooks/
 #   make student    write student copies (solutions removed) into student/
 #   make bench      print encode benchmark figures
@@ -16,7 +17,7 @@ ifneq ($(SBERTLIB_DATA_DIR),)
 export SBERTLIB_DATA_DIR := $(abspath $(SBERTLIB_DATA_DIR))
 endif
 
-.PHONY: install test test-all workbook lab student bench envcheck clean
+.PHONY: install test test-integration test-all workbook lab student bench envcheck clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 10) else f"sbert-workbook needs Python 3.10 or newer; $(PYTHON) is {v[0]}.{v[1]}. Install a newer one (macOS: brew install python@3.12) and run: make PYTHON=python3.12 $(MAKECMDGOALS)")'
@@ -33,6 +34,9 @@ envcheck: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+test-integration: $(STAMP)
+	$(PY) -m pytest -m "integration and not slow"
 
 test-all: $(STAMP)
 	$(PY) -m pytest -m ""

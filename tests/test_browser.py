@@ -25,7 +25,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--disable-dev-shm-usage"]
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
 # True once every code cell of the open notebook has an execution count and the kernel is idle
 # (read from JupyterLab's model, so cells scrolled out of view count too).

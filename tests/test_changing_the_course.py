@@ -43,6 +43,9 @@ def _cell(kind: str, source: str, **metadata) -> dict:
     return cell
 
 
+pytestmark = pytest.mark.integration
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
     """A copy of the workbook with the README's two edits made."""

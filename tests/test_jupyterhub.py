@@ -70,7 +70,7 @@ COURSE_ID = "sbert-workbook"
 MASKLESS_MEAN = "return token_embeddings.mean(dim=1)"   # as tests/test_nbgrader.py: padding counted in the mean
 MASKED_MEAN = "return (token_embeddings * m).sum(dim=1) / m.sum(dim=1).clamp(min=1e-9)"
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.integration]
 
 # Done when the kernel is idle and the last code cell has run ('done'), or a cell shows an error ('error').
 RUN_FINISHED = """() => {

@@ -236,6 +236,7 @@ def test_the_reference_loop_is_fit():
 
 
 # ----------------------------------------------------------------------------- two notebooks, two kernels
+@pytest.mark.integration
 def test_kept_in_one_notebooks_kernel_loaded_in_anothers(tmp_path, output_dir):
     pytest.importorskip("nbclient")
     from sbertlib.workbook.publish import notebooks

@@ -20,6 +20,9 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "build" / "test-artifacts" / "
 pytest.importorskip("nbclient")
 
 
+pytestmark = pytest.mark.integration
+
+
 @pytest.fixture(scope="module")
 def fresh_machine_hub(shared_data, tmp_path_factory):
     """A machine as a student's: no data folder, an empty Hub cache, and a Hub — here a stand-in on

@@ -38,6 +38,8 @@ def test_ci_runs_the_readme_test_command():
     commands = re.findall(r"^\s*(make test)\s*$", readme, flags=re.M)
     assert commands, "README shows no test command"
     assert any(re.search(rf"^\s*{re.escape(c)}\s*$", ci, flags=re.M) for c in commands)
+    assert re.search(r"^\s*make test-integration\s*$", readme, flags=re.M), "README shows no integration command"
+    assert re.search(r"^make test-integration$", ci, flags=re.M), ".ci/run skips the integration tests"
 
 
 def test_package_never_imports_sentence_transformers():

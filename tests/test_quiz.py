@@ -258,6 +258,7 @@ def test_ask_without_ipython_prints_the_questions(capsys):
         quiz.ask("42")
 
 
+@pytest.mark.integration
 def test_a_student_copy_runs_its_quiz_cells_on_smoke(shared_data, tmp_path):
     """Notebook 00's student copy, as a student who did the exercise would run it: top to bottom in a
     fresh kernel, every self-check cell displays without waiting for input, and quiz.check answers."""

@@ -49,7 +49,7 @@ def test_same_embeddings_as_sentence_transformers(ours, reference_embeddings, st
 
 
 # test in the default run; dev (the same comparison on another split, ~30 s) with -m slow
-@pytest.mark.parametrize("split", [pytest.param("dev", marks=pytest.mark.slow), "test"])
+@pytest.mark.parametrize("split", [pytest.param("dev", marks=pytest.mark.slow), pytest.param("test", marks=pytest.mark.integration)])
 def test_same_spearman_as_embedding_similarity_evaluator(ours, reference, shared_data, split):
     from sentence_transformers.evaluation import EmbeddingSimilarityEvaluator
     pairs = data.load_stsb(split, shared_data)

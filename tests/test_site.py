@@ -290,6 +290,7 @@ NOTHING_WIDER_THAN_THE_SCREEN = "() => document.documentElement.scrollWidth <= w
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 def test_site_built_files(served_site):
     out, _ = served_site
     site_dir = out / "site"
@@ -316,6 +317,7 @@ def test_site_built_files(served_site):
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 def test_site_at_desktop_width(served_site):
     out, base = served_site
     with chromium_page(1300, 900) as page:
@@ -392,6 +394,7 @@ def test_site_at_desktop_width(served_site):
 
 
 @pytest.mark.browser
+@pytest.mark.integration
 def test_site_at_phone_width_navigates_through_the_sidebar(served_site):
     """pydata-sphinx-theme 0.17 with sphinx-book-theme 1.3: the visible sidebar toggles did nothing on a
     phone (only the hidden first .primary-toggle was wired). Tap the visible one: the chapter list opens,
