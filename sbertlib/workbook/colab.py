@@ -72,18 +72,13 @@ def check_install_spec(spec: str) -> str:
     """``spec`` if it is one thing for pip to install: a requirement (``name[extras] @ URL`` included,
     as ``packaging.requirements`` reads it) or a URL, with no quote, space (but around ``@``) or
     control character; ValueError naming it otherwise."""
+    from packaging.requirements import InvalidRequirement, Requirement   # a dependency of transformers
     ok = isinstance(spec, str) and 0 < len(spec) <= 1000 and not _UNSAFE_SPEC.search(spec.replace(" @ ", "@"))
     if ok:
         try:
-            from packaging.requirements import InvalidRequirement, Requirement
-        except ImportError:    # packaging is there wherever transformers is; else a URL or a plain name
-            ok = re.fullmatch(r"[A-Za-z0-9._-]+(?:\[[A-Za-z0-9._,-]+\])?(?:@[^@]+|[=<>!~][^@]*)?|\w[\w+.-]*://\S+", spec
-                              .replace(" @ ", "@")) is not None
-        else:
-            try:
-                Requirement(spec)
-            except InvalidRequirement:
-                ok = re.fullmatch(r"(?:https?|file|git\+https?)://\S+", spec) is not None
+            Requirement(spec)
+        except InvalidRequirement:
+            ok = re.fullmatch(r"(?:https?|file|git\+https?)://\S+", spec) is not None
     if not ok:
         raise SettingError(f"install spec {spec!r}: expected one pip requirement or URL, with no quotes, spaces or "
                            "control characters, e.g. " + _spec(REPOSITORY, BRANCH))

@@ -50,8 +50,7 @@ def transfer_bars(table: pd.DataFrame, paper_rows: Sequence[str] = ("Avg. GloVe 
         ax.bar(np.arange(len(cols)) + i * width - 0.4 + width / 2, table.loc[row, cols].to_numpy(dtype=float), width,
                label=row if len(row) < 80 else row[:77] + "…", edgecolor="grey", **style)
     ax.set_xticks(np.arange(len(cols)), cols)
-    ax.set_ylim(40, 100)
-    ax.set_ylabel("accuracy ×100")
+    ax.set(ylim=(40, 100), ylabel="accuracy ×100")
     ax.set_title("SentEval transfer (Table 5): our encoders beside the paper's rows", fontsize="small")
     ax.legend(fontsize="x-small", ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.08))
     return ax.figure
@@ -378,13 +377,10 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
     def beside(ours: float, theirs: float) -> str:
         return f"{'above' if ours > theirs else 'below'} it by {abs(ours - theirs):.2f}"
     lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}."]
-    if profile.distill_teacher == "two-stage":
-        lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
-                     f"the teacher's {s_teacher:.2f} — notebook 05's two-stage model, which is the teacher here (its own "
-                     f"row: {s_two:.2f}).")
-    else:
-        lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
-                     f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}.")
+    lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
+                 + (f"the teacher's {s_teacher:.2f} — notebook 05's two-stage model, which is the teacher here (its own "
+                    f"row: {s_two:.2f})." if profile.distill_teacher == "two-stage" else
+                    f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}."))
     if rows["distilled"] is not None:
         name_base, nli_base = rows["distilled"]
         lines.append(f"Distilled only (no STS score in its own training, no evaluation sentence; its teacher's knowledge "

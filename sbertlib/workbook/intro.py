@@ -22,10 +22,6 @@ from .. import paper
 from . import plots
 from ..errors import SettingError
 
-__all__ = ["profile_card", "device_report", "tour_models", "similarity_heatmaps", "gap_table", "gap_verdicts", "GAP", "tour_summary",
-           "pair_verdict", "cross_vs_bi_table", "table1_bars", "baseline_verdicts", "save_table1_rows",
-           "centring_histograms"]
-
 
 # ----------------------------------------------------------------------------- 00: the tour
 def profile_card(profile, available_offline: Sequence[str] = ()) -> str:

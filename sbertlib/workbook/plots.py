@@ -107,9 +107,7 @@ def plot_projection(points_2d, labels=None, ax=None, title: str = "", s: float =
             handles = [Line2D([], [], marker="o", linestyle="", color=col, label=lab)
                        for lab, col in palette.items()]
             ax.legend(handles=handles, fontsize="small", loc="best", frameon=True)
-    ax.set_title(title)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    ax.set(title=title, xticks=[], yticks=[])
     return ax.figure
 
 
@@ -159,9 +157,7 @@ def sts_scatter(gold, predicted, ax=None, title: str = "", xlabel: str = "gold s
     rho = 100 * spearmanr(gold, predicted)[0]
     ax = _new_ax(ax)
     ax.scatter(gold, predicted, s=8, alpha=0.35)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(f"{title} (Spearman {rho:.2f})" if title else f"Spearman {rho:.2f}")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=f"{title} (Spearman {rho:.2f})" if title else f"Spearman {rho:.2f}")
     return ax.figure
 
 
@@ -213,8 +209,7 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
     loss_ax.plot(steps, losses, color="C0", alpha=0.3, linewidth=1, label="loss", marker=marker)
     if len(losses):
         loss_ax.plot(steps, _ema(losses, smoothing), color="C0", linewidth=2, label="smoothed", marker=marker)
-    loss_ax.set_xlabel("step")
-    loss_ax.set_ylabel("training loss")
+    loss_ax.set(xlabel="step", ylabel="training loss")
     about = [f"{k}: {v}" for k in ("profile", "backbone") if (v := _history_get(history, k))]
     fit_title(loss_ax, "training loss" + (" — " + ", ".join(about) if about else ""))
 
@@ -222,8 +217,7 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
     if once:
         said = f"dev score {dev_scores[0]:.2f}, evaluated once (after step {dev_steps[0]:.0f})"
         if own_panel:
-            dev_ax.set_xticks([])
-            dev_ax.set_yticks([])
+            dev_ax.set(xticks=[], yticks=[])
             for spine in dev_ax.spines.values():
                 spine.set_visible(False)
             dev_ax.text(0.5, 0.55, f"{dev_scores[0]:.2f}", ha="center", va="center", fontsize=28, color="C1",
@@ -241,8 +235,7 @@ def training_curves(history, axes=None, smoothing: float = 0.9):
         dev_ax.margins(y=0.15)  # room for the annotation
         dev_ax.set_ylabel("dev score")
         if own_panel:
-            dev_ax.set_xlabel("step")
-            dev_ax.set_title("dev score during training")
+            dev_ax.set(xlabel="step", title="dev score during training")
     # one legend per panel; on a shared (twin) panel it lists the dev curve (or the one dev score) too
     handles = loss_ax.get_legend_handles_labels()[0] + extra
     if has_dev and not own_panel and not once:
@@ -280,10 +273,8 @@ def similarity_histogram(cosines_by_model: Mapping[str, np.ndarray], ax=None, bi
     for k, (name, v) in enumerate(values.items()):
         ax.hist(v, bins=edges, alpha=0.45, color=f"C{k}", label=f"{name} (mean {v.mean():.2f})")
         ax.axvline(v.mean(), color=f"C{k}", linestyle="--", linewidth=1)
-    ax.set_xlabel("cosine similarity of unrelated sentence pairs")
-    ax.set_ylabel("number of pairs")
+    ax.set(xlabel="cosine similarity of unrelated sentence pairs", ylabel="number of pairs", title=title)
     ax.legend(fontsize="small")
-    ax.set_title(title)
     return ax.figure
 
 
@@ -310,12 +301,11 @@ def results_bars(table: pd.DataFrame, ax=None, title: str = "", ylabel: str = "S
             ax.bar_label(bars, labels=["" if np.isnan(h) else f"{h:.1f}" for h in heights],
                          fontsize=7, padding=1)
     ax.set_xticks(x, [str(c) for c in table.columns])
-    ax.set_ylabel(ylabel)
+    ax.set(ylabel=ylabel, title=title)
     if legend_below:
         ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=2 if len(table.index) > 4 else 1)
     else:
         ax.legend(fontsize="small")
-    ax.set_title(title)
     return ax.figure
 
 
@@ -329,12 +319,9 @@ def speed_bars(rows: Sequence[Mapping], axes=None, title: str = ""):
     pads = [100 * r["padding_share"] for r in rows]
     colors = [f"C{k}" for k in range(len(rows))]
     a.bar_label(a.bar(labels, speeds, color=colors), labels=[f"{s:.0f}" for s in speeds], fontsize=8)
-    a.set_ylabel("sentences / second")
-    a.set_title(title or "encode throughput")
+    a.set(ylabel="sentences / second", title=title or "encode throughput")
     b.bar_label(b.bar(labels, pads, color=colors), labels=[f"{p:.0f}%" for p in pads], fontsize=8)
-    b.set_ylabel("padding share of token slots (%)")
-    b.set_ylim(0, 100)
-    b.set_title("work wasted on padding")
+    b.set(ylabel="padding share of token slots (%)", ylim=(0, 100), title="work wasted on padding")
     return a.figure
 
 
@@ -356,11 +343,8 @@ def pair_search_times(cross_pairs_per_s: float, bi_sent_per_s: float, ns: Sequen
     for seconds, name in ((60, "1 minute"), (3600, "1 hour"), (86400, "1 day")):
         ax.axhline(seconds, color="grey", lw=0.6, ls=":")
         ax.text(ns[0], seconds * 1.15, name, fontsize=7, color="grey")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("number of sentences n")
-    ax.set_ylabel("seconds (log scale)")
-    ax.set_title("finding the most similar pair")
+    ax.set(xscale="log", yscale="log", xlabel="number of sentences n", ylabel="seconds (log scale)",
+           title="finding the most similar pair")
     ax.legend(fontsize="small")
     return ax.figure
 
@@ -415,11 +399,9 @@ def index_comparison(tables: Mapping[str, pd.DataFrame], k: int, title: str = ""
         ax_lat.bar_label(bars, fmt="%.3g", fontsize=8)
         bars = ax_rec.bar(x + off, table.loc[kinds, f"recall@{k}"], width, label=label, color=f"C{n}")
         ax_rec.bar_label(bars, fmt="%.3f", fontsize=8)
-    ax_lat.set_yscale("log")
+    ax_lat.set(yscale="log", ylabel="median latency per query (ms, log scale)")
     ax_lat.legend(fontsize="small", loc="best")
-    ax_lat.set_ylabel("median latency per query (ms, log scale)")
-    ax_rec.set_ylabel(f"recall@{k} vs exact search")
-    ax_rec.set_ylim(0, 1.35)
+    ax_rec.set(ylabel=f"recall@{k} vs exact search", ylim=(0, 1.35))
     ax_rec.legend(fontsize="small", loc="upper center", ncol=2)
     for ax in (ax_lat, ax_rec):
         ax.set_xticks(x, kinds)
@@ -438,8 +420,7 @@ def nprobe_curve(sweep: pd.DataFrame, chosen: int, nlist: int, k: int, target: f
     ax.axhline(target, color="grey", linestyle="--", linewidth=1)
     ax.axvline(chosen, color="C1", linestyle=":", label=f"your nprobe = {chosen}")
     ax.set_xscale("log", base=2)
-    ax.set_xlabel(f"nprobe (of nlist = {nlist})")
-    ax.set_ylabel(f"recall@{k}")
+    ax.set(xlabel=f"nprobe (of nlist = {nlist})", ylabel=f"recall@{k}")
     if title:
         fit_title(ax, title, fontsize="medium")
     ax.legend()

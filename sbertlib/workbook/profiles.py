@@ -113,7 +113,6 @@ PROFILES: dict[str, Profile] = {
         nli=TrainingArguments(epochs=1, batch_size=16, lr=2e-5, evaluation_steps=1000),
         stsb=TrainingArguments(epochs=4, batch_size=16, lr=2e-5, evaluation_steps=1000),
         distill=_distill(evaluation_steps=1000),
-        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=None,
         precision="auto", distill_student=SMALL_BERT, distill_teacher="two-stage",
         description="the paper's setup: BERT-base (bert-base-uncased, our choice of casing) fine-tuned for one "
                     "epoch on SNLI+MultiNLI — AllNLI's ~942k train pairs, 59k steps of batch 16 (the paper counts "
@@ -123,7 +122,6 @@ PROFILES: dict[str, Profile] = {
         nli=TrainingArguments(epochs=1, batch_size=16, lr=2e-5, evaluation_steps=250),
         stsb=TrainingArguments(epochs=2, batch_size=16, lr=2e-5, evaluation_steps=250),
         distill=_distill(evaluation_steps=250),
-        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=None,
         precision="auto", distill_student=backbones.RANDOM_SMALL, distill_teacher="two-stage",
         description="a 4-layer, 256-wide plain BERT fine-tuned on 20,000 SNLI+MultiNLI pairs; minutes on a CPU"),
     "offline": Profile(
@@ -132,9 +130,8 @@ PROFILES: dict[str, Profile] = {
         nli=TrainingArguments(epochs=4, batch_size=64, lr=1e-3, length_grouping=True),
         stsb=TrainingArguments(epochs=4, batch_size=32, lr=1e-3, length_grouping=True),
         distill=_distill(evaluation_steps=0),
-        stsb_train_pairs=None, eval_pairs=None, dev_pairs_during_training=500, nli_objective="mnrl",
-        reference_backbone=backbones.MINILM, distill_student=backbones.RANDOM_SMALL,
-        precision="auto",
+        dev_pairs_during_training=500, nli_objective="mnrl", reference_backbone=backbones.MINILM,
+        distill_student=backbones.RANDOM_SMALL, precision="auto",
         description="no downloads: a 2-layer random BERT trained from scratch — MNRL on the offline NLI "
                     "triplets (SNLI dev+test, SICK train), then regression on STSb train; minutes on a "
                     "2-core CPU"),
@@ -365,22 +362,18 @@ def with_precision(encoder, profile: Profile):
     return encoder
 
 
-def load_encoder(profile: Profile, baseline: bool = False, device=None):
-    """A SentenceEncoder for the profile's backbone (or its ``baseline_backbone``), mean pooling,
-    encoding in the profile's precision."""
+def load_encoder(profile: Profile, baseline: bool = False, device=None, name: str | None = None):
+    """A SentenceEncoder for the profile's backbone (or its ``baseline_backbone``, or ``name``), mean
+    pooling, encoding in the profile's precision."""
     from ..model.encoder import SentenceEncoder
-    name = profile.baseline_backbone if baseline and profile.baseline_backbone else profile.backbone
+    name = name or (profile.baseline_backbone if baseline and profile.baseline_backbone else profile.backbone)
     return with_precision(SentenceEncoder.from_pretrained(name, max_seq_length=profile.max_seq_length,
                                                           device=device), profile)
 
 
 def load_reference(profile: Profile, device=None):
     """The profile's fully trained reference encoder (offline: the packaged MiniLM), or None."""
-    from ..model.encoder import SentenceEncoder
-    if not profile.reference_backbone:
-        return None
-    return with_precision(SentenceEncoder.from_pretrained(profile.reference_backbone,
-                                                          max_seq_length=profile.max_seq_length, device=device), profile)
+    return load_encoder(profile, device=device, name=profile.reference_backbone) if profile.reference_backbone else None
 
 
 def hub_models(profile: Profile) -> list[str]:

@@ -39,19 +39,11 @@ def output_dir(*parts: str, dry_run: bool | None = None, root: str | os.PathLike
     ``--output-dir``), else ``$SBERTLIB_OUTPUT_DIR``, else the user's data folder — never beside the
     installed package (:mod:`sbertlib.places`); ``dry-run/`` inside it in a dry run (``dry_run``,
     default ``$SBERTLIB_DRY_RUN``), so random-weight models never mix with trained ones."""
-    return _output_dir(parts, dry_run, root)
-
-
-def _output_dir(parts, dry_run: bool | None, root) -> Path:
-    """:func:`output_dir`, for the functions whose ``output_dir=`` argument hides its name."""
     from .profiles import dry_run_requested
     return places.output_dir(*parts, dry_run=dry_run_requested() if dry_run is None else dry_run, root=root)
 
 
-def _dry_run(profile) -> bool | None:
-    """A dry-run profile's models go to ``dry-run/`` whatever the environment says; else
-    ``$SBERTLIB_DRY_RUN`` decides (None)."""
-    return True if getattr(profile, "dry_run", False) else None
+_output_dir = output_dir  # for the functions whose ``output_dir=`` argument hides its name
 
 
 def eval_limit(profile) -> int | None:
@@ -71,8 +63,10 @@ def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = 
     safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
     changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
-    return _output_dir((profile.name, f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"),
-                       _dry_run(profile), output_dir)
+    name = f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"
+    # a dry-run profile's models go to dry-run/ whatever the environment says; else $SBERTLIB_DRY_RUN decides
+    return _output_dir(profile.name, name, dry_run=True if getattr(profile, "dry_run", False) else None,
+                       root=output_dir)
 
 
 def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, pooling: str = "mean",
