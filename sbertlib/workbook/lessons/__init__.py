@@ -32,11 +32,8 @@ import re
 from typing import Any
 
 from .checking import (  # noqa: F401 - the machinery, as the lesson modules import it: `from . import call`
-    Exercise, ExerciseError, VALUE, _ORDINAL, _PACKAGE, _brief, _close, _copies,
-    _guarded, _is_pandas, _library_frame, _same, _same_container, _shapes_did_not_line_up, _shown,
-    _snapshot, _where, call, guard, named_slip, ok, reference_numerics, require,
-    require_gradient, require_unchanged, student_frames, student_raised,
-    two_items, unfinished,)
+    VALUE, Exercise, ExerciseError, _brief, _guarded, as_array, call, guard, hinted, named_slip, ok, one_number,
+    reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit)
 from .kinds import Objective, Run  # noqa: F401 - the two other kinds of exercise
 
 

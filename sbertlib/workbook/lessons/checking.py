@@ -4,11 +4,10 @@
 self-check is for."""
 from __future__ import annotations
 
-from contextlib import contextmanager
-
-import re
+import functools
 import sysconfig
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -39,9 +38,8 @@ def _where(filename: str) -> str:
 
 
 def student_frames(error: BaseException) -> list[str]:
-    """The traceback of ``error`` restricted to the frames of the student's own code (a notebook cell,
-    their module), formatted as Python does, followed by the error's own line; ``[]`` when none of
-    its frames is the student's."""
+    """The traceback of ``error`` in the frames of the student's own code (a notebook cell, their module), as Python
+    formats it, then the error's own line; ``[]`` when no frame is the student's."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not _library_frame(f.filename)]
     if not frames:
         return []
@@ -70,18 +68,15 @@ class ExerciseError(AssertionError):
 
 
 def guard(namespace: dict) -> None:
-    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``) so that an error raised by the
-    check's own code — a value the student returned that the check could not read, or a fault of the check — shows
-    as an :class:`ExerciseError` naming it, never as a traceback through the check's source, which can hold the
-    answer. Each lesson module calls it last."""
+    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``, called last) so that an error of the
+    check's own code — a value it could not read, or its fault — shows as an :class:`ExerciseError` naming it, never
+    as a traceback through the check's source, which can hold the answer."""
     for name, fn in list(namespace.items()):
         if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
             namespace[name] = _guarded(fn)
 
 
 def _guarded(fn):
-    import functools
-
     @functools.wraps(fn)
     def check(*args, **kwargs):
         __tracebackhide__ = True  # noqa: F841
@@ -98,11 +93,9 @@ def _guarded(fn):
 
 @contextmanager
 def reference_numerics():
-    """Within: torch computes as in a fresh process (no autocast, float32 matmuls at full precision, float32 as the
-    default dtype), whatever the student switched on in an earlier cell. A check computes its reference inside, so a
-    process-wide setting (``torch.set_float32_matmul_precision("high")``, GPU-tutorial advice) never makes the
-    reference itself move; the student's code runs as their kernel is set, and the check speaks only where their
-    result differs."""
+    """Within: torch computes as in a fresh process (no autocast, full-precision float32 matmuls, float32 default dtype),
+    whatever the student switched on earlier (``torch.set_float32_matmul_precision("high")``). A check computes its
+    reference inside; the student's code runs as their kernel is set."""
     import torch
     precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
     tf32 = torch.backends.cuda.matmul.allow_tf32
@@ -125,9 +118,8 @@ def unfinished(error: BaseException) -> bool:
 
 
 def student_raised(what: str, error: Exception) -> ExerciseError:
-    """The ExerciseError to raise ``from error`` when the student's own code raised ``error``: it names
-    the error; Jupyter shows the student's failing line above it (see :meth:`ExerciseError._render_traceback_`),
-    never the check's lines."""
+    """The ExerciseError to raise ``from error`` when the student's own code raised ``error``; Jupyter shows the
+    student's failing line above it (:meth:`ExerciseError._render_traceback_`), never the check's lines."""
     if isinstance(error, ExerciseError):
         return error
     return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
@@ -146,10 +138,9 @@ def require(condition: bool, message: str, hint: str = "") -> None:
 
 
 def require_gradient(got, inputs: dict, truth, what: str) -> None:
-    """The student's loss ``got``, computed from ``inputs`` (name → leaf tensor that requires grad) and with the right
-    value, must be a 0-dim tensor that back-propagates into each input what ``truth(*inputs)`` (on detached copies)
-    does. A loss whose value is right but whose gradient is cut (``.detach()`` on one side), scaled (half of it
-    detached) or gone trains another model, so it fails, the input named."""
+    """The student's loss ``got`` of the right value, computed from ``inputs`` (name → leaf tensor), must be a 0-dim
+    tensor that back-propagates into each input what ``truth(*inputs)`` does: a gradient cut (``.detach()`` on one
+    side), scaled or gone trains another model, so it fails, the input named."""
     __tracebackhide__ = True  # noqa: F841
     import torch
     require(got.dim() == 0, f"{what} is a tensor of shape {tuple(got.shape)}, not a scalar (shape ())",
@@ -178,10 +169,8 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
 
 
 def two_items(value, said: str, hint: str) -> list:
-    """``value`` as a list of exactly two items, or an ExerciseError saying what came back instead.
-
-    ``said`` opens the message, e.g. "your function returned"; ``hint`` says what to return.
-    """
+    """``value`` as a list of exactly two items, or an ExerciseError: ``said`` opens its message ("your function
+    returned"), ``hint`` says what to return."""
     __tracebackhide__ = True  # noqa: F841
     require(value is not None and value is not NotImplemented and value is not Ellipsis,
             f"{said} {value!r}", hint)
@@ -230,11 +219,6 @@ def _same(before, after, memo: dict | None = None) -> bool:
     that repeats its items (the check's 25,000 examples are 48 repeated) is compared once per distinct item."""
     import numpy as np
     import torch
-    if before is None or isinstance(before, (bool, int, float, complex, str, bytes)):
-        try:
-            return bool(before == after)
-        except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
-            return True
     if isinstance(before, (dict, list, tuple)):
         memo = {} if memo is None else memo
         key = (id(before), id(after))
@@ -269,12 +253,6 @@ def _same_container(before, after, memo: dict) -> bool:
         _same(a, b, memo) for a, b in zip(before, after))
 
 
-def _shapes_did_not_line_up(error: BaseException) -> bool:
-    """numpy's or torch's error for two shapes that do not broadcast."""
-    text = str(error)
-    return "could not be broadcast" in text or ("must match the size of tensor" in text and "non-singleton" in text)
-
-
 def call(fn, *args, what: str = "your function"):
     """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error
     in their code (named, with their lines shown) or a changed argument — an array, tensor, list or dict
@@ -296,19 +274,12 @@ def call(fn, *args, what: str = "your function"):
                                 f"check passes inputs of its own — other rows than the notebook's, or none at all (an "
                                 f"empty list): read only what the exercise names, from the arguments, and let an empty "
                                 f"input give an empty result") from exc
-        if _shapes_did_not_line_up(exc):
+        text = str(exc)   # numpy's or torch's error for two shapes that do not broadcast:
+        if "could not be broadcast" in text or "must match the size of tensor" in text and "non-singleton" in text:
             raise ExerciseError(f"{what} raised {type(exc).__name__}: {exc}\nHint: two shapes did not line up. A value "
                                 "per row, shape (n,), divides or subtracts from an (n, d) array only as a column, "
                                 "(n, 1): keepdims=True, or [:, None] — compare the shapes in the message") from exc
         raise student_raised(what, exc) from exc
-    require_unchanged(args, before, what)
-    return result
-
-
-def require_unchanged(args: tuple, before: list, what: str) -> None:
-    """Fail where one of ``args`` no longer equals its :func:`_snapshot` in ``before``: ``what`` changed it in
-    place (:func:`call`'s own look, and that of a check that stops the student's function midway)."""
-    __tracebackhide__ = True  # noqa: F841
     for k, (arg, snap) in enumerate(zip(args, before)):
         if snap is not None and not _same(snap, arg):
             place = _ORDINAL[k] if k < len(_ORDINAL) else f"#{k + 1}"
@@ -317,6 +288,7 @@ def require_unchanged(args: tuple, before: list, what: str) -> None:
                 f"what it passed, so the notebook's own vectors or matrix would change behind its back\n"
                 f"Hint: leave the input as it is and return a new result — e.g. `x - m` instead of `x -= m`, or work "
                 f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
+    return result
 
 
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:
@@ -333,6 +305,40 @@ def named_slip(got, slips: dict, fallback: str, close=None) -> str:
             continue
     return fallback
 
+
+def hinted(check, hints: Mapping[str, str], *args, **kwargs):
+    """``check(*args, **kwargs)``; where the student's code raised an error whose type or text holds a key of
+    ``hints``, the failure's hint is that key's."""
+    try:
+        return check(*args, **kwargs)
+    except ExerciseError as err:
+        cause = err.__cause__
+        hint = next((h for key, h in hints.items() if cause is not None and key in f"{type(cause).__name__}: {cause}"),
+                    None)
+        raise (err if hint is None else ExerciseError(f"{str(err).splitlines()[0]}\nHint: {hint}")) from cause
+
+
+def as_array(x):
+    """A float64 numpy array of a tensor (any device, gradient or not), an array or a list."""
+    import numpy as np
+    return np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64)
+
+
+def one_number(got, what: str, hint: str = "return one number, a float") -> float:
+    """One float out of a number or a one-element array or tensor (an Exercise's ``returns``), else an ExerciseError."""
+    try:
+        x = None if got is None or isinstance(got, (str, bytes, bool)) else as_array(got)
+    except (TypeError, ValueError, RuntimeError):
+        x = None
+    require(x is not None and x.size == 1, f"{what} returned {_brief(got)}, not one number", hint)
+    return float(x.reshape(()))
+
+
+def unit(x, axis=1):
+    """``x`` as float64 with each row (``axis=0``: column; ``None``: the whole) scaled to length 1; zeros stay 0."""
+    import numpy as np
+    x = as_array(x)
+    return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-300)
 
 
 # ----------------------------------------------------------------------------- an exercise, declared once
@@ -356,7 +362,8 @@ class Exercise:
       student's kept one instead (notebook 03's ``train_loop`` in 04–14).
     * ``inputs``: the hidden inputs the check calls the student's function on (a function returning a list of
       argument tuples, built afresh for every check); ``slips``: ``{message naming the mistake: the same
-      function written with that mistake}``; ``hint``: what to say when no slip matches; ``ok``: the message of
+      function written with that mistake}``; ``hint``: what to say when no slip matches (or ``hint(got, *inputs)``,
+      which never shows the reference's value); ``ok``: the message of
       a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6); ``returns(value,
       what)``: reads the student's result before it is compared (e.g. one number out of a 0-d array or tensor),
       raising ExerciseError for what cannot be read.
@@ -368,7 +375,7 @@ class Exercise:
     kept: bool = False
     inputs: Callable[[], Sequence[tuple]] | None = None
     slips: Mapping[str, Callable] = field(default_factory=dict)
-    hint: str = ""
+    hint: str | Callable[..., str] = ""
     ok: str = ""
     compare: Callable[[Any, Any], bool] | None = None
     returns: Callable[[Any, str], Any] | None = None
@@ -397,7 +404,7 @@ class Exercise:
                 want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
-                hint = named_slip(got, slips, self.hint, same)
+                hint = named_slip(got, slips, self.hint(got, *args) if callable(self.hint) else self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
         ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")

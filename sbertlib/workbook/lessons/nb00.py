@@ -4,10 +4,8 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import guard, Exercise, require, two_items
+from . import Exercise, as_array as _f64, guard, require, two_items, unit as _unit
 
-_f64 = lambda x: x.detach().cpu().double().numpy() if torch.is_tensor(x) else np.asarray(x, dtype=float)
-_unit = lambda x, axis=1, p=1: _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True) ** p
 _off = lambda m, fill=-np.inf: np.where(np.eye(len(m), dtype=bool), fill, _f64(m))   # the diagonal set to fill
 _at = lambda m: tuple(sorted(divmod(int(np.argmax(m)), m.shape[1])))   # (row, column) of the largest
 _nn = lambda m, fill=-np.inf: [(i, int(j)) for i, j in enumerate(_off(m, fill).argmax(axis=1))]
@@ -34,7 +32,8 @@ COSINE_MATRIX = Exercise(
         "that is the dot product a·b: normalise each row to length 1 first": lambda a, b: _f64(a) @ _f64(b).T,
         "only the rows of `a` were normalised: normalise the rows of `b` too": lambda a, b: _unit(a) @ _f64(b).T,
         "only the rows of `b` were normalised: normalise the rows of `a` too": lambda a, b: _f64(a) @ _unit(b).T,
-        "you divided by the squared length: a unit vector is x / |x|": lambda a, b: _unit(a, p=2) @ _unit(b, p=2).T,
+        "you divided by the squared length: a unit vector is x / |x|":
+            lambda a, b: _unit(a) @ _unit(b).T / np.outer(*(np.linalg.norm(_f64(x), axis=1) for x in (a, b))),
         "that is the cosine *distance* 1 − cos; the similarity is the cosine": lambda a, b: 1 - _unit(a) @ _unit(b).T,
         "you divided by the norm of the whole matrix, not of each row": lambda a, b: _unit(a, None) @ _unit(b, None).T,
         "you normalised the columns (axis 0): normalise each row (axis=1)": lambda a, b: _unit(a, 0) @ _unit(b, 0).T},

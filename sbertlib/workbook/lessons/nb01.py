@@ -2,10 +2,8 @@
 import numpy as np
 
 from ...model.word_average import AverageWordEmbeddings, simple_tokenize
-from . import guard, Exercise, ExerciseError
+from . import Exercise, as_array as _f64, guard, one_number as _number, unit as _unit
 
-_f64 = lambda x: np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=float)
-_unit = lambda x, axis=1: _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True).clip(1e-300)
 _cos = lambda x, axis=1: _unit(x, axis) @ _unit(x, axis).T
 _offdiag = lambda c: c[~np.eye(len(c), dtype=bool)]   # the entries i ≠ j
 _pairs = lambda n: n * (n - 1) // 2
@@ -14,14 +12,6 @@ _same = lambda tol, nan=False: lambda a, b: np.shape(a) == np.shape(b) and np.al
 _known = lambda sentences, vocab=None: np.array([[sum(vocab is None or t in vocab for t in simple_tokenize(s.lower()))]
                                                  for s in sentences])   # how many tokens of each (are in vocab)
 _WORDS = "a man is playing guitar . , ! the cat sleeps on sofa someone music loud".split()   # the hidden vocabulary
-
-
-def _number(x, what: str) -> float:
-    try:   # one number out of an int, a float or a one-element array or tensor
-        return float(x.reshape(()) if hasattr(x, "reshape") else x)
-    except (TypeError, ValueError, RuntimeError):
-        raise ExerciseError(f"{what} returned {x!r}, not one number\nHint: return one number, a float") from None
-
 
 PAIR_COUNT = Exercise(
     "pair_count", reference=_pairs, inputs=lambda: [(n,) for n in (5, 0, 1, 2, 3, 4, 10, 100, 10_000, 123_457)],

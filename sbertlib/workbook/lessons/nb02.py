@@ -2,6 +2,7 @@
 and its gradients, one gradient step, Table 6's concatenations."""
 import copy
 import re
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
@@ -97,8 +98,7 @@ HEAD = Exercise('SiameseClassifier', probe="""
 
 
 def check_siamese_classifier(cls, encoder) -> None:
-    """``SiameseClassifier(model, num_labels)``: ``classifier`` an ``nn.Linear(3n, num_labels)`` with a bias, over the
-    encoder given; ``loss_from_embeddings([u, v], labels)`` (value, gradient) as SoftmaxLoss's with the same weights."""
+    """``classifier`` an ``nn.Linear(3n, num_labels)`` with a bias; the loss (value, gradient) SoftmaxLoss's."""
     require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss), "pass your class itself, a subclass of "
             "losses.SBERTLoss", "check_siamese_classifier(SiameseClassifier, encoder)")
     n = int(encoder.dim)
@@ -171,8 +171,7 @@ def _graded(loss, model) -> tuple[float, torch.Tensor]:
 
 
 def check_pair_loss(pair_loss, encoder) -> None:
-    """``pair_loss(model, fa, fb, target, detach_a=False, detach_b=False)``: ``(cos(u, v) − target)²``, each flag
-    cutting the gradient through its own branch (not the value), on a hidden pair through a copy of ``encoder``."""
+    """:func:`pair_loss_truth` on a hidden pair through a copy of ``encoder``, with each detach flag."""
     model = copy.deepcopy(encoder).cpu().eval()
     args = model, model.tokenize(["A dog runs across the field."]), model.tokenize(["Markets closed."]), torch.tensor([.2])
     same = lambda a, b: abs(a[0] - b[0]) < 1e-5 and torch.allclose(a[1], b[1], rtol=1e-4, atol=1e-7)  # noqa: E731
@@ -214,9 +213,8 @@ def _as_grads(got, names: list, what: str) -> dict:
 
 
 def check_gradients(gradients, encoder) -> None:
-    """``gradients(model, fa, fb, target, detach_a=False, detach_b=False) -> (loss, {name: gradient})`` as
-    :func:`gradients_truth`: branch A alone, branch B alone, the whole pair twice, one call after
-    another on the same model (with a parameter no loss reaches), as the notebook calls it."""
+    """:func:`gradients_truth` for branch A alone, B alone, the pair twice, call after call on one model (with a
+    parameter no loss reaches), as the notebook calls it."""
     model = copy.deepcopy(encoder).cpu().eval()
     model.register_parameter("never_reached", torch.nn.Parameter(torch.zeros(3)))
     fa, fb, target = model.tokenize(["Two children play in the snow."]), model.tokenize(["A chef."]), torch.tensor([.1])
@@ -275,13 +273,26 @@ def check_gradient_step(gradient_step) -> None:
 _ORDERS = TABLE6_CONCATS + (("v", "u"), ("|u-v|", "u", "v"), ("u*v", "u"), ("u", "|u-v|", "v"), ("u*v", "|u-v|", "v", "u"))
 _cat = lambda u, v, parts, dim=1, **own: torch.cat([{"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, **own}[p]
                                                     for p in parts], dim)
+
+
+def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
+    """What each n-wide block of the student's ``got`` holds, in their order — never what it should hold."""
+    n, known = u.shape[1], {"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, "u − v": u - v, "v − u": v - u}
+    if not (torch.is_tensor(got) and got.dim() == 2 and got.shape[0] == len(u) and got.shape[1] % n == 0):
+        return "return a torch tensor of shape (batch, len(parts)·n): the parts side by side, torch.cat(..., dim=1)"
+    names = [next((k for k, t in known.items() if torch.allclose(got[:, i:i + n].float(), t, atol=1e-5)), "?")
+             for i in range(0, got.shape[1], n)]
+    return (f"your blocks are ({', '.join(names)}) for parts {parts}: block k must be the part named k-th in parts"
+            + (" — a '?' is none of u, v, |u-v| and u*v" if "?" in names else ""))
+
+
 CONCAT_FEATURES = Exercise('concat_features', probe="""
             _rng = _np.random.default_rng(2024)
             _u, _v = (_torch.tensor(_rng.normal(size=(2, 3)), dtype=_torch.float32) for _ in range(2))
             _parts = [("u", "v"), ("|u-v|",), ("u*v",), ("|u-v|", "u*v"), ("u", "v", "u*v"), ("u", "v", "|u-v|"),
                       ("u", "v", "|u-v|", "u*v"), ("v", "u"), ("|u-v|", "v", "u")]
             _result = {" ".join(p): concat_features(_u.clone(), _v.clone(), p) for p in _parts}
-            """, reference=pair_features, compare=_close,
+            """, reference=pair_features, compare=_close, hint=_blocks,
     inputs=lambda: [(*_uv(seed, rows, n), parts) for seed, rows, n in ((0, 3, 4), (1, 1, 6)) for parts in _ORDERS],
     slips={"'|u-v|' is the element-wise |u − v|, never negative: you left out the absolute value (u − v)":
                lambda u, v, p: _cat(u, v, p, **{"|u-v|": u - v}),
@@ -295,27 +306,10 @@ CONCAT_FEATURES = Exercise('concat_features', probe="""
     ok="concat_features is right for all seven concatenations of Table 6, and for parts in other orders")
 
 
-def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
-    """What each n-wide block of the student's ``got`` holds, in their order — never what it should hold."""
-    n, known = u.shape[1], {"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, "u − v": u - v, "v − u": v - u}
-    if not (torch.is_tensor(got) and got.dim() == 2 and got.shape[0] == len(u) and got.shape[1] % n == 0):
-        return f"return a torch tensor of shape (batch, len(parts)·n): the parts side by side, torch.cat(..., dim=1)"
-    names = [next((k for k, t in known.items() if torch.allclose(got[:, i:i + n].float(), t, atol=1e-5)), "?")
-             for i in range(0, got.shape[1], n)]
-    return (f"your blocks are ({', '.join(names)}) for parts {parts}: block k must be the part named k-th in parts"
-            + (" — a '?' is none of u, v, |u-v| and u*v" if "?" in names else ""))
-
-
 def check_concat_features(concat_features, u=None, v=None) -> None:
     """:data:`CONCAT_FEATURES` on hidden u, v and the notebook's own; a wrong answer is told what its blocks are."""
     mine = [] if u is None else [(u.detach().float().cpu(), v.detach().float().cpu(), p) for p in _ORDERS]
-    for a, b, parts in CONCAT_FEATURES.inputs() + mine:
-        got = call(concat_features, a.clone(), b.clone(), parts, what="your concat_features")
-        if not _close(got, pair_features(a, b, parts)):
-            slips = {m: (lambda s=s: s(a, b, parts)) for m, s in CONCAT_FEATURES.slips.items()}
-            raise ExerciseError(f"concat_features(u, v, {parts}) returned {_brief(got)}\nHint: "
-                                + named_slip(got, slips, _blocks(got, a, b, parts), _close))
-    ok(CONCAT_FEATURES.ok)
+    replace(CONCAT_FEATURES, inputs=lambda: CONCAT_FEATURES.inputs() + mine).check(concat_features)
 
 
 EXERCISES = (POOL, HEAD, PAIR_LOSS, CONCAT_FEATURES)

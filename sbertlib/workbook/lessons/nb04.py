@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
-from . import Exercise, _brief, guard, require, two_items
+from . import Exercise, _brief, as_array as _np, guard, one_number, require, two_items, unit as _unit
 
 AVG = "ties share the *average* of the ranks they span (tied for ranks 4, 5, 6: all get 5)"
 TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method='ordinal' or 'first'): ",
@@ -13,15 +13,12 @@ TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method=
         "dense": "tied values got dense ranks (1, 2, 2, 3: method='dense'): "}
 ALL, WORST, OVER = GENRE_COLUMNS = ("share of all", "share of the worst", "over-representation")
 
-def _np(x) -> np.ndarray: return np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=float)  # noqa: E704
-def _unit(a): return a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-8)  # noqa: E704
 def _dot(u, v): return (u * v).sum(1)  # noqa: E704
 def _pearson(x, y) -> float: return float(pearsonr(x, y)[0])  # noqa: E704
 
 def _num(got, what: str) -> float:
-    require(np.size(_np(got)) == 1, f"{what} returned {_brief(got)}, not one number",
-            "return one float: of np.corrcoef's 2 × 2 matrix or of scipy's result, the one entry you need")
-    return float(_np(got).reshape(()))
+    return one_number(got, what, "return one float: of np.corrcoef's 2 × 2 matrix or of scipy's result, the one entry "
+                      "you need")
 
 def _two(first, second, hint: str):
     """An Exercise's ``returns``: the student's two results, read by ``first`` and ``second``."""

@@ -1,8 +1,5 @@
-"""Self-checks for notebook 08 (SentEval transfer): the majority-class warm-up, SentEval's classifier on one split
-(``fit_and_score``), its k-fold protocol (``cv_accuracy``), which protocol for which task (``score_task``) and
-standardising the dimensions before a cosine (the paper's Section 5) — each declared once (:class:`Exercise`:
-reference, hidden inputs, named slips). A self-check names the usual mistake; grading integrity lives in nbgrader's
-hidden tests."""
+"""Self-checks for notebook 08 (SentEval transfer): the majority-class warm-up, SentEval's classifier on one split,
+its k-fold protocol, which protocol for which task and standardising the dimensions (the paper's Section 5)."""
 from __future__ import annotations
 
 import warnings
@@ -13,16 +10,9 @@ import numpy as np
 
 from ...data import SentEvalTask
 from ...evaluation import transfer
-from . import guard, Exercise, ExerciseError, call, ok, require
+from . import Exercise, ExerciseError, as_array, call, guard, ok, one_number, require
 
-__all__ = ["check_majority_baseline", "majority_accuracies", "check_standardise", "standardise_truth",
-           "check_fit_and_score", "fit_and_score_truth", "check_cv_accuracy", "cv_accuracy_truth", "check_score_task"]
-
-def _number(got, what: str) -> float:
-    try:
-        return float(np.asarray(got.detach() if hasattr(got, "detach") else got, dtype=np.float64).item())
-    except (TypeError, ValueError):
-        raise ExerciseError(f"{what} returned {got!r}\nHint: return one number, the accuracy ×100") from None
+_number = lambda got, what: one_number(got, what, "return one number, the accuracy ×100")  # noqa: E731
 
 def _close(got, want) -> bool:   # an accuracy computed in float32 is right too
     return abs(got - want) <= 1e-4 * max(1.0, abs(want))
@@ -76,8 +66,7 @@ MAJORITY = Exercise('majority_baseline', probe="_result = {name: majority_baseli
          "the share of the most common label in task.labels")
 
 def check_majority_baseline(majority_baseline, tasks=None) -> None:
-    """``majority_baseline(task) -> accuracy ×100`` on hidden tasks, then on the notebook's ``tasks`` (a tie for the
-    most frequent class: any of the tied classes is right)."""
+    """:data:`MAJORITY`, then on the notebook's ``tasks`` (a tie for the most frequent class: any tied class is right)."""
     MAJORITY.check(majority_baseline)
     for task in (tasks.values() if isinstance(tasks, dict) else tasks or []):
         got = MAJORITY.returns(call(majority_baseline, task, what="your majority_baseline"), task.name)
@@ -145,8 +134,7 @@ FIT_AND_SCORE = Exercise(
          "following `seed`; then the accuracy ×100 on the test part",
     ok="fit_and_score is SentEval's classifier on 4 hidden splits (C chosen on train, or on dev)")
 
-def check_fit_and_score(fit_and_score) -> None:
-    FIT_AND_SCORE.check(fit_and_score)
+def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # noqa: E704
 
 
 # ----------------------------------------------------------------------------- SentEval's k-fold protocol
@@ -193,8 +181,7 @@ CV_ACCURACY = Exercise(
     ok="cv_accuracy is SentEval's protocol on 2 hidden tasks")
 
 def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS):
-    """Check ``cv_accuracy(X, y, folds, seed, Cs)`` on hidden tasks, then on the notebook's ``(X, y)`` if given;
-    returns the protocol's accuracy there."""
+    """:data:`CV_ACCURACY`, then on the notebook's ``(X, y)`` if given; returns the protocol's accuracy there."""
     if X is None:
         return CV_ACCURACY.check(cv_accuracy)
     want = cv_accuracy_truth(X, y, folds, seed, Cs)
@@ -313,7 +300,7 @@ def _standardise_slips(ddof: int) -> dict:
 
 def _near(got, want) -> bool:
     try:
-        got = np.asarray(got.detach().cpu() if hasattr(got, "detach") else got, dtype=np.float64)
+        got = as_array(got)
     except (TypeError, ValueError):
         return False
     with np.errstate(all="ignore"):
@@ -339,11 +326,6 @@ def check_standardise(standardise) -> None:
     raise min(errors, key=lambda e: STANDARDISE.hint in str(e))   # a named slip before the general hint
 
 EXERCISES = (MAJORITY, STANDARDISE, FIT_AND_SCORE, CV_ACCURACY, SCORE_TASK)
-
-
-# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
-# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
-# right one; their hints point at the idea without naming the right option.
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -1,8 +1,5 @@
 """Self-checks for notebook 09 (visualising embeddings): the premise–hypothesis cosines by label, two scores of how
-well labels group in a space (separation: global, in cosine units; 1-NN agreement: local), PCA by SVD and the chance
-agreement. Each exercise declared once: reference, hidden inputs, each everyday mistake as code under the message
-naming it; separation and nn_agreement run on the notebook's own embeddings too. Grading integrity lives in
-nbgrader's hidden tests (``probe``), not here."""
+well labels group (separation: global; 1-NN agreement: local), PCA by SVD and the chance agreement."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -10,9 +7,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, _brief, call, guard, ok, require, two_items
+from . import Exercise, _brief, as_array as _raw, call, guard, ok, require, two_items
 
-def _raw(emb) -> np.ndarray: return np.asarray(emb.detach().cpu() if hasattr(emb, "detach") else emb, dtype=np.float64)  # noqa: E704
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
 
 def _unit(emb, axis: int = 1) -> np.ndarray:
@@ -120,9 +116,7 @@ def _hidden_cases() -> list[tuple[np.ndarray, list]]:
     return cases
 
 
-SEPARATION = Exercise(
-    "separation",
-    probe="""
+SEPARATION = Exercise("separation", probe="""
             _rng = _np.random.default_rng(2030)
             _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
             """,
@@ -142,9 +136,7 @@ SEPARATION = Exercise(
     ok=f"separation matches the reference on {len(_hidden_cases())} hidden sets",
     compare=_close, returns=_one_number)
 
-NN_AGREEMENT = Exercise(
-    "nn_agreement",
-    probe="""
+NN_AGREEMENT = Exercise("nn_agreement", probe="""
             _rng = _np.random.default_rng(2031)
             _result = nn_agreement(_rng.normal(size=(15, 4)), [0, 1, 1, 2, 0] * 3)
             """,
@@ -175,11 +167,9 @@ def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
     return value
 
 def check_separation(separation: Callable, emb=None, labels: Sequence | None = None) -> float:
-    """Pass when ``separation(emb, labels)`` equals :func:`separation_truth` on hidden data (and on ``emb``)."""
     return _check(SEPARATION, separation, emb, labels, "+.4f")
 
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
-    """Pass when ``nn_agreement(emb, labels)`` equals :func:`nn_agreement_truth` on hidden data (and on ``emb``)."""
     return _check(NN_AGREEMENT, nn_agreement, emb, labels, ".3f")
 
 
@@ -241,8 +231,7 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
     returns=lambda got, what: tuple(_raw(x) for x in two_items(got, f"{what} returned", "return (coords, explained)")))
 
 def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
-    """Check ``pca(emb, k) -> (coords (n, k), explained (k,))`` against :func:`pca_truth` on hidden embeddings (and
-    on ``emb`` if given); each direction's sign may differ."""
+    """:data:`PCA` on hidden embeddings and on ``emb`` if given; each direction's sign may differ."""
     extra = [(_raw(emb), k)] if emb is not None else []
     replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + (" and on your embeddings" if extra else "")).check(pca)
 
@@ -273,18 +262,14 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
     ok="chance is right: Σ share² — a random neighbour drawn with replacement (it may be the sentence itself)")
 
 def check_chance(chance: Callable) -> None:
-    """Check ``chance(labels) -> float``: Σ share² (with replacement) or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other*
-    sentence) on hidden labellings with unequal classes, as strings and as integers."""
+    """Σ share² (with replacement: :data:`CHANCE`) or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other* sentence)."""
     if callable(chance) and all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
                                 for a in CHANCE.inputs()):
         return ok("chance is right: Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence (drawn without "
                   "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a large n")
     CHANCE.check(chance)
 
-def check_cosine_by_label(cosine_by_label: Callable) -> None:
-    """Check ``cosine_by_label(premise, hypothesis, gold, labels) -> {label: mean cosine}`` on hidden pairs whose rows
-    have very different norms and a shared offset."""
-    COSINE_BY_LABEL.check(cosine_by_label)
+def check_cosine_by_label(cosine_by_label: Callable): COSINE_BY_LABEL.check(cosine_by_label)  # noqa: E704
 
 
 EXERCISES = (SEPARATION, NN_AGREEMENT, COSINE_BY_LABEL, PCA, CHANCE)

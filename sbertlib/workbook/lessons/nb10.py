@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from . import guard, Exercise, ok, require
+from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit
 
 
 # ----------------------------------------------------------------------------- the explorer's measures
@@ -23,14 +23,6 @@ def _measure_cases() -> list[tuple]:
     rng = np.random.default_rng(10)
     a, b = (rng.standard_normal((n, 6)) * rng.uniform(0.2, 6.0, size=(n, 1)) + 0.3 for n in (5, 4))
     return [(a.astype(np.float32), b.astype(np.float32), m) for m in ("cosine", "dot", "euclidean", "manhattan")]
-
-
-def _f64(x) -> np.ndarray:
-    return np.asarray(x.detach().cpu().numpy() if hasattr(x, "detach") else x, dtype=np.float64)
-
-
-def _unit(x, axis: int = 1) -> np.ndarray:
-    return _f64(x) / np.linalg.norm(_f64(x), axis=axis, keepdims=True)
 
 
 def _close(got, want) -> bool:   # float32 rounding allowed: relative 1e-4
@@ -70,9 +62,7 @@ SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_
     ok="similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
 
 
-def check_similarity(similarity) -> None:
-    """Check ``similarity(a, b, measure) -> (n, m)`` against :func:`similarity_truth` for the four measures."""
-    SIMILARITY.check(similarity)
+def check_similarity(similarity): SIMILARITY.check(similarity)  # noqa: E704
 
 
 # ----------------------------------------------------------------------------- a paraphrase without shared words

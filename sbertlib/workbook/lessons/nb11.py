@@ -6,13 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from . import guard, Exercise, ExerciseError, require
-
-def _one_number(got, what: str) -> float:
-    try:
-        return float(got.item() if hasattr(got, "item") else got)
-    except (TypeError, ValueError, RuntimeError):
-        raise ExerciseError(f"{what} returned {got!r}, not a number\nHint: return one number") from None
+from . import Exercise, ExerciseError, guard, one_number, require
 
 
 # ----------------------------------------------------------------------------- padding share
@@ -38,7 +32,7 @@ def _padding_cases() -> list[tuple]:
 PADDING = Exercise('padding_share_by_hand', probe="""
             _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
             _result = [padding_share_by_hand(_lengths, b, s) for b in (1, 3, 4) for s in (False, True)]
-            """, reference=padding_truth, inputs=_padding_cases, returns=_one_number, slips={
+            """, reference=padding_truth, inputs=_padding_cases, returns=one_number, slips={
     "every sentence padded to the longest of all the sentences: a batch is padded only to its own longest member":
         lambda l, b, s: _share(_batches(l, b, s), pad_to=max(l)),
     "sorted shortest first: sort=True means longest first (the batches then fall differently)":
@@ -59,8 +53,7 @@ PADDING = Exercise('padding_share_by_hand', probe="""
          "that hold no real token",
     ok="your padding share matches on random batches, sorted and unsorted")
 
-def check_padding_share(fn) -> None:
-    PADDING.check(fn)
+def check_padding_share(fn): PADDING.check(fn)  # noqa: E704
 
 
 # ----------------------------------------------------------------------------- token-budget batches
@@ -84,6 +77,13 @@ def _cut(order, lengths, max_tokens: int, cost: str = "rows × longest", at: boo
 
 def _longest_first(lengths) -> list[int]:
     return sorted(range(len(lengths)), key=lambda i: -lengths[i])
+
+def _lists(got, what: str) -> list[list[int]]:
+    try:
+        return [[int(i) for i in batch] for batch in got]
+    except (TypeError, ValueError):
+        raise ExerciseError(f"{what} returned {got!r}, not a list of batches of sentence indices\n"
+                            "Hint: return e.g. [[4, 0], [2, 1, 3]]") from None
 
 BUDGET = Exercise('token_budget_batches', probe="""
             _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
@@ -111,20 +111,12 @@ BUDGET = Exercise('token_budget_batches', probe="""
     inputs=lambda: [([10, 6, 6, 6], 24), ([5, 9, 9, 3, 12, 4], 24), ([10, 10, 10], 30), ([50, 3, 3, 3], 20), ([7], 5)] + [
         (rng.integers(2, 70, size=rng.integers(20, 60)).tolist(), int(rng.integers(60, 400)))
         for rng in [np.random.default_rng(12)] for _ in range(6)],
-    returns=lambda got, what: _lists(got, what), compare=lambda got, want: got == want,
+    returns=_lists, compare=lambda got, want: got == want,
     hint="each sentence once, longest first (equal lengths in input order); a new batch starts only when one more "
          "sentence would push rows × longest past max_tokens",
     ok="token-budget batches match the library's on sorted, tied and over-long inputs")
 
-def _lists(got, what: str) -> list[list[int]]:
-    try:
-        return [[int(i) for i in batch] for batch in got]
-    except (TypeError, ValueError):
-        raise ExerciseError(f"{what} returned {got!r}, not a list of batches of sentence indices\n"
-                            "Hint: return e.g. [[4, 0], [2, 1, 3]]") from None
-
-def check_token_budget_batches(fn) -> None:
-    BUDGET.check(fn)
+def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
 
 
 # ----------------------------------------------------------------------------- bf16 by hand
@@ -209,15 +201,9 @@ PICK = Exercise('pick_precision', probe="""
     hint="keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest",
     ok="your rule picks the fastest precision that leaves the Spearman unchanged, on 8 tables")
 
-def check_pick_precision(fn) -> None:
-    PICK.check(fn)
+def check_pick_precision(fn): PICK.check(fn)  # noqa: E704
 
 EXERCISES = (PADDING, BUDGET, BF16, PICK)
-
-
-# The notebook's questions (its ``## Questions`` cell asks them with ``quiz.ask``): each check follows the written
-# answer in the lecturer's ``answers`` cell. Wrong options are the usual misconceptions, about as long as the
-# right one; their hints point at the idea without naming the right option.
 
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -6,11 +6,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import guard, Exercise, ok, require
+from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit
 from ...search import community_detection, faiss_search, recall_at_k
 
-_f64 = lambda x: np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64)  # noqa: E731
-_unit = lambda x: _f64(x) / np.linalg.norm(_f64(x), axis=1, keepdims=True)  # noqa: E731
 _cos = lambda a, b: _unit(a) @ _unit(b).T  # noqa: E731
 
 def _readable(compare):
