@@ -63,6 +63,24 @@ def test_bench_encode_precisions_prints_one_json_object(shared_data, capsys):
     assert "bf16" in captured.err and "ours bf16 / ours fp32" in captured.err
 
 
+def test_an_emulated_precision_is_timed_on_a_sample_by_both_libraries(shared_data, fake_reference, monkeypatch,
+                                                                      capsys):
+    """Where bf16 is emulated (a CPU without AMX or AVX512-BF16) a pass over the corpus takes minutes: both
+    libraries time it once on the first N sentences, and the table says so with the estimate for all."""
+    monkeypatch.setattr(hardware, "cpu_bf16", lambda flags=None: "emulated")
+    assert bench.main(["encode", "--model", "tiny-random-bert", "--n", "40", "--repeats", "2", "--precision",
+                       "fp32,bf16", "--emulated-sample", "8", "--device", "cpu", "--data-dir", str(shared_data),
+                       "--json"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["fp32"]["timed_sentences"] == 40 and result["bf16"]["timed_sentences"] == 8
+    assert result["bf16"]["estimated_s_all"] == pytest.approx(40 / result["bf16"]["ours"])
+    jobs = {job["precision"]: job for kind, job in fake_reference}
+    assert len(jobs["fp32"]["sentences"]) == 40 and jobs["fp32"]["repeats"] == 2
+    assert len(jobs["bf16"]["sentences"]) == 8 and jobs["bf16"]["repeats"] == 1
+    assert "bf16, emulated here: both libraries timed it once, on the first 8 sentences" in captured.err
+
+
 def test_bench_train_precision_column(shared_data, tmp_path):
     out = tmp_path / "train.json"
     import warnings

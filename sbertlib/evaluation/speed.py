@@ -204,14 +204,20 @@ def compare_modes(encoder, sentences: Sequence[str], batch_size: int = 32, repea
 
 
 def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, precisions: Sequence[str] = ("fp32", "bf16"),
-                         batch_size: int = 32, repeats: int = 3, warmup: int = 1) -> list[dict]:
+                         batch_size: int = 32, repeats: int = 3, warmup: int = 1,
+                         emulated_sample: int | None = 128) -> list[dict]:
     """For each precision: sentences/s of ``encode`` on ``sentences``, STS Spearman ×100 on ``pairs``,
     and how far the vectors move from fp32's (max |difference|, least cosine); on a GPU also its memory
     (:func:`memory_used`: CUDA's peak; on mps what is held after the runs, which is not a peak).
 
     Same sentences, batch size and threads for every row; ``spearman_diff`` is against the fp32 row
     (measured first whether asked for or not). The encoder's own precision is restored afterwards.
+    A precision this device only emulates (:func:`~sbertlib.model.precision.is_emulated`: bf16 on most
+    laptops' CPUs, several times slower than fp32) is timed once on the first ``emulated_sample``
+    sentences (``None``: all, as the others): its row's ``timed_sentences`` says how many, and
+    ``estimated_s_all`` what one pass over all of them would take. Its Spearman is on all ``pairs``.
     """
+    from ..model.precision import is_emulated
     from .sts import STSEvaluator
     sentences, evaluator, saved = list(sentences), STSEvaluator(list(pairs)), encoder.precision
     order = ["fp32"] + [p for p in precisions if p != "fp32"]
@@ -221,14 +227,19 @@ def precision_comparison(encoder, sentences: Sequence[str], pairs: Sequence, pre
         for name in order:
             encoder.precision = name
             reset_memory(encoder.device)
-            t = measure(name, lambda: encoder.encode(sentences, batch_size, show_progress_bar=False),
-                        len(sentences), repeats, warmup, encoder.device)
+            sampled = emulated_sample is not None and is_emulated(name, encoder.device)
+            timed = sentences[:emulated_sample] if sampled else sentences
+            if sampled:  # one short untimed call instead of a warm-up pass over everything
+                encoder.encode(timed[:batch_size], batch_size, show_progress_bar=False)
+            t = measure(name, lambda: encoder.encode(timed, batch_size, show_progress_bar=False),
+                        len(timed), 1 if sampled else repeats, 0 if sampled else warmup, encoder.device)
             memory = memory_used(encoder.device)
-            emb = encoder.encode(probe, batch_size, convert_to="torch", show_progress_bar=False)
+            emb = encoder.encode(probe[:len(timed)], batch_size, convert_to="torch", show_progress_bar=False)
             ref = emb if ref is None else ref
-            cos = torch.nn.functional.cosine_similarity(emb, ref, dim=1)
+            cos = torch.nn.functional.cosine_similarity(emb, ref[:len(emb)], dim=1)
             row = {**t.as_dict(), "precision": name, "batch_size": batch_size, "spearman": evaluator(encoder),
-                   "max_abs_diff": float((emb - ref).abs().max()), "min_cosine_to_fp32": float(cos.min()), **memory}
+                   "max_abs_diff": float((emb - ref[:len(emb)]).abs().max()), "min_cosine_to_fp32": float(cos.min()),
+                   "timed_sentences": len(timed), "estimated_s_all": len(sentences) / t.sent_per_s, **memory}
             rows.append(row)
     finally:
         encoder.precision = saved

@@ -70,6 +70,15 @@ def auto_precision(device: torch.device | str, pooling: str) -> str:
     return "bf16" if pooling in ("mean", "max") and hardware.bf16_is_fast(device) else "fp32"
 
 
+def is_emulated(precision: str, device: torch.device | str) -> bool:
+    """True where ``precision`` runs on ``device`` only emulated, slower than fp32: bf16 on a CPU known to
+    have neither AMX nor AVX512-BF16 (most laptops), or on a CUDA GPU before Ampere."""
+    kind = torch.device(device).type
+    if precision != "bf16" or kind not in ("cpu", "cuda"):
+        return False
+    return hardware.cpu_bf16() == "emulated" if kind == "cpu" else not hardware.bf16_is_fast(device)
+
+
 # ----------------------------------------------------------------------------- choosing one
 def available_precisions(device: torch.device | str) -> tuple[str, ...]:
     """The precisions :meth:`SentenceEncoder.encode` runs on ``device``: fp16 on a GPU (CUDA, mps), int8 on
