@@ -261,7 +261,8 @@ def pair_features(u, v, parts=DEFAULT_CONCAT):
 
 
 class DistillationLoss(SBERTLoss):
-    """Knowledge distillation (Hinton, Vinyals & Dean, 2015) for sentence embeddings — not in the SBERT paper:
+    """Knowledge distillation (model compression, Buciluǎ et al. 2006; named by Hinton et al. 2015) for sentence
+    embeddings — not in the SBERT paper:
     the mean squared error between the student's sentence vector and the teacher's vector of the same
     sentence, averaged over every number (sentence-transformers' ``MSELoss``, as in its model-distillation
     example and in Reimers & Gurevych, 2020, "Making Monolingual Sentence Embeddings Multilingual using

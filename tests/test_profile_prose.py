@@ -217,8 +217,8 @@ GONE = {  # what the fact-check of issue 38 found wrong or misleading, and the s
            "happen to hold none", "each score comes from 500 pairs, with two or three points of noise",
            '"untrained, mean pooling")'],
     "05": ["3.5–4 seed standard deviations", "push every cosine towards 1", "TIE = 0.5"],
-    "06": ["the number of texts in one example"],
-    "03": ["fine-tuned on {PIT_PAIRS} NLI pairs", "on 500 of our NLI pairs"],
+    "06": ["the number of texts in one example", "(SNLI test here)"],
+    "03": ["fine-tuned on {PIT_PAIRS} NLI pairs", "on 500 of our NLI pairs", "every batch of 64 gives each anchor"],
 }
 
 
@@ -271,6 +271,9 @@ MARKDOWN_FACTS = [
     ("03", "(`smoke`: 64; the cell prints how many)", P["smoke"].max_train_pairs == 64),
     ("03", "reference encoder (on the profiles that have one: `offline`, `smoke`)",
      [n for n in NAMES if P[n].reference_backbone] == ["smoke", "offline"]),
+    ("03", "(`offline`'s batch of 64: 127)", P["offline"].nli.batch_size == 64 and P["offline"].nli_objective == "mnrl"),
+    ("06", "(SNLI test offline, AllNLI test on `laptop` and `paper`",
+     [P[n].nli_source for n in NAMES] == ["offline-nli", "offline-nli", "allnli", "allnli"]),
 ]
 
 

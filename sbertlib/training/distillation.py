@@ -1,7 +1,8 @@
 """Distilling a fully trained sentence encoder (the teacher) into a small one (the student).
 
-Not in the SBERT paper. Distilling a small, fast student from a large teacher is knowledge distillation
-(Hinton, Vinyals & Dean, 2015, "Distilling the Knowledge in a Neural Network"); for sentence embeddings the
+Not in the SBERT paper. Training a small, fast student to reproduce a large teacher goes back to model compression
+(Buciluǎ et al., 2006; Ba & Caruana, 2014); Hinton, Vinyals & Dean (2015) named it knowledge distillation and matched
+softened outputs. For sentence embeddings the
 student is trained to give each sentence the teacher's vector, with a mean-squared-error loss
 (:class:`sbertlib.losses.DistillationLoss`) — sentence-transformers' model-distillation example, and the
 recipe of Reimers & Gurevych (2020), who use it to distil into *other languages*. The offline teacher,
