@@ -25,12 +25,6 @@ def cross_encoder_dir(profile, seed: int = DEFAULT_SEED) -> Path:
     return runs.output_dir(profile.name, f"cross-encoder-stsb-{safe_name(profile.backbone)}-seed{seed}")
 
 
-def fit_settings(profile, seed: int = DEFAULT_SEED):
-    """The :class:`~sbertlib.training.TrainingArguments` of the profile's STSb regression with ``seed``: its
-    whole ``stsb`` stage (``profile.training_arguments("stsb", seed)``), as the bi-encoder's regression trains."""
-    return profile.training_arguments("stsb", seed)
-
-
 def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = False, data_dir=None,
                           show_progress_bar: bool = False):
     """``(cross_encoder, history)``: trained on STSb train the first time, loaded afterwards.
@@ -49,7 +43,8 @@ def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = Fal
     length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
     model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
     train = runs.stsb_train_pairs(profile, seed, data_dir)
-    history = fit(model, CrossEncoderLoss(model), train, fit_settings(profile, seed), output_dir=runs.fresh_folder(folder),
+    args = profile.training_arguments("stsb", seed)   # the bi-encoder regression's whole stsb stage
+    history = fit(model, CrossEncoderLoss(model), train, args, output_dir=runs.fresh_folder(folder),
                   show_progress_bar=show_progress_bar, profile=profile.name)
     if history.interrupted:
         raise KeyboardInterrupt("cross-encoder training interrupted; nothing was saved as final")

@@ -378,8 +378,8 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
         return f"{'above' if ours > theirs else 'below'} it by {abs(ours - theirs):.2f}"
     lines = [f"The PCA start is {said} the random start ({s_pca:.2f} vs {s_random:.2f}); you predicted {predicted!r}."]
     lines.append(f"Distillation adds {s_dist - s_pca:+.2f}, STSb then {s_small - s_dist:+.2f}: {s_small:.2f}, against "
-                 + (f"the teacher's {s_teacher:.2f} — notebook 05's two-stage model, which is the teacher here (its own "
-                    f"row: {s_two:.2f})." if profile.distill_teacher == "two-stage" else
+                 + (f"the teacher's {s_teacher:.2f} — notebook 05's two-stage model, which is the teacher here "
+                    f"(its own row: {s_two:.2f})." if profile.distill_teacher == "two-stage" else
                     f"notebook 05's {s_two:.2f} without a teacher and the teacher's {s_teacher:.2f}."))
     if rows["distilled"] is not None:
         name_base, nli_base = rows["distilled"]

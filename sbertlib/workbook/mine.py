@@ -81,8 +81,8 @@ def saved(name: str) -> dict | None:
     try:
         head = path.read_bytes()[:4096].decode("utf-8")
     except UnicodeDecodeError as err:
-        return {**found, "unreadable": f"it is not UTF-8 text (byte {err.start}): damaged, or saved in another "
-                                       f"encoding"}
+        why = f"it is not UTF-8 text (byte {err.start}): damaged, or saved in another encoding"
+        return {**found, "unreadable": why}
     except OSError as err:
         return {**found, "unreadable": f"it cannot be read ({err.strerror or type(err).__name__})"}
     for line in head.splitlines()[:5]:
@@ -172,15 +172,17 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
     notebook = notebook or known_notebook
     reference = fallback if fallback is not None else known_reference
     info = saved(name)
-    whose = f"notebook {notebook}'s" if notebook else "your"
-    stranger = places.owned_by_someone_else(info["path"]) if info is not None else None
-    if stranger is not None:  # a shared output folder: another student's file is never run as yours
+    if info is None:
+        whose = f"notebook {notebook}'s" if notebook else "your"
+        reason = f"{whose} {name} is not saved yet"
+    elif (stranger := places.owned_by_someone_else(info["path"])) is not None:
+        # a shared output folder: another student's file is never run as yours
         reason = (f"{info['path']} belongs to user {stranger}, not to you ({places.user_name()}): sbertlib loads "
                   f"only your own kept code. Your output folder is shared; run `python -m sbertlib where` and set "
                   f"${places.OUTPUT_DIR_ENV} to a folder of your own (e.g. ~/sbert-runs)")
-    elif info is not None and info.get("unreadable"):
+    elif info.get("unreadable"):
         reason = f"your saved {name} ({info['path']}) cannot be read back: {info['unreadable']}"
-    if info is not None and stranger is None and not info.get("unreadable"):
+    else:
         try:
             obj = _import(name, Path(info["path"]))
         except Exception as exc:  # noqa: BLE001 - a broken file is reported and replaced, never fatal
@@ -192,8 +194,6 @@ def load(name: str, fallback: Any = None, notebook: str | None = None, quiet: bo
                 print(f"{name}: yours, from {'notebook ' + from_nb if from_nb else 'an earlier notebook'} "
                       f"(kept {info.get('saved') or 'earlier'})")
             return obj
-    elif info is None:
-        reason = f"{whose} {name} is not saved yet"
     if reference is None:
         raise UnknownName(f"{reason}, and there is no reference to use instead: run "
                           f"{'notebook ' + notebook if notebook else 'the notebook that defines it'} first")

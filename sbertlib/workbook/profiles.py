@@ -373,7 +373,8 @@ def load_encoder(profile: Profile, baseline: bool = False, device=None, name: st
 
 def load_reference(profile: Profile, device=None):
     """The profile's fully trained reference encoder (offline: the packaged MiniLM), or None."""
-    return load_encoder(profile, device=device, name=profile.reference_backbone) if profile.reference_backbone else None
+    name = profile.reference_backbone
+    return load_encoder(profile, device=device, name=name) if name else None
 
 
 def hub_models(profile: Profile) -> list[str]:

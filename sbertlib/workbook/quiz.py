@@ -1,10 +1,7 @@
 """Self-check questionnaires: each notebook's questions answer back.
 
-Every notebook ends with ``## Questions``. Most questions have a self-check: a **choice** (pick one
-option; each wrong option is a common misconception and gets its own hint) or a **number** (right
-within a tolerance; too low and too high get different hints, and a few typical slips — a value a
-known mistake gives — get a hint of their own). A question that is genuinely open stays a
-**discussion** question: the notebook says "discuss" and no check is offered.
+Every notebook ends with ``## Questions``: a **choice** or a **number** has a self-check that answers each wrong
+answer with its own hint; a **discussion** question has none (the kinds: :mod:`sbertlib.workbook.questionnaire`).
 
 In a notebook::
 

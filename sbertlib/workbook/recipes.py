@@ -88,9 +88,8 @@ def differences(recorded: dict | None, now: dict, limit: int = 4) -> str:
     old, new = _flat(recorded), _flat(now)
     changed = []
     for key in sorted(set(old) | set(new)):
-        if old.get(key, "<none>") != new.get(key, "<none>"):
-            a, b = old.get(key, "<none>"), new.get(key, "<none>")
-            short = len(repr(a)) + len(repr(b)) < 60
-            changed.append(f"{key}: {a!r} -> {b!r}" if short else f"{key} changed")
+        a, b = old.get(key, "<none>"), new.get(key, "<none>")
+        if a != b:
+            changed.append(f"{key}: {a!r} -> {b!r}" if len(repr(a)) + len(repr(b)) < 60 else f"{key} changed")
     more = f"; and {len(changed) - limit} more" if len(changed) > limit else ""
     return "; ".join(changed[:limit]) + more

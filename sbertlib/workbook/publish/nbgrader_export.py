@@ -10,22 +10,13 @@ lecturer's and stays: the course's are written beside it (``nbgrader_config.sber
 ``--overwrite`` replaces them. The course id (``--course-id``) is checked (:func:`check_course_id`)
 and written with ``repr()``. What each lecturer-notebook cell becomes:
 
-* an exercise (a cell tagged ``solution``) → an **autograded answer** cell
-  (``grade: false, solution: true``). Its source is the student's stub (``metadata.stub``, what
-  ``python -m sbertlib student`` gives) followed by the lecturer's answer between
-  ``### BEGIN SOLUTION`` / ``### END SOLUTION``; with ``ClearSolutions.code_stub`` set to nothing in
-  the course's config, ``generate_assignment`` leaves exactly the stub. (The answer, run after the
-  stub, redefines what the stub defined, so the source notebook still runs as the lecturer's.) A stub
-  that raises at the top level (the default ``NotImplementedError`` one) keeps only its comments.
-* the exercise's check cell (the next code cell calling a ``check_...`` function) → an
-  **autograder test** cell per check call (``grade: true, locked: true``, 1 point each); what the
-  cell does after its check (print or plot the answer) becomes a read-only cell, so an error there
-  costs no point (:func:`check_parts`). A test's code runs inside
-  ``contextlib.redirect_stderr(sys.stdout)``: nbgrader gives 0 points to a test cell that writes
-  anything to stderr, and a warning or a progress bar is no wrong answer.
-* the questionnaire's answers (a cell tagged ``answers``) → left out, as in the student copies;
-  with ``written_answer_points > 0`` a **manually graded answer** (markdown ``grade: true,
-  solution: true``) instead: the lecturer's answers are its solution, students get "YOUR ANSWER HERE".
+* an exercise (a cell tagged ``solution``) → an **autograded answer** cell (``grade: false, solution:
+  true``): the student's stub, then the lecturer's answer as a solution region (:func:`answer_source`);
+* the exercise's check cell (the next code cell calling a ``check_...`` function) → an **autograder
+  test** cell per check call (``grade: true, locked: true``, 1 point each, :func:`check_parts`), its
+  stderr sent to stdout (:func:`graded_source`); what the cell does after its checks is read-only;
+* the questionnaire's answers (a cell tagged ``answers``) → left out, or with ``written_answer_points
+  > 0`` a **manually graded answer** (markdown ``grade: true, solution: true``);
 * every other cell → **read-only** (``locked: true``): nbgrader restores it before grading.
 
 With ``hidden_tests=True`` an exercise is graded by **hidden tests** instead of its check: the check
@@ -71,11 +62,8 @@ looking for the stored values (the cell's source in ``In``, ``source/`` on disk:
 submission as the lecturer's user, in the course folder). Each is deliberate and plain to see in the
 submitted answer cell; only running each submission in a sandbox of its own stops them.
 
-What students can read (said in the lecturer's README too): ``sbertlib`` is installed on their
-machine, and the library implements every exercise (that is what the checks compare against), the
-checks' modules hold the reference code, and the lecturer notebooks with solutions are public in the
-repository and on the course site. Hidden tests stop a student from passing by editing or
-side-stepping a visible check; they do not hide how the answer is computed.
+What students can read (the library, the checks' reference code, the lecturer notebooks) is said in
+the lecturer's README (:func:`readme_text`): hidden tests do not hide how an answer is computed.
 """
 from __future__ import annotations
 
@@ -109,10 +97,8 @@ _SIGNATURE = re.compile(r"\n(?:# |<!-- )written by `python -m sbertlib student -
                         r"[^\n]*\n?\Z")
 
 # ----------------------------------------------------------------------------------------- probes
-# Each exercise's probe is declared with the exercise, in its lesson module (``EXERCISES`` in lessons/nbNN.py).
-# The probes' helpers: no sbertlib in them, so changing the library or the checks cannot change a grade.
-# In a hidden test they only build the inputs and turn the result into plain data (``_plain``); what
-# decides the grade is :data:`_COMPARE`, which trusts none of them.
+# The probes' helpers (each probe is declared with its exercise, in lessons/nbNN.py): no sbertlib in them,
+# so changing the library or the checks cannot change a grade; :data:`_COMPARE` trusts none of them.
 _HELPERS = '''\
 import json as _json, sys as _sys
 import numpy as _np, pandas as _pd, torch as _torch
@@ -141,14 +127,7 @@ def _plain(x):
 '''
 
 
-# The hidden test's verdict (see "Hidden tests: what they trust" in the module docstring). One function,
-# defined and called in the same statement, after the probe: it reads two names from the notebook
-# (``_plain``, ``_result``: the student's result as plain data, which it does not trust), then builds
-# the stored value from the literal in its own source and compares the two with the built-in types'
-# own methods, taken from literals, and arithmetic written out. No other name it uses is looked up
-# in the notebook or in ``builtins`` (the test's checks that), and no method of an object from the
-# student's code runs once ``got`` exists: a number counts by the value it holds (``float.__float__``
-# of a subclass of float is its C double, whatever its ``__float__`` or ``__eq__`` say).
+# The hidden test's verdict: see "Hidden tests: what they trust" in the module docstring.
 _COMPARE = '''\
 @(lambda test: test())    # defined and run at once: nothing can rebind it between the two
 def _hidden_test():
@@ -175,10 +154,8 @@ def _hidden_test():
     def what(x):
         """x, said without running any method of it."""
         t = T(x)
-        if t is F:
-            return F.__repr__(x)
-        if t is I:
-            return I.__repr__(x)
+        if t is F or t is I:
+            return t.__repr__(x)
         if t is B:
             return "True" if x is True else "False"
         if t is NONE:
@@ -346,7 +323,8 @@ def exercises(nb, number: str = "") -> list[Exercise]:
 def answer_source(stub: str, solution: str) -> str:
     """The answer cell's source: the stub students get, then the lecturer's answer as a solution region.
 
-    With ``ClearSolutions.code_stub`` empty, ``generate_assignment`` turns this into the stub. A stub
+    With ``ClearSolutions.code_stub`` empty, ``generate_assignment`` turns this into the stub; the answer, run
+    after the stub, redefines what the stub defined, so the source notebook still runs as the lecturer's. A stub
     that raises at the top level would stop the lecturer's answer from running: it keeps its comments only."""
     tree = _python(stub)
     if tree is None or any(isinstance(node, ast.Raise) for node in tree.body):
@@ -747,13 +725,8 @@ of your own, or grade the written answers and talk to the student.
 def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: list[str] | None = None,
                   hidden_tests: bool = False, profile: str = GRADING_PROFILE, written_answer_points: float = 0,
                   course_id: str = COURSE_ID, overwrite: bool = False, log=print) -> list[NotebookReport]:
-    """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source``.
-
-    ``only``: notebook numbers (``["02", "03"]``); ``hidden_tests``: run the solutions on ``profile``
-    and grade by stored values (see the module docstring). A ``nbgrader_config.py`` or ``README.md``
-    in ``dest`` that this function did not write (or that was edited since) stays: the course's go
-    beside them (``nbgrader_config.sbertlib.py``, ``README.sbertlib.md``) and ``log`` says which
-    settings to merge; ``overwrite`` replaces them instead."""
+    """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source`` (see the module
+    docstring: ``hidden_tests``, ``overwrite``). ``only``: notebook numbers (``["02", "03"]``)."""
     check_course_id(course_id)
     source, dest = Path(source), Path(dest)
     paths = [p for p in notebook_paths(source) if not only or _notebook_number(p) in only]

@@ -131,7 +131,6 @@ def headline_text(nb) -> list[str]:
 
 def _error_line(text: str) -> str:
     """The most telling line of a cell error: the last one naming an exception type."""
-    import re
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", ln).strip() for ln in text.splitlines() if ln.strip()]
     named = [ln for ln in lines if re.match(r"^[A-Za-z_.]*(Error|Exception|Interrupt)\b", ln)]
     return (named or lines or [""])[-1]

@@ -14,13 +14,9 @@ static snapshots (:func:`static_copy`); live widgets need a kernel anyway.
     python -m sbertlib.workbook.publish.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
 
 The landing page holds the course outline, what the profiles and "stand-in" mean, the machine and
-profile that produced the numbers, and the headline results of every notebook (their ``headline``
-cells). For running a course (:mod:`.site_pages`): a syllabus with the minutes this build measured
-(``index.json``), instructor notes per notebook, the student copies as a zip, the licence and how to
-cite. The built pages are then finished in place (:func:`finish_pages`): figures get alt text (their
-titles, recorded in the kernel by :mod:`.figalt`, else the section they sit in), "notebook NN" and the
-sentence-transformers issues the text cites become links, the build folder's absolute paths become
-relative ones, solution cells are labelled, and no ``.doctrees`` or source maps are published.
+profile that produced the numbers, and every notebook's headline results; :mod:`.site_pages` makes the
+pages for running a course. The built pages are then finished in place (:func:`finish_pages`): alt
+text for figures (:mod:`.figalt`), links, relative paths, labelled solution cells, no source maps.
 """
 from __future__ import annotations
 
@@ -41,7 +37,6 @@ from .. import colab
 from ...errors import MissingPath
 from . import notebooks, site_pages
 
-ROOT = Path(__file__).resolve().parents[3]
 ASSETS = Path(__file__).resolve().parent / "site_assets"  # course.css, course.js
 FAVICON = ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' "
            "fill='#2b6cb0'/><text x='8' y='12' font-size='10' text-anchor='middle' fill='white'>S</text></svg>")
@@ -88,12 +83,6 @@ def mathjax_dir() -> Path:
     return Path(jupyter_server_mathjax.__file__).parent / "static"
 
 
-def _title(nb) -> str:
-    """The notebook's ``# NN · Title`` line, without the hash."""
-    first = nb.cells[0].source.splitlines()[0] if nb.cells and nb.cells[0].source else ""
-    return first.lstrip("# ").strip()
-
-
 # --------------------------------------------------------------------------- absolute paths
 
 def path_rewrites(out: Path) -> list[tuple[str, str]]:
@@ -101,7 +90,7 @@ def path_rewrites(out: Path) -> list[tuple[str, str]]:
     checkout become relative paths (``runs/…``, ``notebooks/…``), the data folder
     ``$SBERTLIB_DATA_DIR/…``, the home folder ``~/…``."""
     from ... import config
-    pairs = {str(Path(out).resolve()): "", str(ROOT): ""}
+    pairs = {str(Path(out).resolve()): "", str(site_pages.ROOT): ""}
     try:
         pairs.setdefault(str(config.data_dir().resolve()), "$SBERTLIB_DATA_DIR/")
     except Exception:  # no data folder configured: nothing to hide
@@ -309,7 +298,7 @@ def build_site(executed: Sequence[Path], results: Sequence[notebooks.RunResult],
         nb.cells[0].source = colab.plain_link(nb.cells[0].source)  # a link each chapter heads, no remote image
         _rewrite_outputs(nb, rewrites)
         nbformat.write(nb, src / path.name)
-        chapter_title = _title(nb)
+        chapter_title = site_pages.notebook_title(nb)
         chapters.append((path.stem, chapter_title))
         alts.update(figure_alts(nb, chapter_title))
         entry = timed.get(path.stem, {})

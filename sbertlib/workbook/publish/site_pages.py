@@ -1,18 +1,10 @@
 """The course site's pages for running a course: syllabus, instructor notes, student download, licence.
 
 Everything on these pages is taken from what the build produced or what the project holds — nothing
-is made up here:
-
-* the **syllabus**'s minutes per notebook are the build's measured runtimes (``index.json``), with the
-  profile and machine that measured them; a notebook the build did not run says so;
-* the **instructor notes** list, per notebook, its learning goals and sections with figures (what
-  to demo), the mistakes its checks recognise (read from ``sbertlib/workbook/lessons/nbNN.py``: the
-  messages of its ``require`` calls, its ``ExerciseError``\\ s and its catalogues of named mistakes —
-  :func:`check_mistakes`) and its own questions as discussion prompts;
-* the **student download** is a zip of :func:`sbertlib.workbook.publish.notebooks.student_copy` of every
-  notebook (solutions replaced by their stubs, answers left out, no outputs);
-* the **licence** page: code MIT (``LICENSE``), notebook text CC BY 4.0, and how to cite the paper
-  and the workbook.
+is made up here: the syllabus's minutes are the build's measured runtimes (``index.json``), the
+instructor notes' mistakes are read from the checks' source (:func:`check_mistakes`), the download is
+the student copies (:func:`sbertlib.workbook.publish.notebooks.student_copy`), the licence page reads
+``LICENSE``.
 """
 from __future__ import annotations
 
@@ -34,7 +26,6 @@ ROOT = Path(__file__).resolve().parents[3]
 CHECKS_DIR = Path(__file__).resolve().parents[1] / "lessons"
 STUDENT_ZIP = "sbert-workbook-student.zip"
 
-PAPER_TITLE = "Sentence-BERT: Sentence Embeddings using Siamese BERT-Networks"
 PAPER_ACL = "https://aclanthology.org/D19-1410/"
 PAPER_ARXIV = "https://arxiv.org/abs/1908.10084"
 PAPER_CODE = "https://github.com/UKPLab/sentence-transformers"
@@ -251,19 +242,13 @@ def check_mistakes(number: str, checks_dir: Path = CHECKS_DIR) -> dict[str, list
     calls = {name: _called_names(fn) & functions.keys() for name, fn in functions.items()}
     result: dict[str, list[str]] = {}
     for name in [n for n in functions if n.startswith("check_")]:
-        seen, todo = set(), [name]
+        seen, todo = {name}, [name]
         while todo:
-            current = todo.pop(0)
-            if current in seen:
-                continue
-            seen.add(current)
-            todo.extend(sorted(calls[current] - seen))
-        messages = []
-        for fn_name in [name] + sorted(seen - {name}):
-            for m in _messages(functions[fn_name]):
-                tidy = _tidy(m)
-                if tidy and tidy not in messages:
-                    messages.append(tidy)
+            new = calls[todo.pop()] - seen
+            seen |= new
+            todo += new
+        tidied = (_tidy(m) for fn in [name] + sorted(seen - {name}) for m in _messages(functions[fn]))
+        messages = list(dict.fromkeys(t for t in tidied if t))
         if messages:
             result[name] = messages
     for name, messages in _declared_slips(tree).items():  # exercises checked by the one exercise machinery
@@ -299,6 +284,12 @@ def _doc(chapter: Chapter) -> str:
     return f"{{doc}}`{chapter.title} <{chapter.stem}>`" if chapter.built else chapter.title
 
 
+def notebook_title(nb, default: str = "") -> str:
+    """The notebook's ``# NN · Title`` line, without the hash."""
+    first = nb.cells[0].source.splitlines()[0] if nb.cells and nb.cells[0].source else default
+    return first.lstrip("# ").strip()
+
+
 def course_chapters(built: Sequence[Chapter], folder: Path = notebooks.NOTEBOOK_DIR) -> list[Chapter]:
     """Every notebook of the course in order: the built chapters, and for each notebook in ``folder``
     that this build did not run, a :class:`Chapter` with ``built=False`` and no minutes."""
@@ -307,8 +298,7 @@ def course_chapters(built: Sequence[Chapter], folder: Path = notebooks.NOTEBOOK_
     for path in notebooks.notebook_paths(folder):
         if path.name[:2] not in have:
             nb = nbformat.read(path, as_version=4)
-            first = nb.cells[0].source.splitlines()[0] if nb.cells and nb.cells[0].source else path.stem
-            extra.append(Chapter(path.stem, first.lstrip("# ").strip(), nb, built=False))
+            extra.append(Chapter(path.stem, notebook_title(nb, path.stem), nb, built=False))
     return sorted(list(built) + extra, key=lambda c: c.stem)
 
 
