@@ -15,7 +15,12 @@ package: it goes to the **output folder**, which is
    Support`` on macOS).
 
 A dry run (random weights, ``SBERTLIB_DRY_RUN``) writes to ``dry-run/`` inside it, so its models never
-mix with trained ones. ``python -m sbertlib where`` prints every place (:func:`describe`); a lecturer
+mix with trained ones.
+
+**Shared runs.** ``$SBERTLIB_SHARED_RUNS`` names a class's read-only store of the library's trained runs,
+laid out as an output folder: the lecturer fills it once (``SBERTLIB_OUTPUT_DIR=/srv/sbert-runs python -m
+sbertlib build``), and a student's kernel loads a run from it when its recipe is the one asked for
+(:func:`sbertlib.workbook.runs.trained_model`). sbertlib never writes there. ``python -m sbertlib where`` prints every place (:func:`describe`); a lecturer
 finds a student's files under that student's home.
 
 A folder that cannot be used (not writable, a path under a file) is an :class:`OutputDirError`
@@ -32,6 +37,7 @@ from pathlib import Path
 from .errors import UserError
 
 OUTPUT_DIR_ENV = "SBERTLIB_OUTPUT_DIR"
+SHARED_RUNS_ENV = "SBERTLIB_SHARED_RUNS"
 APP_NAME = "sbert-workbook"
 
 
@@ -153,6 +159,13 @@ def output_dir(*parts: str, dry_run: bool = False, root: str | os.PathLike | Non
 _CHECKED: set[Path] = set()
 
 
+def shared_runs_dir() -> Path | None:
+    """The class's read-only store of trained runs (``$SBERTLIB_SHARED_RUNS``, expanded as the output
+    folder is), or None where it is not set."""
+    raw = os.environ.get(SHARED_RUNS_ENV)
+    return _expand(raw, None) if raw else None
+
+
 def owner(path: str | os.PathLike) -> str | None:
     """The login name owning ``path`` (None where the platform has no owners)."""
     try:
@@ -190,6 +203,8 @@ def describe(user: str | None = None) -> dict[str, str]:
         "output folder": f"{root}  ({origin})",
         "your kept code": str(root / "your_code"),
         "dry runs": str(root / "dry-run"),
+        "shared runs": f"{shared_runs_dir()}  (${SHARED_RUNS_ENV}, read only)" if shared_runs_dir() else
+                       f"none  (${SHARED_RUNS_ENV} not set)",
         "course data": f"{data_env}  (${config.DATA_DIR_ENV})" if data_env else
                        f"{config.default_data_dir()} if it holds the file, else the Hub  (no ${config.DATA_DIR_ENV} set)",
         "Hugging Face cache": f"{cache}  ($HF_HUB_CACHE / $HF_HOME)" if cache else

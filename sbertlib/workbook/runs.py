@@ -58,15 +58,41 @@ def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = 
     so has a run with changed training arguments (``...-epochs2-lr0.001``). Under ``output_dir`` when
     given, else under :func:`output_dir`'s default (``$SBERTLIB_OUTPUT_DIR``, ...); ``dry-run/`` inside
     it for a dry-run profile (or with ``$SBERTLIB_DRY_RUN`` set)."""
+    return _output_dir(profile.name, _run_name(profile, objective, seed, pooling, mixed_precision, overrides),
+                       dry_run=_dry(profile), root=output_dir)
+
+
+def _run_name(profile, objective: str, seed: int, pooling: str, mixed_precision: str | None,
+              overrides: dict | None) -> str:
+    """The folder name of a run: objective, backbone, pooling, seed, and what differs from the profile."""
     if objective not in OBJECTIVES:
         raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
-    safe_backbone = safe_name(profile.backbone)
     amp = f"-{mixed_precision}" if mixed_precision else ""
     changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
-    name = f"{objective}-{safe_backbone}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"
-    # a dry-run profile's models go to dry-run/ whatever the environment says; else $SBERTLIB_DRY_RUN decides
-    return _output_dir(profile.name, name, dry_run=True if getattr(profile, "dry_run", False) else None,
-                       root=output_dir)
+    return f"{objective}-{safe_name(profile.backbone)}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"
+
+
+def _dry(profile) -> bool | None:
+    """A dry-run profile's models go to dry-run/ whatever the environment says; else $SBERTLIB_DRY_RUN decides."""
+    return True if getattr(profile, "dry_run", False) else None
+
+
+def shared_run(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
+               mixed_precision: str | None = None, overrides: dict | None = None) -> Path | None:
+    """The class's copy of this run in the read-only store ``$SBERTLIB_SHARED_RUNS``
+    (:func:`sbertlib.places.shared_runs_dir`), when it is complete and its recipe is the one the profile
+    gives now; else None. Nothing is written there."""
+    root = places.shared_runs_dir()
+    if root is None:
+        return None
+    from .profiles import dry_run_requested
+    dry = _dry(profile) or (_dry(profile) is None and dry_run_requested())
+    folder = (root / "dry-run" if dry else root) / profile.name / _run_name(
+        profile, objective, seed, pooling, mixed_precision, overrides)
+    recorded = _recorded(folder)
+    recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
+    same = recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(recipe)
+    return folder if same else None
 
 
 def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, pooling: str = "mean",
@@ -82,7 +108,8 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
     change the profile's training arguments (:meth:`Profile.training_arguments`) of every stage
     trained, each such run in its own folder. ``retrain=True`` replaces an earlier run's folder.
     ``output_dir`` (default ``$SBERTLIB_OUTPUT_DIR``, ...: :func:`model_dir`) holds this run and every
-    run it starts from (an earlier stage, a trained teacher).
+    run it starts from (an earlier stage, a trained teacher). A run not there is loaded from the class's
+    read-only store (:func:`shared_run`) when the lecturer trained it with this recipe; else it trains here.
     """
     from ..model.encoder import SentenceEncoder
     folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir)
@@ -96,6 +123,13 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
         if recorded is not None:
             print(f"sbertlib: {folder} was trained with another recipe ({recipes.differences(recorded.recipe, recipe)}): "
                   f"training it again.", file=sys.stderr)
+        shared = shared_run(profile, objective, seed, pooling, mixed_precision, overrides)
+        if shared is not None:
+            from .profiles import with_precision
+            return with_precision(SentenceEncoder.load(shared / "final"), profile), _recorded(shared)
+        if places.shared_runs_dir() is not None:
+            print(f"sbertlib: the class's shared runs ({places.shared_runs_dir()}) hold no {objective!r} run of this "
+                  f"recipe: training your own, in {folder}.", file=sys.stderr)
     if objective in recipes.STARTS_FROM:
         start, _ = trained_model(profile, recipes.STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False,
                                  data_dir, show_progress_bar, mixed_precision, overrides, output_dir)
@@ -191,12 +225,16 @@ def contamination(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=No
 
 def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
                mixed_precision: str | None = None, overrides: dict | None = None,
-               output_dir: str | os.PathLike | None = None) -> bool:
+               output_dir: str | os.PathLike | None = None, shared: bool = True) -> bool:
     """True when ``trained_model(profile, objective)`` would load rather than train: a complete run is
-    there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`)."""
+    there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`) — in the
+    user's own folder, or (``shared=True``) in the class's store (:func:`shared_run`). A notebook whose
+    exercise trains the student's own code asks ``shared=False``: the student sees it train."""
     recorded = _recorded(model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir))
-    return recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
-        recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides))
+    if recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
+            recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)):
+        return True
+    return shared and shared_run(profile, objective, seed, pooling, mixed_precision, overrides) is not None
 
 
 def _recorded(folder: Path):
