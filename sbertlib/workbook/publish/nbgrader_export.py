@@ -1,35 +1,11 @@
-"""The workbook as an nbgrader course: ``python -m sbertlib student --nbgrader DIR``.
+"""The workbook as an nbgrader course: ``python -m sbertlib student --nbgrader DIR [--hidden-tests]``.
 
-Writes ``DIR/nbgrader_config.py``, ``DIR/README.md`` (for the lecturer) and, for every notebook,
-``DIR/source/<notebook name>/<notebook name>.ipynb`` in nbgrader's source format, so that the
-standard ``nbgrader generate_assignment``, ``validate``, ``autograde`` and ``generate_feedback`` work on
-it unchanged. A ``nbgrader_config.py`` or ``README.md`` already in ``DIR`` that this command did not
-write, or that was edited since (each file it writes ends with a digest of its text), is the
-lecturer's and stays: the course's are written beside it (``nbgrader_config.sbertlib.py``,
-``README.sbertlib.md``, which nbgrader does not read) and the command prints each setting to merge;
-``--overwrite`` replaces them. The course id (``--course-id``) is checked (:func:`check_course_id`)
-and written with ``repr()``. What each lecturer-notebook cell becomes:
-
-* an exercise (a cell tagged ``solution``) → an **autograded answer** cell (``grade: false, solution:
-  true``): the student's stub, then the lecturer's answer as a solution region (:func:`answer_source`);
-* the exercise's check cell (the next code cell calling a ``check_...`` function) → an **autograder
-  test** cell per check call (``grade: true, locked: true``, 1 point each, :func:`check_parts`), its
-  stderr sent to stdout (:func:`graded_source`); what the cell does after its checks is read-only;
-* the questionnaire's answers (a cell tagged ``answers``) → left out, or with ``written_answer_points
-  > 0`` a **manually graded answer** (markdown ``grade: true, solution: true``);
-* every other cell → **read-only** (``locked: true``): nbgrader restores it before grading.
-
-With ``hidden_tests=True`` an exercise is graded by **hidden tests** instead of its check: the check
-cell stays (read-only, ungraded: students still get its hints while they work), and after it one
-test cell per name the exercise asks for (``pool``, ``SiameseClassifier``, ``nprobe`` …) compares
-what the student's code gives on fixed inputs (each exercise's ``probe``, declared in its
-lesson module: :class:`sbertlib.workbook.lessons.Exercise`) with what the lecturer's solution gave,
-computed at export time by running the lecturer notebooks (on ``profile``, smoke by default) and
-stored in the test between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``: nbgrader strips
-it from the release and puts it back to autograde. The stored values hold only for that profile, so
-the course's config pins ``SBERTLIB_PROFILE`` to it. An exercise with an open answer (any pair of
-paraphrases in 10, any leak-free split in 13) or no probe that ran keeps its check as its grader;
-:func:`export_course` says which.
+What it writes, what each lecturer-notebook cell becomes (:func:`to_nbgrader`) and how the course is run: the
+README's section "Running a graded course with nbgrader" and the course folder's own README (:func:`readme_text`).
+With ``hidden_tests`` each name an exercise asks for is graded by a test cell that runs the exercise's ``probe``
+(declared with it in its lesson module: :class:`sbertlib.workbook.lessons.Exercise`) on the student's code and
+compares the result with the lecturer solution's, run at export time on ``profile`` (:func:`stored_values`) and
+stored in the test between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``.
 
 **Hidden tests: what they trust.** The student's code runs in the kernel the test runs in: before
 it (the answer cell) and during it (the probe calls the student's function). So a test that asks the
@@ -444,7 +420,9 @@ class NotebookReport:
 
 def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, written_answer_points: float = 0,
                 report: NotebookReport | None = None):
-    """The lecturer notebook ``nb`` in nbgrader's source format (a new notebook; see the module docstring).
+    """The lecturer notebook ``nb`` in nbgrader's source format (a new notebook): each ``solution`` cell an
+    answer cell (:func:`answer_source`), its check cell an autograder test per check call (:func:`check_parts`),
+    the ``answers`` cell left out (or, with ``written_answer_points``, graded by hand), every other cell read-only.
 
     ``stored`` maps the names of exercises to the values their hidden tests compare with (None: no
     hidden tests); an exercise with a name missing from it is graded by its check."""
@@ -725,8 +703,8 @@ of your own, or grade the written answers and talk to the student.
 def export_course(dest: str | Path, source: str | Path = NOTEBOOK_DIR, only: list[str] | None = None,
                   hidden_tests: bool = False, profile: str = GRADING_PROFILE, written_answer_points: float = 0,
                   course_id: str = COURSE_ID, overwrite: bool = False, log=print) -> list[NotebookReport]:
-    """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source`` (see the module
-    docstring: ``hidden_tests``, ``overwrite``). ``only``: notebook numbers (``["02", "03"]``)."""
+    """Write the nbgrader course folder ``dest`` from the lecturer notebooks in ``source`` (``overwrite``: see
+    :func:`write_unless_theirs`). ``only``: notebook numbers (``["02", "03"]``)."""
     check_course_id(course_id)
     source, dest = Path(source), Path(dest)
     paths = [p for p in notebook_paths(source) if not only or _notebook_number(p) in only]
