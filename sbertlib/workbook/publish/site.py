@@ -1,21 +1,15 @@
-"""The course website: the executed notebooks as a book, built and viewed offline.
+"""The course website: the executed notebooks as a book, built and viewed offline (the README's section "The
+course site" says what it holds, and why Jupyter Book 1's stack: Jupyter Book 2 asks a web API for its theme at build
+time, ``quarto-cli`` downloads its binary when it installs).
 
-Built with **Jupyter Book 1**'s stack — Sphinx, myst-nb, the book theme and its table of contents, all
-from PyPI. Why this one: Jupyter Book 2 (MyST) asks a web API for its theme at build time and fails
-offline, and ``quarto-cli`` downloads its binary when it installs; Jupyter Book 1 builds offline in
-seconds and gives chapter order in a sidebar, full-text search and a contents box on every page. We run
-Sphinx with our own ``conf.py`` rather than the ``jupyter-book`` command, to leave out the two
-extensions that would reach the internet (thebe, which also declares its script twice, and comments).
-What the pages would still fetch is replaced: MathJax comes from a local copy (MathJax 2.7, packaged on
-PyPI as ``jupyter-server-mathjax``) and the ipywidgets manager is not loaded at all — widgets show their
-static snapshots (:func:`static_copy`); live widgets need a kernel anyway.
+We run Sphinx with our own ``conf.py`` (:func:`_conf_py`) rather than the ``jupyter-book`` command, to leave out the
+extensions that would reach the internet (thebe, which also declares its script twice, and comments). MathJax 2.7
+is a local copy (``jupyter-server-mathjax``); widgets show their static snapshots (:func:`static_copy`).
 
     build_site(executed, results, out)     # → out/site/index.html, the landing page
     python -m sbertlib.workbook.publish.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
 
-The landing page holds the course outline, what the profiles and "stand-in" mean, the machine and
-profile that produced the numbers, and every notebook's headline results; :mod:`.site_pages` makes the
-pages for running a course. The built pages are then finished in place (:func:`finish_pages`): alt
+:mod:`.site_pages` makes the pages for running a course; :func:`finish_pages` finishes the built pages in place: alt
 text for figures (:mod:`.figalt`), links, relative paths, labelled solution cells, no source maps.
 """
 from __future__ import annotations
@@ -224,8 +218,7 @@ JupyterLab (`make lab`) to use them live.
 # --------------------------------------------------------------------------- Sphinx
 
 def _conf_py(title: str) -> str:
-    """Sphinx's configuration: Jupyter Book 1's stack (myst-nb, the book theme, its table of contents)
-    without the extensions that would reach the internet (thebe, comments)."""
+    """Sphinx's configuration: Jupyter Book 1's stack without thebe and comments (see the module docstring)."""
     footer = (f'The paper: <a href="{site_pages.PAPER_ACL}">ACL Anthology</a> · '
               f'<a href="{site_pages.PAPER_ARXIV}">arXiv:1908.10084</a> · '
               f'<a href="{site_pages.PAPER_CODE}">sentence-transformers</a> — '
