@@ -59,8 +59,8 @@ SESSIONS: list[tuple[str, tuple[str, ...], str]] = [
     ("Applications and your own data", ("12", "13"),
      "search, mining, clustering and re-ranking, then the whole pipeline on data you bring"),
     ("Beyond the paper", ("14",),
-     "knowledge distillation (Hinton et al., 2015; not in the paper): your own small, fast encoder from a "
-     "fully trained teacher"),
+     "knowledge distillation (Buciluǎ et al., 2006; named by Hinton et al., 2015; not in the paper): your own "
+     "small, fast encoder from a fully trained teacher"),
 ]
 PREREQUISITES = [
     "Python and Jupyter: running cells, reading a traceback, writing a short function.",
