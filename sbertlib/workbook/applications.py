@@ -1,8 +1,6 @@
-"""Notebook 12's bookkeeping: the sizes per profile, the STSb corpus with its gold scores, and the tables
-and report lines its cells print. Nothing here teaches an idea of the paper — the notebook's exercises
-(search, mining, re-ranking, communities, recall) do; these functions only count, tabulate and word
-what those exercises produced, so the notebook's cells stay about the ideas.
-"""
+"""Notebook 12's bookkeeping: the sizes per profile, the STSb corpus with its gold scores, and the tables and
+report lines its cells print. The notebook's exercises (search, mining, re-ranking, communities, recall) teach the
+ideas; these functions only count, tabulate and word what they produced."""
 from __future__ import annotations
 
 import random

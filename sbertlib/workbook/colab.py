@@ -1,23 +1,13 @@
 """A notebook opened outside the checkout (Colab's "open from GitHub", a downloaded ``.ipynb``).
 
-Every notebook carries, written by :func:`apply`:
+Every notebook carries, written by :func:`apply` (``python -m sbertlib colab --repo OWNER/NAME`` for a fork: the
+README's "Your own fork"), an "Open in Colab" badge in its first cell and a set-up cell (tagged ``setup``) that does
+nothing where ``sbertlib`` can be imported and elsewhere pip-installs it from :data:`REPOSITORY`
+(``$SBERTLIB_INSTALL`` overrides what is installed); the data sets then arrive from the Hugging Face Hub.
 
-* an "Open in Colab" badge in its first cell, pointing at the notebook in :data:`REPOSITORY`;
-* a set-up cell (tagged ``setup``) that does nothing where ``sbertlib`` can be imported — the
-  checkout, a venv made by ``make`` — and elsewhere installs it with pip from the repository
-  (``$SBERTLIB_INSTALL`` overrides what is installed: a wheel, a fork, a branch). The data sets then
-  arrive from the Hugging Face Hub on first use (:mod:`sbertlib.data.hub`).
-
-Publishing a fork: ``python -m sbertlib colab --repo OWNER/NAME`` rewrites both in every notebook
-and the README's badge; ``tests/test_colab.py`` checks that they agree.
-
-What goes into the set-up cell is code Colab runs when a student opens the notebook, so nothing
-typed may become code: the repository (:func:`check_repo`: GitHub's OWNER/NAME, or its
-``https://github.com/OWNER/NAME`` address), the branch (:func:`check_branch`: git's rules for a
-ref name, and only letters, digits and ``. _ - / +``) and the install spec made of them
-(:func:`check_install_spec`: one pip requirement or URL, no quotes, spaces or control characters)
-are validated, a ValueError naming the option and the value otherwise, and even a value that passes
-is written into the cell with ``repr()``.
+What goes into the set-up cell is code Colab runs when a student opens the notebook, so nothing typed may become
+code: the repository (:func:`check_repo`), the branch (:func:`check_branch`) and the install spec made of them
+(:func:`check_install_spec`) are validated, and even a value that passes is written into the cell with ``repr()``.
 """
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""The workbook's cross-encoder: train-or-load, as :mod:`sbertlib.workbook.runs` does for bi-encoders.
-
-``trained_cross_encoder(profile)`` trains a :class:`~sbertlib.model.cross_encoder.CrossEncoder` from the
-profile's backbone on STS benchmark train — the same pairs, epochs, batch size and learning rate as the
-profile's bi-encoder regression (``runs.trained_model(profile, "stsb")``) — with
-:func:`sbertlib.training.fit` and :class:`~sbertlib.losses.CrossEncoderLoss`. The two then differ in how
-they read a pair, in the loss (binary cross-entropy against gold/5 vs MSE of the cosine) and in the
-maximum length (a pair against one sentence).
-It saves the model and its history under ``runs.output_dir(profile.name, ...)`` the first time and
-loads them on later calls.
-"""
+"""The workbook's cross-encoder, train-or-load as :mod:`sbertlib.workbook.runs` does for bi-encoders: trained with
+:func:`sbertlib.training.fit` on the same STSb train pairs and stage (epochs, batch, learning rate) as the profile's
+bi-encoder regression; it differs in how it reads a pair, its loss (binary cross-entropy against gold/5, not the MSE
+of a cosine) and its maximum length (a pair, not one sentence)."""
 from __future__ import annotations
 
 from pathlib import Path

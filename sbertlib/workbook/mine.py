@@ -9,12 +9,9 @@ and a later notebook loads it::
 
     train_loop = mine.load("train_loop")      # the student's, from notebook 03
 
-:func:`keep` writes the function's (or class's) source with the imports it needs — every module and
-library object it refers to, each module-level constant, and the source of any helper it calls that
-the notebook defined (04's ``sts_evaluate`` takes its ``spearman`` along) — to
-``runs.output_dir("your_code", NAME + ".py")``, headed by the notebook it came from. **Why a kept file loads:**
-the text is written only after it has been imported back, from a file of its own, as a module of its own
-(:func:`_write_if_it_loads`): a function whose source Python does not have, a helper that needs a name the
+:func:`keep` writes the source with what it needs to run on its own (04's ``sts_evaluate`` takes its ``spearman``
+along). **Why a kept file loads:** the text is written only after it has been imported back, from a file of its own,
+as a module of its own (:func:`_write_if_it_loads`): source Python does not have, a helper that needs a name the
 notebook never defined, or a syntax slip is refused at ``keep`` with a message naming it (:class:`CannotKeep`),
 so the student's check passing and the kept file loading in a later kernel are the same event.
 

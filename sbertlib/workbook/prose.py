@@ -1,13 +1,7 @@
-"""Sentences that name a profile's model, teacher, data or objective, each written from the profile's own fields
-(:class:`~sbertlib.workbook.profiles.Profile`: ``backbone``, ``nli_objective``, ``nli_source``, ``max_train_pairs``,
-``stsb_train_pairs``, ``distill_teacher``, ``distill_student``, ``reference_backbone``, ``dry_run``) — never a literal
-that is true on one profile and false on another.
-
-Notebooks 03, 04, 05 and 14 print them, and :func:`sbertlib.workbook.figures.distillation_ladder` builds notebook 14's
-rows and verdicts from them; ``tests/test_profile_prose.py`` renders every one for the four profiles (and the dry
-runs of ``laptop`` and ``paper``) and checks each statement of start, teacher and data against the profile that
-made it.
-"""
+"""Sentences that name a profile's model, teacher, data or objective, each written from the profile's own fields —
+never a literal that is true on one profile and false on another. Notebooks 03, 04, 05 and 14 print them
+(:func:`sbertlib.workbook.figures.distillation_ladder` builds 14's rows from them); ``tests/test_profile_prose.py``
+renders every one for each profile and dry run and checks each statement against the profile that made it."""
 from __future__ import annotations
 
 from typing import Mapping

@@ -17,11 +17,9 @@ A file is a title, then one section per question::
     - too high: A step is a batch, and the batches are cut per epoch.
     - 63: That is one epoch.
 
-A **choice** has one right option (``[x]``) and 1 to 7 wrong ones (``[ ]``), each followed by its hint. A **number**
-is right within ``tolerance`` of ``answer``; a line ``- <value>: hint`` gives a value a typical slip leads to its own
-hint (a value may be written as a fraction, ``83 / 44``). A **discuss** question is a prompt alone: no self-check.
-The prompt is every line between the heading and the first item, joined by spaces. A mistake in a file is reported
-with its file and line.
+A **choice** has one ``[x]`` option and 1 to 7 ``[ ]`` ones, each with its hint; a **number**'s ``- <value>: hint``
+items name values typical slips lead to (a fraction, ``83 / 44``, is a value too); a **discuss** question is its
+prompt alone (README, "Changing the course"). A mistake in a file is reported with its file and line.
 """
 from __future__ import annotations
 

@@ -1,17 +1,8 @@
-"""Interactive explorers for JupyterLab (ipywidgets).
+"""Interactive explorers for JupyterLab (ipywidgets): similarity, semantic search, a model comparer, a speed lab.
 
-* :class:`SimilarityExplorer` — sentences in, heatmap and the most similar pairs out; pick the
-  model, the pooling and the similarity measure.
-* :class:`SemanticSearch` — a query box over a corpus; corpus embeddings computed once.
-* :class:`ModelComparer` — one sentence pair, the score of every model side by side.
-
-Models are given as ``{label: encoder or zero-argument loader}``; loaders run on first use and
-their encoders are kept. Embeddings are cached per (model, pooling, sentence), so changing the
-measure, or adding one line, recomputes only what changed.
-
-Each explorer displays as the live widget and, beside it in the same output, a static HTML
-snapshot of what it showed at that moment. JupyterLab renders the live widget; a page exported
-without a kernel (``make workbook``'s HTML) shows the snapshot instead.
+Models are given as ``{label: encoder or zero-argument loader}``; loaders run on first use and their encoders are
+kept; embeddings are cached per (model, pooling, sentence). Each explorer displays as the live widget and, in the same
+output, a static HTML snapshot of what it showed, which a page exported without a kernel shows instead.
 """
 from __future__ import annotations
 

@@ -1,11 +1,10 @@
-"""``make workbook``: execute every notebook headlessly into ``build/`` and build the course site.
+"""``make workbook``: execute every notebook headlessly into ``build/`` and build the course site from them.
 
     python -m sbertlib build --out build [--profile offline] [--only 01,04]
 
-Each notebook is run in a fresh kernel (local and quiet: IPC sockets, see
-:func:`.notebooks.quiet_kernel_config`) on the chosen profile (default: auto-selected), saved
-executed as .ipynb and .html, and listed in ``build/index.html`` with its runtime, status and
-headline results. Exits non-zero if any notebook failed.
+Each notebook runs in a fresh kernel (:func:`.notebooks.execute`) on the chosen profile (default: auto-selected);
+``index.json`` records its runtime, status and headlines, and ``index.html`` opens the site. Exits non-zero if any
+notebook failed.
 """
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Notebook plumbing: list, execute, strip and make student copies of the workbook's notebooks.
-
-Conventions the notebooks follow:
-
-* cells tagged ``solution`` hold an exercise's answer; ``make student`` replaces them with a stub
-  (the cell's ``metadata.stub`` if set, else a ``NotImplementedError`` placeholder);
-* cells tagged ``headline`` print the notebook's headline results, which the workbook index shows.
-"""
+"""Notebook plumbing: list, execute, strip and make student copies of the workbook's notebooks (the cell tags it
+reads, ``solution`` with its ``metadata.stub``, ``answers``, ``headline``, ``quiz``: ``notebooks/CONVENTIONS.md``)."""
 from __future__ import annotations
 
 import os
