@@ -1,39 +1,28 @@
 """Self-check questionnaires: each notebook's questions answer back.
 
 Every notebook ends with ``## Questions``: a **choice** or a **number** has a self-check that answers each wrong
-answer with its own hint; a **discussion** question has none (the kinds: :mod:`sbertlib.workbook.questionnaire`).
-
-In a notebook::
+answer with its own hint; a **discussion** question has none. The questions are text, ``questionnaires/NN.md``
+(:mod:`sbertlib.workbook.questionnaire` reads them). In a notebook::
 
     from sbertlib.workbook import quiz
     quiz.ask("03")            # every self-check of notebook 03 (one question: quiz.ask("03.2"))
     quiz.check("03.2a", 120)  # the same feedback as text, without widgets
 
-``ask`` shows, in JupyterLab, one control per check (radio buttons, or a box for a number) and a
-*Check* button that answers "right" or the hint for that answer. Run without a widget frontend (CI,
-a page exported from the executed notebook) it leaves a static list of the questions and their
-options, which never marks the right one; nothing waits for input. ``check`` prints the same
-feedback as the button; :func:`feedback` returns it (for tests and scripts).
+``ask`` shows, in JupyterLab, one control per check and a *Check* button that answers "right" or the hint for that
+answer; without a widget frontend (CI, an exported page) it leaves a static list of the questions and their options,
+which never marks the right one. Ids: ``"NN.q"`` is question *q* of notebook *NN*; a question with several checks
+has ``"NN.qa"``, ``"NN.qb"`` … (:func:`ids`).
 
-Ids: ``"NN.q"`` is question *q* of notebook *NN*; a question with several checks has ``"NN.qa"``,
-``"NN.qb"`` … (:func:`ids` lists a notebook's).
-
-Where the answers are: in each notebook's questionnaire file (``sbertlib/workbook/questionnaires/03.md`` …,
-:mod:`sbertlib.workbook.questionnaire` reads it), installed with ``sbertlib``. The
-student copies (``python -m sbertlib student``) hold no right answer as text — their question
-cells hold the question and a ``quiz.ask`` call — but a determined student can read the answers in
-the installed package, as they can read the checks' reference code (:mod:`sbertlib.workbook.lessons`).
-The self-checks are for learning, not for grading; the lecturer's copy and the course site keep the
-written answers (the cell tagged ``answers``).
+The student copies (``python -m sbertlib student``) hold no right answer as text, but a determined student can read
+the answers in the installed package, as they can read the checks' reference code: the self-checks are for learning,
+not for grading; the lecturer's copy and the course site keep the written answers (the cell tagged ``answers``).
 """
 from __future__ import annotations
 
-import hashlib
 import html
 import math
-import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from ..errors import SettingError, UnknownName
 
 from . import questionnaire
@@ -195,12 +184,10 @@ def check(qid: str, answer) -> None:
 # --------------------------------------------------------------------------------------------------
 # Showing the questions
 
-def _how(qid: str, q: Question) -> str:
-    if isinstance(q, Choice):
-        return f'quiz.check("{qid}", "<letter>")'
-    if isinstance(q, Number):
-        return f'quiz.check("{qid}", <number>)'
-    return "discuss"
+def _to_discuss(which: str) -> list[str]:
+    """The line naming the discussion questions of ``which`` (none where it has none)."""
+    open_ = [qid for qid in ids(which) if isinstance(bank()[qid], Discuss)]
+    return [f"To discuss (no self-check): {', '.join(open_)}"] if open_ else []
 
 
 def text_listing(which: str) -> str:
@@ -211,11 +198,9 @@ def text_listing(which: str) -> str:
         lines.append(f"{qid}  {q.prompt}")
         if isinstance(q, Choice):
             lines += [f"    ({k}) {v}" for k, v in q.options.items()]
-        lines.append(f"    answer with {_how(qid, q)}")
-    open_ = [qid for qid in ids(which) if qid not in checkable(which)]
-    if open_:
-        lines.append(f"To discuss (no self-check): {', '.join(open_)}")
-    return "\n".join(lines)
+        how = '"<letter>"' if isinstance(q, Choice) else "<number>"
+        lines.append(f'    answer with quiz.check("{qid}", {how})')
+    return "\n".join(lines + _to_discuss(which))
 
 
 def html_listing(which: str) -> str:
@@ -229,10 +214,7 @@ def html_listing(which: str) -> str:
             parts.append("<ol type='a'>" + "".join(f"<li>{html.escape(v)}</li>" for v in q.options.values()) + "</ol>")
         else:
             parts.append("<p>(a number)</p>")
-    open_ = [qid for qid in ids(which) if qid not in checkable(which)]
-    if open_:
-        parts.append(f"<p>To discuss (no self-check): {', '.join(open_)}</p>")
-    return "".join(parts) + "</div>"
+    return "".join(parts + [f"<p>{line}</p>" for line in _to_discuss(which)]) + "</div>"
 
 
 def _feedback_html(fb: Feedback) -> str:
@@ -266,10 +248,7 @@ class QuizWidget:
             self.controls[qid], self.buttons[qid], self.results[qid] = control, button, result
             rows.append(W.VBox([W.HTML(f"<b>{qid}</b> {html.escape(q.prompt)}"), control, W.HBox([button, result])],
                                layout=W.Layout(margin="0 0 1em 0")))
-        open_ = [qid for qid in ids(which) if qid not in checkable(which)]
-        if open_:
-            rows.append(W.HTML(f"<i>To discuss (no self-check): {', '.join(open_)}</i>"))
-        self.widget = W.VBox(rows)
+        self.widget = W.VBox(rows + [W.HTML(f"<i>{line}</i>") for line in _to_discuss(which)])
 
     def press(self, qid: str) -> Feedback:
         value = self.controls[qid].value
