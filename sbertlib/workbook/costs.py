@@ -1,26 +1,21 @@
 """What a profile's lesson costs: step and batch counts from its settings, seconds from measured ones.
 
-The lesson is what ``python -m sbertlib train --profile P --objective two-stage`` runs (and notebooks
-03-05 reuse): STSb test before, the NLI classification objective with STSb dev evaluations, the
-STSb regression with its own, STSb test after. Counted as ``fit`` counts them::
-
-    NLI steps          = nli.epochs × ceil(NLI pairs / nli.batch_size)
-    evaluations        = ceil(steps / evaluation_steps)        (every evaluation_steps steps and at the end)
-    encode batches     = evaluations × ceil(STSb dev sentences / 64)
-    STSb steps         = stsb.epochs × ceil(STSb train pairs / stsb.batch_size)
-
-(``nli`` and ``stsb``: the profile's two stages, :meth:`~sbertlib.workbook.profiles.Profile.training_arguments`.)
-
-Seconds = count × the measured seconds of one step or one encode batch (``python -m sbertlib
-estimate``). A regression step is costed as an NLI step: both run the encoder on two sentences per
-example, and the heads cost nothing beside it. The notebooks' other runs (04's full evaluation,
-06's triplet runs, 07's grid, 12's cross-encoder) come on top: the dry-run build times them all.
+The lesson is what ``python -m sbertlib train --profile P --objective two-stage`` runs (and notebooks 03-05 reuse):
+STSb test before, the NLI classification objective with STSb dev evaluations, the STSb regression with its own, STSb
+test after, counted as ``fit`` counts them (:func:`lesson_terms`): steps = epochs × ceil(pairs / batch size), an
+evaluation every ``evaluation_steps`` steps and at the end, each of ceil(STSb dev sentences / 64) encode batches.
+Seconds = count × the measured seconds of one step or one encode batch (``python -m sbertlib estimate``); a
+regression step is costed as an NLI step (both encode two sentences per example; the heads cost nothing beside it).
+The notebooks' other runs (04's full evaluation, 06's triplet runs, 07's grid, 12's cross-encoder) come on top: the
+dry-run build times them all.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+from . import measurements
+from .measurements import duration as hours   # 45 s, 3 min 08 s, 48 h 18 min: as every text writes a duration
 from .profiles import ALLNLI_TRAIN_PAIRS, Profile
 from ..errors import SettingError
 
@@ -81,14 +76,6 @@ def lesson_terms(profile: Profile, step_s: float, batch_s: float) -> list[Term]:
     ]
 
 
-def hours(seconds: float) -> str:
-    """``1 h 23 min`` (or ``45 s``)."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    h, m = divmod(round(seconds / 60), 60)
-    return f"{h} h {m:02d} min" if h else f"{m} min"
-
-
 def format_terms(terms: list[Term]) -> str:
     """The estimate as a table: each part's formula, count, unit time and seconds; then the total."""
     lines = [f"  {'part':30s} {'formula':62s} {'count':>8s} {'x s/unit':>9s} {'= seconds':>10s}"]
@@ -110,7 +97,6 @@ def expected_time(profile: Profile) -> str:
     if profile.name == "smoke":
         return "smoke: seconds per notebook (the tests' profile); nothing here is long"
     if profile.name in BUILD_MEASUREMENTS:
-        from . import measurements
         m = measurements.get(BUILD_MEASUREMENTS[profile.name])
         return (f"{profile.name}: a whole build took {m.figure()} on a {m.machine}, {m.date} ({m.what}); each "
                 "notebook's first cell gives its own cost")
