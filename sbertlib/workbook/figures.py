@@ -1,14 +1,6 @@
-"""Figures and result tables of notebooks 07–09, moved out of their cells: plumbing that teaches nothing.
-
-Each function draws or tabulates what a notebook computed (its results, the student's functions passed
-in where the numbers come from them) and returns a matplotlib ``Figure``, a pandas ``DataFrame`` or text
-lines; the notebook shows them. Nothing here trains or evaluates a model on its own.
-
-* 07 (ablations): :func:`table6_overview`, :func:`table6_bars`, :func:`grid_findings`;
-* 08 (SentEval): :func:`task_overview`, :func:`transfer_bars`, :func:`standardised_sts`;
-* 09 (visualising): :func:`heatmap_panels`, :func:`nli_cosine_panels`, :func:`projection_panels`,
-  :func:`label_scores`, :func:`agreement_verdicts`.
-"""
+"""Figures, result tables and verdicts of notebooks 07–09 and 14, moved out of their cells: plumbing that teaches
+nothing. Each function draws or tabulates what a notebook computed (the student's functions passed in where the
+numbers come from them) and returns a ``Figure``, a ``DataFrame`` or text lines; nothing here trains a model."""
 from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
@@ -103,15 +95,10 @@ def transfer_deltas(ours: Mapping[str, Mapping[str, float]], before: str, after:
 # ============================================================================= 09 · visualising embeddings
 def heatmap_panels(sentences: Sequence[str], sims: Mapping[str, np.ndarray], titles: Mapping[str, str], suptitle: str,
                    max_label_len: int = 28):
-    """One cosine-similarity heatmap per model (``sims``: key → square matrix), side by side on one colour
-    scale (from min(0, the lowest cosine) to 1)."""
-    from . import plots
-    low = min(float(np.min(s)) for s in sims.values())
-    fig, axes = plt.subplots(1, len(sims), figsize=(7 * len(sims), 6.5), squeeze=False)
-    for ax, (key, sim) in zip(axes[0], sims.items()):
-        plots.similarity_heatmap(sentences, sim, ax=ax, title=titles[key], max_label_len=max_label_len,
-                                 vmin=min(0.0, low), vmax=1.0)
-        ax.title.set_fontsize("small")
+    """Notebook 00's :func:`sbertlib.workbook.intro.similarity_heatmaps` (one panel per model, one colour scale), each
+    panel titled ``titles[key]`` (``sims``: key → square matrix), ``suptitle`` above them."""
+    from .intro import similarity_heatmaps
+    fig = similarity_heatmaps(sentences, {titles[key]: sim for key, sim in sims.items()}, max_label_len=max_label_len)
     fig.suptitle(suptitle, y=1.02)
     fig.tight_layout()
     return fig

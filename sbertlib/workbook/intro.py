@@ -1,15 +1,6 @@
-"""The first notebooks' bookkeeping: the tables, figures and printed verdicts of ``00_setup_and_tour``
-and ``01_broken_baselines``, kept out of their cells (they teach nothing; the student's functions do
-the work and are passed in where a table is computed with them).
-
-* 00: :func:`profile_card` (which network, why), :func:`device_report`, :func:`tour_models`, :func:`similarity_heatmaps` (one
-  panel per model, one scale), :func:`gap_table` and :func:`gap_verdicts` (related vs unrelated cosines of
-  the tour), :func:`tour_summary` (the student's three functions on every model) and :func:`pair_verdict`;
-* 01: :func:`cross_vs_bi_table` (the introduction's 65 hours, timed here and extrapolated with the
-  student's ``cross_encoder_hours`` and ``bi_encoder_seconds``), :func:`table1_bars` (paper above, ours
-  below), :func:`baseline_verdicts` (our STSb rows against the paper's claims), :func:`save_table1_rows`,
-  :func:`centring_histograms` (unrelated-pair cosines before and after the student's ``centre``).
-"""
+"""The first notebooks' bookkeeping: the tables, figures and printed verdicts of ``00_setup_and_tour`` and
+``01_broken_baselines``, kept out of their cells (they teach nothing; the student's functions do the work and are
+passed in where a table is computed with them)."""
 from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
@@ -60,7 +51,8 @@ def tour_models(encoder, reference=None) -> dict:
     return models
 
 
-def similarity_heatmaps(sentences: Sequence[str], matrices: Mapping[str, object], title: str = ""):
+def similarity_heatmaps(sentences: Sequence[str], matrices: Mapping[str, object], title: str = "",
+                        max_label_len: int = 40):
     """One similarity heatmap per model, side by side, on one colour scale (from 0, or the lowest
     value where one is negative, to 1) so that the panels compare. ``matrices``: model label → its
     square matrix (array or tensor). Returns the figure."""
@@ -72,7 +64,8 @@ def similarity_heatmaps(sentences: Sequence[str], matrices: Mapping[str, object]
     fig, axes = plt.subplots(1, len(values), figsize=(max(5.5, 3 + 0.8 * n) * len(values), max(4.6, 2.5 + 0.6 * n)),
                              squeeze=False)
     for ax, (label, m) in zip(axes[0], values.items()):
-        plots.similarity_heatmap(sentences, m, ax=ax, title=f"{label}\n{title}" if title else label, vmin=low, vmax=1.0)
+        plots.similarity_heatmap(sentences, m, ax=ax, title=f"{label}\n{title}" if title else label, vmin=low, vmax=1.0,
+                                 max_label_len=max_label_len)
     fig.tight_layout()
     return fig
 
