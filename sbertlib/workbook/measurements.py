@@ -1,17 +1,11 @@
 """The workbook's measured durations, each recorded once: what ran, the command, the machine, the date.
 
-The README, BENCHMARKS.md, the notebooks' Cost lines and notebook 00's expected time quote these
-figures; they are written here once and :func:`duration` formats them, so two places can never
-disagree. ``tests/test_measurements.py`` holds every duration written in those texts ("3 min 08 s",
-"48 h 18 min") and every seconds figure of a notebook's Cost line ("23 s") to a value recorded here,
-and BENCHMARKS.md's register to :func:`register`'s table.
-
-A record says only what its source says: where a Cost line gave no command, date or machine, the
-record says "not recorded" (an unrecorded date is written :data:`NOT_RECORDED`), never a guess.
-
-``python -m sbertlib.workbook.measurements`` prints the register as Markdown. A new measurement gets
-a new record (never an edited figure in an old one): key, what ran, the command, the machine, the
-date, and its seconds — ``total`` and, where they were taken, per part (a notebook's number, ``site``).
+The README, BENCHMARKS.md, the notebooks' Cost lines and notebook 00's expected time quote these figures, as
+:func:`duration` formats them; ``tests/test_measurements.py`` holds every duration written in those texts ("3 min
+08 s") and every seconds figure of a Cost line ("23 s") to a value recorded here, and BENCHMARKS.md's register to
+:func:`register` (``python -m sbertlib.workbook.measurements`` prints it). A record says only what its source says (an
+unrecorded date is :data:`NOT_RECORDED`, never a guess); a new measurement gets a new record, never an edited figure
+in an old one: its key, what ran, the command, the machine, the date, and its seconds (``total``, and parts).
 """
 from __future__ import annotations
 

@@ -179,16 +179,10 @@ def _ema(values: np.ndarray, weight: float) -> np.ndarray:
 
 
 def training_curves(history, axes=None, smoothing: float = 0.9):
-    """Loss vs step (raw and smoothed) and, if the run was evaluated, dev score vs step.
-
-    ``history`` is a :class:`sbertlib.training.History` or a dict with ``steps``, ``losses`` and
-    optionally ``dev_steps``, ``dev_scores``, ``profile``, ``backbone``. ``axes`` may be two Axes,
-    or one Axes (the dev score then goes on a twin y-axis).
-
-    A run evaluated only once (``evaluation_steps=0``: at the end) has no dev *curve*: its panel
-    states the score instead of showing a lone dot, and on one Axes the score joins the legend.
-    A single training step is drawn as a marker.
-    """
+    """Loss vs step (raw and smoothed) and, if the run was evaluated, dev score vs step. ``history``: a
+    :class:`sbertlib.training.History` or a dict of its fields; ``axes``: two Axes, or one (the dev score then on
+    a twin y-axis). A run evaluated only once (at the end) has no dev *curve*: its panel states the score (on one
+    Axes, the legend does); a single training step is drawn as a marker."""
     def series(key):
         v = _history_get(history, key)
         return np.asarray([] if v is None else v, dtype=float)

@@ -1,15 +1,11 @@
 """What made a trained run: its recipe, and the fingerprint :mod:`~sbertlib.workbook.runs` keys it by.
 
-A run's folder is named after its profile, objective, backbone, pooling and seed; that name alone
-cannot tell an old run from a new one when a profile's recipe changes (another learning rate, more
-pairs, a new rule for which sentences are distilled). So every run records its **recipe** — the
-training arguments, the data it was trained on, what it started from (the whole recipe of that run,
-for a second stage or a distillation teacher), the backbone and its revision — and train-or-load
-loads a run only when the recipe it would train with now has the same fingerprint. Otherwise it says
-what changed and trains again::
-
-    sbertlib: .../offline/stsb-random-bert-2x128-mean-seed42 was trained with another recipe (args.lr:
-    0.002 -> 0.001): training it again.
+A run's folder name (profile, objective, backbone, pooling, seed) cannot tell an old run from a new one when a
+profile's recipe changes (another learning rate, more pairs, a new rule for which sentences are distilled). So every
+run records its **recipe** — the training arguments, the data, what it started from (the whole recipe of that run,
+for a second stage or a distillation teacher), the backbone and its revision — and train-or-load loads a run only
+when the recipe it would train with now has the same fingerprint; otherwise it says what changed
+(:func:`differences`: ``args.lr: 0.002 -> 0.001``) and trains again.
 """
 from __future__ import annotations
 

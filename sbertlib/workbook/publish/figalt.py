@@ -1,13 +1,7 @@
-"""Alt text for the workbook's figures, recorded where the figure is drawn.
-
-A figure reaches a notebook as a PNG: its titles and axis labels are pixels. Loaded into the kernel
-that runs a notebook for the course site (``make workbook`` loads it as an IPython extension), this
-module wraps IPython's PNG formatter for matplotlib figures so that each figure's output also carries
-``{"image/png": {"alt": "..."}}`` in its metadata — the figure's title, its panels' titles and axis
-labels — which :mod:`sbertlib.workbook.publish.site` writes as the ``alt`` of the figure's ``<img>``.
-
-    figure_alt(fig)   # 'STSb test, gold vs cosine. Panels: NLI only (x: gold similarity; y: …); …'
-
+"""Alt text for the workbook's figures, recorded where the figure is drawn (a figure reaches a notebook as a PNG: its
+words are pixels). Loaded as an IPython extension into the kernels of ``make workbook``, this wraps IPython's PNG
+formatter for matplotlib figures so that each figure's output carries ``{"image/png": {"alt": "..."}}`` in its
+metadata (its titles and axis labels: :func:`figure_alt`), which :mod:`.site` writes as the ``alt`` of its ``<img>``.
 Nothing here may break a notebook: every step that fails leaves the figure as it was.
 """
 from __future__ import annotations
