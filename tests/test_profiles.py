@@ -64,6 +64,7 @@ def test_offline_prefers_a_cached_plain_bert(world):
     assert (p.backbone, p.stand_in) == (profiles.SMALL_BERT, False)
     # a real BERT runs the paper's own sequence: classification objective, its recipe, no reference
     assert (p.nli_objective, p.nli.lr, p.nli.batch_size, p.reference_backbone) == ("nli", 2e-5, 16, None)
+    assert p.distill_teacher == "two-stage"  # the reference it drops cannot teach notebook 14: 05's model does
     assert "stand-in" not in describe(p) and "smaller plain BERT" in describe(p)
     world.update(cached=[profiles.SMALL_BERT, profiles.PAPER_BERT], cuda=True)
     assert get_profile("offline").backbone == profiles.PAPER_BERT  # on a GPU the paper's BERT first

@@ -212,6 +212,7 @@ def _offline_backbone(profile: Profile) -> Profile:
             laptop = PROFILES["laptop"]
             return replace(profile, backbone=name, baseline_backbone=name, stand_in=False,
                            max_train_pairs=laptop.max_train_pairs, nli_objective="nli", reference_backbone=None,
+                           distill_teacher=laptop.distill_teacher,  # no MiniLM reference to teach: 05's model
                            nli=laptop.nli, stsb=laptop.stsb.replace(epochs=profile.stsb.epochs),
                            distill=laptop.distill)
     return profile
