@@ -34,7 +34,6 @@ NOT_THROUGH_CALL = {
     ("nb06", "triplet_distances_truth", "d"): "the distance (the reference's or a slip's)",
     ("nb06", "triplet_scores_truth", "meets"): "the test of a margin met (the reference's or a slip's)",
     ("nb06", "triplet_scores_truth", "right"): "the test of a triplet ranked right (the reference's or a slip's)",
-    ("nb07", "_checked", "check"): "call or an Exercise's check, which call the student's function through call",
     **{("nb07", "_gain", p): "a part of a slip of gain (the check's own)" for p in ("f", "row", "base_row", "read")},
     **{("nb07", "_diff", p): "a part of a slip of diff_and_se (the check's own)" for p in ("d", "se")},
     ("nb07", "library_point", "evaluator"): "the notebook's scorer",
@@ -47,7 +46,6 @@ NOT_THROUGH_CALL = {
     ("nb04", "_either", "same"): "the check's own equality, of the student's value and a slip's",
     ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
                                   "design, which the check reads",
-    ("nb14", "_hinted", "check"): "the exercise's own check, whose errors in the student's code it names",
 }
 
 

@@ -21,13 +21,8 @@ answer written another way — the reference is computed under a fresh process's
 Grading integrity lives elsewhere: nbgrader's hidden tests (each exercise's ``probe``, run by the grader in a fresh
 kernel on fixed inputs, values stored from the lecturer's solutions; see
 :mod:`sbertlib.workbook.publish.nbgrader_export` and its threat model).
-
-A failed check shows its message and nothing of the check's own code: in Jupyter (IPython) an
-:class:`ExerciseError` renders itself (:meth:`ExerciseError._render_traceback_`) as its message alone —
-preceded, where the student's own function raised, by the frames of the student's code and that error.
+A failed check shows its message, never the check's code (:meth:`ExerciseError._render_traceback_`).
 """
-from __future__ import annotations
-
 import re
 from typing import Any
 
@@ -36,36 +31,22 @@ from .checking import (  # noqa: F401 - the machinery, as the lesson modules imp
     reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit)
 from .kinds import Objective, Run  # noqa: F401 - the two other kinds of exercise
 
-
 def numbers() -> list[str]:
     """The notebooks that have a lesson module, in order: ``["00", "01", …]``."""
     import pkgutil
     return sorted(m.name[2:] for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name))
 
-
 def lesson(number: str):
-    """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``): its checks and
-    ``EXERCISES``."""
+    """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``)."""
     import importlib
     if not re.fullmatch(r"\d\d", str(number)):
         from ...errors import UnknownName
         raise UnknownName(f"{number!r} is no notebook number: write it as \"03\"")
     return importlib.import_module(f"{__name__}.nb{number}")
 
-
 def exercises(number: str) -> tuple[Exercise, ...]:
     """Notebook ``number``'s declared exercises (its lesson module's ``EXERCISES``)."""
     return tuple(getattr(lesson(number), "EXERCISES", ()))
-
-
-def exercise(name: str) -> tuple[str, Exercise] | None:
-    """``(notebook, Exercise)`` of the first notebook that declares ``name``, or None."""
-    for number in numbers():
-        for ex in exercises(number):
-            if ex.name == name:
-                return number, ex
-    return None
-
 
 def kept_references() -> dict[str, tuple[str, Any]]:
     """``{name: (notebook, reference)}`` for every exercise whose student code later notebooks load."""

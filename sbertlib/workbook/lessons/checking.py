@@ -1,9 +1,6 @@
-"""The machinery every self-check shares: how a check calls the student's function (:func:`call`), how it fails
-(:class:`ExerciseError`, :func:`require`), how it names a slip (:func:`named_slip`) and the function kind of exercise
-(:class:`Exercise`). The package :mod:`sbertlib.workbook.lessons` re-exports every name; its docstring says what a
-self-check is for."""
-from __future__ import annotations
-
+"""The machinery every self-check shares (re-exported by :mod:`sbertlib.workbook.lessons`): how a check calls the
+student's function (:func:`call`), fails (:class:`ExerciseError`, :func:`require`), names a slip (:func:`named_slip`),
+and the function kind of exercise (:class:`Exercise`)."""
 import functools
 import sysconfig
 import traceback
@@ -13,7 +10,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # sbertlib/: the checks' code, and the library's
-
 
 def _library_frame(filename: str) -> bool:
     """True for a frame of sbertlib, the standard library or an installed package: not the student's."""
@@ -25,7 +21,6 @@ def _library_frame(filename: str) -> bool:
                                                      ("stdlib", "platstdlib", "purelib", "platlib")} if p]
     return any(path == r or r in path.parents for r in roots)
 
-
 def _where(filename: str) -> str:
     """``Cell In[3]`` for a notebook cell (as IPython names it), else ``File "path"``."""
     try:
@@ -35,7 +30,6 @@ def _where(filename: str) -> str:
     except Exception:  # noqa: BLE001 - no IPython, or one without cell names: the plain file name
         kind = name = None
     return f"{kind} {name}" if kind and name else f'File "{filename}"'
-
 
 def student_frames(error: BaseException) -> list[str]:
     """The traceback of ``error`` in the frames of the student's own code (a notebook cell, their module), as Python
@@ -51,21 +45,17 @@ def student_frames(error: BaseException) -> list[str]:
     lines.extend("".join(traceback.format_exception_only(type(error), error)).rstrip("\n").split("\n"))
     return lines
 
-
 class ExerciseError(AssertionError):
     """A wrong (or unfinished) exercise answer; the message holds a hint."""
 
     def _render_traceback_(self) -> list[str]:
-        """What IPython shows for this error: the message, never the check's source lines.
-
-        When the student's own function raised (the error's ``__cause__``), the frames of the student's
-        code come first, so they can see which of their lines failed."""
+        """What IPython shows: the message, never the check's source; where the student's own function raised (the
+        ``__cause__``), the frames of their code first."""
         lines = student_frames(self.__cause__) if self.__cause__ is not None else []
         if lines:
             lines.append("")
         message = str(self).split("\n")
         return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
-
 
 def guard(namespace: dict) -> None:
     """Wrap every ``check_*`` function a lesson module defines (its ``globals()``, called last) so that an error of the
@@ -74,7 +64,6 @@ def guard(namespace: dict) -> None:
     for name, fn in list(namespace.items()):
         if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
             namespace[name] = _guarded(fn)
-
 
 def _guarded(fn):
     @functools.wraps(fn)
@@ -90,10 +79,9 @@ def _guarded(fn):
                                 f"lecturer — the check itself may be at fault") from None
     return check
 
-
 @contextmanager
 def reference_numerics():
-    """Within: torch computes as in a fresh process (no autocast, full-precision float32 matmuls, float32 default dtype),
+    """Within: torch computes as in a fresh process (no autocast, full-precision float32 matmuls, float32 by default),
     whatever the student switched on earlier (``torch.set_float32_matmul_precision("high")``). A check computes its
     reference inside; the student's code runs as their kernel is set."""
     import torch
@@ -110,12 +98,9 @@ def reference_numerics():
         torch.set_default_dtype(dtype)
         torch.backends.cuda.matmul.allow_tf32 = tf32
 
-
 def unfinished(error: BaseException) -> bool:
-    """True for the stub's bare ``raise NotImplementedError``; False for one PyTorch raises with a message
-    (an operation a dtype lacks, e.g. ``&`` on floats), which is the student's error, not an empty answer."""
+    """True for the stub's bare ``raise NotImplementedError``, not PyTorch's with a message (``&`` on floats)."""
     return type(error) is NotImplementedError and not error.args
-
 
 def student_raised(what: str, error: Exception) -> ExerciseError:
     """The ExerciseError to raise ``from error`` when the student's own code raised ``error``; Jupyter shows the
@@ -125,17 +110,14 @@ def student_raised(what: str, error: Exception) -> ExerciseError:
     return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
                          "Hint: the lines of your code shown above are where it stopped")
 
-
 def ok(message: str) -> None:
     print(f"[OK] {message}")
-
 
 def require(condition: bool, message: str, hint: str = "") -> None:
     """Fail the exercise with ``message`` (and a hint) unless ``condition`` holds."""
     __tracebackhide__ = True  # noqa: F841 - read by pytest and IPython: the check's frame is not the student's
     if not condition:
         raise ExerciseError(message + (f"\nHint: {hint}" if hint else ""))
-
 
 def require_gradient(got, inputs: dict, truth, what: str) -> None:
     """The student's loss ``got`` of the right value, computed from ``inputs`` (name → leaf tensor), must be a 0-dim
@@ -167,7 +149,6 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
                             f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "
                             f"detached value added back")
 
-
 def two_items(value, said: str, hint: str) -> list:
     """``value`` as a list of exactly two items, or an ExerciseError: ``said`` opens its message ("your function
     returned"), ``hint`` says what to return."""
@@ -181,14 +162,11 @@ def two_items(value, said: str, hint: str) -> list:
     require(len(items) == 2, f"{said} {len(items)} values, not a pair", hint)
     return items
 
-
 # ----------------------------------------------------------------------------- calling the student's function
 _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
 
-
 def _snapshot(value):
-    """A copy of an array, tensor, list, dict or pandas table argument (to see afterwards whether the call changed
-    it); None for anything else (a model, a loss, a number), which a function may be meant to change."""
+    """A copy of an array, tensor, list, dict or pandas table; None for anything else (a model may change)."""
     import copy
 
     import numpy as np
@@ -206,25 +184,21 @@ def _snapshot(value):
         return value.copy(deep=True)
     return None
 
-
 def _is_pandas(value) -> bool:
     """A pandas DataFrame or Series (pandas is imported only where it already is)."""
     import sys
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(value, (pd.DataFrame, pd.Series))
 
-
-def _same(before, after, memo: dict | None = None) -> bool:
-    """Whether ``after`` still equals its snapshot ``before``. ``memo`` holds the containers already compared: a list
-    that repeats its items (the check's 25,000 examples are 48 repeated) is compared once per distinct item."""
+def _same(before, after) -> bool:
+    """Whether ``after`` still equals its snapshot ``before`` (a container item by item: a tensor cannot say ==)."""
     import numpy as np
     import torch
-    if isinstance(before, (dict, list, tuple)):
-        memo = {} if memo is None else memo
-        key = (id(before), id(after))
-        if key not in memo:
-            memo[key] = _same_container(before, after, memo)
-        return memo[key]
+    if isinstance(before, dict):
+        return isinstance(after, dict) and before.keys() == after.keys() and all(
+            _same(v, after[k]) for k, v in before.items())
+    if isinstance(before, (list, tuple)):
+        return type(after) is type(before) and len(before) == len(after) and all(map(_same, before, after))
     if isinstance(before, np.ndarray):
         if not (isinstance(after, np.ndarray) and before.shape == after.shape):
             return False
@@ -243,20 +217,9 @@ def _same(before, after, memo: dict | None = None) -> bool:
     except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
         return True
 
-
-def _same_container(before, after, memo: dict) -> bool:
-    if isinstance(before, dict):
-        return isinstance(after, dict) and before.keys() == after.keys() and all(
-            _same(before[k], after[k], memo) for k in before)
-    # a list's or a tuple's items: a tensor inside one cannot say == for itself
-    return type(after) is type(before) and len(before) == len(after) and all(
-        _same(a, b, memo) for a, b in zip(before, after))
-
-
 def call(fn, *args, what: str = "your function"):
-    """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error
-    in their code (named, with their lines shown) or a changed argument — an array, tensor, list or dict
-    modified in place, which would change the notebook's own data — each becomes an ExerciseError."""
+    """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error in their code
+    (named, their lines shown) or an argument changed in place (the notebook's own data) becomes an ExerciseError."""
     __tracebackhide__ = True  # noqa: F841
     before = [_snapshot(a) for a in args]
     try:
@@ -290,7 +253,6 @@ def call(fn, *args, what: str = "your function"):
                 f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
     return result
 
-
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:
     """The hint of the first slip whose value equals ``got`` (``slips``: hint → what that mistake gives, or a
     function computing it), else ``fallback``: how every check names a usual mistake in the student's terms."""
@@ -305,24 +267,20 @@ def named_slip(got, slips: dict, fallback: str, close=None) -> str:
             continue
     return fallback
 
-
 def hinted(check, hints: Mapping[str, str], *args, **kwargs):
-    """``check(*args, **kwargs)``; where the student's code raised an error whose type or text holds a key of
-    ``hints``, the failure's hint is that key's."""
+    """``check(*args, **kwargs)``; where the failure's first line, or the error the student's code raised (its type
+    and text), holds a key of ``hints``, the failure's hint is that key's."""
     try:
         return check(*args, **kwargs)
     except ExerciseError as err:
-        cause = err.__cause__
-        hint = next((h for key, h in hints.items() if cause is not None and key in f"{type(cause).__name__}: {cause}"),
-                    None)
-        raise (err if hint is None else ExerciseError(f"{str(err).splitlines()[0]}\nHint: {hint}")) from cause
-
+        first, cause = str(err).splitlines()[0], err.__cause__
+        hint = next((h for key, h in hints.items() if key in f"{first} {type(cause).__name__}: {cause}"), None)
+        raise (err if hint is None else ExerciseError(f"{first}\nHint: {hint}")) from cause
 
 def as_array(x):
     """A float64 numpy array of a tensor (any device, gradient or not), an array or a list."""
     import numpy as np
     return np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64)
-
 
 def one_number(got, what: str, hint: str = "return one number, a float") -> float:
     """One float out of a number or a one-element array or tensor (an Exercise's ``returns``), else an ExerciseError."""
@@ -333,40 +291,30 @@ def one_number(got, what: str, hint: str = "return one number, a float") -> floa
     require(x is not None and x.size == 1, f"{what} returned {_brief(got)}, not one number", hint)
     return float(x.reshape(()))
 
-
 def unit(x, axis=1):
     """``x`` as float64 with each row (``axis=0``: column; ``None``: the whole) scaled to length 1; zeros stay 0."""
     import numpy as np
     x = as_array(x)
     return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-300)
 
-
 # ----------------------------------------------------------------------------- an exercise, declared once
 VALUE = "value"  # an Exercise's probe: the hidden test compares the name's own value (``_result = name``)
 
-
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``; everything else is derived
-    from it: the check (:meth:`check`, when ``reference`` and ``inputs`` are given), the nbgrader export's hidden
-    test (``probe``), what a later notebook loads until the student has kept their own (``reference`` with
-    ``kept=True``, read by :func:`sbertlib.workbook.mine.load`), and the instructor notes' list of the mistakes
-    the check names (``slips``).
+    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``: its check (:meth:`check`, given
+    ``reference`` and ``inputs``), the nbgrader export's hidden test (``probe``), what later notebooks load until the
+    student keeps their own (``reference`` with ``kept=True``, :func:`sbertlib.workbook.mine.load`) and the mistakes
+    the instructor notes list (``slips``).
 
-    * ``name``: what the student's cell defines (a function, a class or a value).
-    * ``probe``: code for the hidden test, run in the notebook's kernel, that sets ``_result`` from the
-      student's objects on fixed inputs (helpers: ``_np``, ``_torch``, ``_pd``, ``_Model``; see
-      :mod:`sbertlib.workbook.publish.nbgrader_export`); :data:`VALUE` compares the name's value; ``None`` for an
-      exercise with many right answers, which keeps its check as grader.
-    * ``reference``: the workbook's own answer (a function or class); ``kept``: later notebooks use the
-      student's kept one instead (notebook 03's ``train_loop`` in 04–14).
-    * ``inputs``: the hidden inputs the check calls the student's function on (a function returning a list of
-      argument tuples, built afresh for every check); ``slips``: ``{message naming the mistake: the same
-      function written with that mistake}``; ``hint``: what to say when no slip matches (or ``hint(got, *inputs)``,
-      which never shows the reference's value); ``ok``: the message of
-      a right answer; ``compare(got, want)``: equality (default: same shape, equal within 1e-6); ``returns(value,
-      what)``: reads the student's result before it is compared (e.g. one number out of a 0-d array or tensor),
-      raising ExerciseError for what cannot be read.
+    * ``name``: what the student's cell defines; ``probe``: hidden-test code setting ``_result`` from the student's
+      objects on fixed inputs (helpers ``_np``, ``_torch``, ``_pd``, ``_Model``:
+      :mod:`sbertlib.workbook.publish.nbgrader_export`), :data:`VALUE` for the name's value, ``None`` where the check
+      grades (many right answers).
+    * ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the mistake: the function
+      written with it}``; ``hint``: said when no slip matches (or ``hint(got, *inputs)``, never the reference's value);
+      ``ok``: a right answer's message; ``compare(got, want)`` (default: same shape, within 1e-6); ``returns(value,
+      what)``: reads the student's result (one number of a 0-d tensor), raising ExerciseError for what it cannot read.
     """
 
     name: str
@@ -409,13 +357,10 @@ class Exercise:
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
         ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
 
-
 def _copies(args: tuple) -> tuple:
-    """Fresh copies of the hidden inputs (arrays, tensors, lists, dicts deep; anything else shallow), so neither the
-    student's function nor the reference can change what the next call gets."""
+    """Fresh copies of the hidden inputs (deep where :func:`_snapshot` copies) for each call."""
     import copy
     return tuple(copy.copy(a) if (snap := _snapshot(a)) is None else snap for a in args)
-
 
 def _close(a, b) -> bool:
     import numpy as np
@@ -424,7 +369,6 @@ def _close(a, b) -> bool:
                                                                 atol=1e-6, equal_nan=False))
     except (TypeError, ValueError):
         return a == b
-
 
 def _brief(value) -> str:
     """A value as a message shows it: short ones whole, arrays by shape and first entries."""
@@ -440,7 +384,6 @@ def _brief(value) -> str:
             return f"an array of shape {tuple(np.shape(value))} starting {flat.tolist()}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
 
 def _shown(args: tuple) -> str:
     """The arguments as a message shows them: small ones whole, arrays by type and shape."""

@@ -1,20 +1,6 @@
-"""The two kinds of exercise beside a function (:class:`~sbertlib.workbook.lessons.Exercise`), each declared once in
-its lesson module:
-
-* :class:`Objective` — a loss class the student writes (a :class:`sbertlib.losses.SBERTLoss`): what data it takes
-  (``n_texts``, ``label_kind``), its value and its gradient against the library's loss on hidden vectors, for each of
-  the settings it is built with, then one batch end to end through an encoder.
-* :class:`Run` — a training function: it and the library's function of the same signature each train on the
-  check's own small recipes; the loss of every step must be the same, and the model given must have trained. A
-  difference is named by the declared slips (the same function written with that mistake) or by a setting the
-  function ignored.
-
-Like every self-check, these compare and name mistakes; they do not try to stop a student who sets out to fool them
-in their own kernel (see the package docstring: grading integrity lives in nbgrader's hidden tests).
-"""
-from __future__ import annotations
-
-import copy
+"""The two kinds of exercise beside a function (:class:`~sbertlib.workbook.lessons.Exercise`): :class:`Objective`, a
+loss class, and :class:`Run`, a training function, each described in its docstring (and, with what a self-check does
+not try to stop, in the package's)."""
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -25,7 +11,6 @@ import torch
 from .checking import ExerciseError, call, named_slip, ok, reference_numerics, require, require_gradient
 
 COLUMNS = ("the first column", "the second column", "the third column")
-
 
 def as_number(value, what: str) -> float:
     """One number out of a 0-d (or one-element) tensor, array or a float; an ExerciseError naming what came back."""
@@ -41,11 +26,9 @@ def as_number(value, what: str) -> float:
         raise ExerciseError(f"{what} returned a {type(value).__name__}, not a number\n"
                             "Hint: return the loss as a scalar tensor") from None
 
-
 def close(got: float, want: float, rel: float = 1e-4) -> bool:
     """Equal to float32's rounding (relative ``rel``, absolute 1e-6)."""
     return math.isclose(got, want, rel_tol=rel, abs_tol=1e-6)
-
 
 # ----------------------------------------------------------------------------- an objective
 @dataclass(frozen=True)
@@ -72,9 +55,7 @@ class Objective:
     probe: str | None = None
     kept: bool = False
 
-    @property
-    def probe_code(self) -> str | None:
-        return self.probe
+    probe_code = property(lambda self: self.probe)   # the hidden test's code, as an Exercise's
 
     def check(self, cls, encoder) -> None:
         """Build the student's ``cls`` around ``encoder`` with each setting and compare it with the reference."""
@@ -141,8 +122,7 @@ class Objective:
                          f"on {shown} your {self.name}'s loss")
 
     def _slip(self, value: float, embeddings: list, labels, setting: dict, encoder, objective) -> str:
-        """The declared slip whose value equals the student's, else a setting ignored (the loss of another value of
-        it: one the check builds with, or the reference's default), else the hint."""
+        """The declared slip of the student's value, else a setting ignored (another value's loss), else the hint."""
         copies = lambda: [e.detach().clone() for e in embeddings]  # noqa: E731
         slips = {message: (lambda slip=slip: float(slip(copies(), labels, **setting)))
                  for message, slip in self.slips.items()}
@@ -182,13 +162,11 @@ class Objective:
                 f"gives {got:.5f}, not the library's loss", "loss_from_embeddings gets one embedding per text column, "
                 "in the examples' order, and the batch's labels as they are")
 
-
 # ----------------------------------------------------------------------------- a run
 def trained_weights_differ(a, b) -> bool:
     """Whether two models' weights differ anywhere."""
     pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
     return any(n not in pb or not torch.equal(p.detach().cpu(), pb[n].detach().cpu()) for n, p in pa.items())
-
 
 @dataclass(frozen=True)
 class Run:
@@ -211,9 +189,7 @@ class Run:
     kept: bool = False
     tolerance: float = 1e-3
 
-    @property
-    def probe_code(self) -> str | None:
-        return self.probe
+    probe_code = property(lambda self: self.probe)
 
     def check(self, fn, *context) -> int:
         """Run ``fn`` and the reference on every recipe; the number of steps compared."""
@@ -252,8 +228,3 @@ class Run:
                     lambda key=key, default=default: self.run(self.reference, {**recipe, key: default}, *context)[0]
         return named_slip(got, slips, "", close=lambda a, b: self.same(a, b)) or (
             self.hint(got, want, recipe) if callable(self.hint) else self.hint)
-
-
-def copy_of(model):
-    """A deep copy (the check's own start, so that nothing the student's run does reaches the notebook's)."""
-    return copy.deepcopy(model)

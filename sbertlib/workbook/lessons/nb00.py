@@ -4,7 +4,7 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import Exercise, as_array as _f64, guard, require, two_items, unit as _unit
+from . import Exercise, as_array as _f64, guard, two_items, unit as _unit
 
 _off = lambda m, fill=-np.inf: np.where(np.eye(len(m), dtype=bool), fill, _f64(m))   # the diagonal set to fill
 _at = lambda m: tuple(sorted(divmod(int(np.argmax(m)), m.shape[1])))   # (row, column) of the largest
@@ -17,13 +17,11 @@ most_similar_pair_truth = lambda matrix: _at(_off(matrix))   # (i, j), i < j, of
 nearest_neighbour_hits_truth = lambda sim, paraphrases: _hit(sim, {tuple(sorted(q)) for q in paraphrases})
 _sym = lambda rng, n: _off((lambda a: (a + a.T) / 2)(rng.uniform(-1, 0.95, (n, n))), 1)   # as cosines
 
-
 def _rows() -> list[tuple[np.ndarray, np.ndarray]]:   # float32, as encode gives, of very unequal lengths
     rng = np.random.default_rng(2019)
     a, b, c = (((rng.standard_normal((n, d)) + o) * rng.uniform(0.1, 9.0, (n, 1))).astype(np.float32)
                for n, d, o in ((5, 8, 0.7), (7, 8, 0.7), (6, 4, -0.3)))
     return [(a, b), (c, c.copy()), (a[:1].copy(), b)]
-
 
 COSINE_MATRIX = Exercise(
     "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=_same, slips={
@@ -40,7 +38,6 @@ COSINE_MATRIX = Exercise(
     hint="try vectors you can do by hand: [3, 4] against [6, 8] and [4, -3] gives cosines 1 and 0",
     ok="cosine_matrix is right: every entry is a cosine, whatever the vectors' lengths")
 check_cosine_matrix = lambda cosine_matrix: COSINE_MATRIX.check(cosine_matrix)   # on hidden float32 rows
-
 
 MOST_SIMILAR_PAIR = Exercise(
     'most_similar_pair', reference=most_similar_pair_truth, probe="""
@@ -60,14 +57,11 @@ MOST_SIMILAR_PAIR = Exercise(
            "you searched the first row only: look at the whole matrix, off its diagonal": lambda m: _at(_off(m)[:1])},
     hint="look for the largest entry off the diagonal (argmax of the whole matrix, then divmod by the row length)")
 
-
 def check_most_similar_pair(most_similar_pair, sim) -> None:
-    """``most_similar_pair(sim) -> (i, j)`` (either order) on hidden matrices as the notebook's, then on its ``sim``."""
     i, j = most_similar_pair_truth(sim)
     replace(MOST_SIMILAR_PAIR, inputs=lambda: [(_as(sim, m),) for (m,) in MOST_SIMILAR_PAIR.inputs()] + [(sim,)],
             ok=f"most_similar_pair is right: in the notebook's matrix, sentences {i} and {j} are the most similar "
                f"(cosine {_f64(sim)[i, j]:.3f})").check(most_similar_pair)
-
 
 def _hits_cases() -> list[tuple[np.ndarray, set]]:
     """8 sentences where each slip counts otherwise (6 right: 0↔5, 2↔4 mutual; 1→3, 7→6 one way; 3→2, 6→1 miss)."""
@@ -76,7 +70,6 @@ def _hits_cases() -> list[tuple[np.ndarray, set]]:
         m[i, j] = m[j, i] = s
     m[6, [0, 2, 3, 4, 5]] = m[[0, 2, 3, 4, 5], 6] = 0.55   # 6's partner 7 its least similar: argmin gives 1
     return [(_off((m + m.T) / 2, 1), {(0, 5), (1, 3), (2, 4), (6, 7)})]
-
 
 NEAREST_NEIGHBOUR_HITS = Exercise(
     "nearest_neighbour_hits", reference=nearest_neighbour_hits_truth, inputs=_hits_cases, slips={
@@ -89,14 +82,10 @@ NEAREST_NEIGHBOUR_HITS = Exercise(
     hint="for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair",
     ok="nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its paraphrase")
 
-
 def check_nearest_neighbour_hits(nearest_neighbour_hits, sim=None, paraphrases=None) -> None:
-    """``nearest_neighbour_hits(sim, paraphrases) -> int`` on hidden matrices and on the notebook's own."""
     cases = [(_as(sim, m), p) for m, p in _hits_cases()] + ([] if sim is None else [(sim, set(paraphrases or ()))])
     replace(NEAREST_NEIGHBOUR_HITS, inputs=lambda: cases).check(nearest_neighbour_hits)
 
-
 EXERCISES = (COSINE_MATRIX, MOST_SIMILAR_PAIR, NEAREST_NEIGHBOUR_HITS)
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -112,5 +112,4 @@ EXERCISES = (PAIR_COUNT, CROSS_ENCODER_HOURS, BI_ENCODER_SECONDS, SPEEDUP, ANISO
 check_pair_count, check_cross_encoder_hours, check_bi_encoder_seconds, check_speedup, check_anisotropy, check_centre, \
     check_average_word_vectors = (lambda fn, ex=ex: ex.check(fn) for ex in EXERCISES)   # check_<name>(<name>)
 
-
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

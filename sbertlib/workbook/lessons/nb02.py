@@ -1,5 +1,4 @@
-"""Self-checks for ``02_the_siamese_network``: pooling, the classification head, the pair loss of two tied branches
-and its gradients, one gradient step, Table 6's concatenations."""
+"""Self-checks for ``02_the_siamese_network``: pooling, the head, the pair loss and gradients, a step, Table 6."""
 import copy
 import re
 from dataclasses import replace
@@ -11,12 +10,11 @@ from ... import losses
 from ...losses import pair_features
 from ...model.pooling import pool as pool_truth
 from ...paper import TABLE6_CONCATS
-from . import guard, Exercise, ExerciseError, _brief, call, named_slip, ok, require, require_gradient, two_items
+from . import Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, require, require_gradient, two_items
 
 _close = lambda got, want: torch.is_tensor(got) and got.shape == want.shape and torch.allclose(got.float(), want, atol=1e-5)
 _uv = lambda seed, rows, n: [t.clone() for t in torch.randn(2, rows, n, generator=torch.Generator().manual_seed(seed))]
 _all_close = lambda a, b: all(torch.allclose(a[k].float(), b[k].float(), rtol=1e-4, atol=1e-7) for k in b)
-
 
 def _padded() -> list[tuple]:   # every B, T and H differs, so a broadcasting error names its axes
     g, cases = torch.Generator().manual_seed(0), []   # far-away padding; all-negative real values beside zero padding
@@ -24,7 +22,6 @@ def _padded() -> list[tuple]:   # every B, T and H differs, so a broadcasting er
         mask = (torch.arange(t) < torch.tensor(lengths)[:, None]).long()
         cases.append(((torch.randn(b, t, h, generator=g) - 5 * (pad == 0)).masked_fill(mask[..., None] == 0, pad), mask))
     return [(x, m, mode) for mode in ("mean", "max", "cls") for x, m in cases]
-
 
 _per = lambda mode, slips: {message: (lambda t, m, how="mean", slip=slip: slip(t, m[..., None].to(t.dtype)) if how == mode
                                       else pool_truth(t, m, how)) for message, slip in slips.items()}   # one mode's slip
@@ -53,7 +50,6 @@ POOL = Exercise('pool', probe="""
     hint="print the shapes: token_embeddings (B, T, H), attention_mask (B, T); the result is (B, H), from real tokens only",
     ok="pool is right for mean, max and cls: padding never gets in")
 
-
 def check_pooling(pool) -> None:
     """:data:`POOL`; a broadcasting error inside ``pool`` is told in the axes of the student's own tensors."""
     try:
@@ -71,7 +67,6 @@ def check_pooling(pool) -> None:
         raise ExerciseError(f"token_embeddings had shape (B, T, H) = {tuple(x.shape)} and attention_mask (B, T) = "
                             f"{tuple(m.shape)}: your code lined up {a} = {sizes[1]} against {b} = {sizes[2]}\nHint: {hint}"
                             ) from err.__cause__
-
 
 _UVD = ("u", "v", "|u-v|")
 _ce = lambda W, x, y, **how: F.cross_entropy(W(x), y, **how)
@@ -95,7 +90,6 @@ HEAD = Exercise('SiameseClassifier', probe="""
     "that is the sum over the batch: use the mean (F.cross_entropy's default)": _with(*_UVD, reduction="sum"),
     "the raw logits went into a negative log-likelihood: the cross-entropy applies the log-softmax itself":
         lambda W, u, v, y: F.nll_loss(W(pair_features(u, v, _UVD)), y)})
-
 
 def check_siamese_classifier(cls, encoder) -> None:
     """``classifier`` an ``nn.Linear(3n, num_labels)`` with a bias; the loss (value, gradient) SoftmaxLoss's."""
@@ -127,13 +121,11 @@ def check_siamese_classifier(cls, encoder) -> None:
     require_gradient(got, {"u": u, "v": v}, lambda a, b: reference.loss_from_embeddings([a, b], y), "your loss")
     ok(f"SiameseClassifier computes softmax(W·(u, v, |u−v|)) + cross-entropy, W: {3 * n} → 3, as SoftmaxLoss")
 
-
 def pair_loss_truth(model, fa, fb, target, detach_a: bool = False, detach_b: bool = False) -> torch.Tensor:
     """``(cos(u, v) − target)²`` (mean over the pairs), ``u = model(fa)``, ``v = model(fb)``; a detached branch is a
     constant for autograd."""
     u, v = model(fa), model(fb)
     return F.mse_loss(F.cosine_similarity(u.detach() if detach_a else u, v.detach() if detach_b else v), target)
-
 
 _as = lambda **fixed: lambda m, a, b, t, detach_a=False, detach_b=False: pair_loss_truth(m, a, b, t, **{
     "detach_a": detach_a, "detach_b": detach_b, **fixed})   # the pair loss with a flag fixed, whatever is passed
@@ -163,15 +155,12 @@ PAIR_LOSS = Exercise('pair_loss', probe="""
     "you cut the other branch: detach_a is about branch A (u = model(fa)), detach_b about B (v = model(fb))":
         lambda m, a, b, t, detach_a=False, detach_b=False: pair_loss_truth(m, a, b, t, detach_b, detach_a)})
 
-
 def _graded(loss, model) -> tuple[float, torch.Tensor]:
     """A pair loss's value and its gradient into every parameter of ``model``, flattened (the model's .grad untouched)."""
     grads = torch.autograd.grad(loss, params := [*model.parameters()], allow_unused=True, retain_graph=True)
     return float(loss.detach()), torch.cat([(g if g is not None else 0 * p).flatten() for g, p in zip(grads, params)])
 
-
 def check_pair_loss(pair_loss, encoder) -> None:
-    """:func:`pair_loss_truth` on a hidden pair through a copy of ``encoder``, with each detach flag."""
     model = copy.deepcopy(encoder).cpu().eval()
     args = model, model.tokenize(["A dog runs across the field."]), model.tokenize(["Markets closed."]), torch.tensor([.2])
     same = lambda a, b: abs(a[0] - b[0]) < 1e-5 and torch.allclose(a[1], b[1], rtol=1e-4, atol=1e-7)  # noqa: E731
@@ -191,16 +180,13 @@ def check_pair_loss(pair_loss, encoder) -> None:
                 got, slips, "(cos(u, v) − target)²; a detach flag changes where the gradient flows, not the value", same))
     ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
 
-
 def gradients_truth(model, fa, fb, target, **detach) -> tuple[float, dict[str, torch.Tensor]]:
-    """``(loss, {parameter name: its gradient})`` of one pair's :func:`pair_loss_truth` from cleared gradients (zeros
-    where none reaches a parameter); the model's ``.grad`` left cleared."""
+    """``(loss, {parameter name: its gradient, zeros where none})`` of :func:`pair_loss_truth`, .grad cleared."""
     model.zero_grad(set_to_none=True)
     (value := pair_loss_truth(model, fa, fb, target, **detach)).backward()
     grads = {k: p.grad.clone() if p.grad is not None else torch.zeros_like(p) for k, p in model.named_parameters()}
     model.zero_grad(set_to_none=True)
     return float(value.detach()), grads
-
 
 def _as_grads(got, names: list, what: str) -> dict:
     value, grads = two_items(got, f"{what} returned", "return two things: the loss's value and {parameter name: gradient}")
@@ -210,7 +196,6 @@ def _as_grads(got, names: list, what: str) -> dict:
     require(not missing, f"{what} returned no gradient tensor for {len(missing)} of {len(names)} parameters (e.g. "
             f"{missing[:1]})", "a dict with every parameter's name: zeros of its shape where its .grad is None")
     return grads
-
 
 def check_gradients(gradients, encoder) -> None:
     """:func:`gradients_truth` for branch A alone, B alone, the pair twice, call after call on one model (with a
@@ -237,19 +222,15 @@ def check_gradients(gradients, encoder) -> None:
     ok(f"gradients of branch A, branch B and the whole pair equal autograd's, for all {len(names) - 1} parameter tensors "
        "of the encoder and one that no gradient reaches (zeros), call after call")
 
-
 def check_gradient_step(gradient_step) -> None:
     """``gradient_step(model, grads, lr)``: every parameter ``p ← p − lr · grads[name]``, in place, the model returned."""
     model, lr = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.Tanh(), torch.nn.Linear(3, 2)), 0.3
     before = {k: p.detach().clone() for k, p in model.named_parameters()}
     grads = {k: torch.randn(p.shape, generator=torch.Generator().manual_seed(i)) for i, (k, p) in enumerate(before.items())}
-    try:
-        returned = call(gradient_step, model, grads, lr, what="your gradient_step")
-    except ExerciseError as err:
-        require("leaf Variable that requires grad" not in str(err.__cause__), "your in-place update was recorded by "
-                "autograd, which refuses to change a parameter that requires a gradient", "an update is not part of "
-                "what is differentiated: do it inside torch.no_grad()")
-        raise
+    returned = hinted(call, {"leaf Variable that requires grad": "your in-place update was recorded by autograd, which "
+                             "refuses to change a parameter that requires a gradient; an update is not part of what is "
+                             "differentiated: do it inside torch.no_grad()"}, gradient_step, model, grads, lr,
+                      what="your gradient_step")
     step = {k: before[k] - p.detach() for k, p in model.named_parameters()}
     moved = sum(bool(s.any()) for s in step.values())
     require(moved, "the model passed in did not change" + (" (you returned another one)" if returned is not model and
@@ -269,11 +250,9 @@ def check_gradient_step(gradient_step) -> None:
             "return the model, so that tied = gradient_step(copy.deepcopy(encoder), …) reads well")
     ok(f"gradient_step moves each of the {len(step)} parameter tensors by −lr · its gradient, in place")
 
-
 _ORDERS = TABLE6_CONCATS + (("v", "u"), ("|u-v|", "u", "v"), ("u*v", "u"), ("u", "|u-v|", "v"), ("u*v", "|u-v|", "v", "u"))
 _cat = lambda u, v, parts, dim=1, **own: torch.cat([{"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, **own}[p]
                                                     for p in parts], dim)
-
 
 def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
     """What each n-wide block of the student's ``got`` holds, in their order — never what it should hold."""
@@ -284,7 +263,6 @@ def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
              for i in range(0, got.shape[1], n)]
     return (f"your blocks are ({', '.join(names)}) for parts {parts}: block k must be the part named k-th in parts"
             + (" — a '?' is none of u, v, |u-v| and u*v" if "?" in names else ""))
-
 
 CONCAT_FEATURES = Exercise('concat_features', probe="""
             _rng = _np.random.default_rng(2024)
@@ -305,14 +283,10 @@ CONCAT_FEATURES = Exercise('concat_features', probe="""
            "you joined the parts along the batch axis (dim=0): side by side is dim=1": lambda u, v, p: _cat(u, v, p, 0)},
     ok="concat_features is right for all seven concatenations of Table 6, and for parts in other orders")
 
-
 def check_concat_features(concat_features, u=None, v=None) -> None:
-    """:data:`CONCAT_FEATURES` on hidden u, v and the notebook's own; a wrong answer is told what its blocks are."""
     mine = [] if u is None else [(u.detach().float().cpu(), v.detach().float().cpu(), p) for p in _ORDERS]
     replace(CONCAT_FEATURES, inputs=lambda: CONCAT_FEATURES.inputs() + mine).check(concat_features)
 
-
 EXERCISES = (POOL, HEAD, PAIR_LOSS, CONCAT_FEATURES)
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

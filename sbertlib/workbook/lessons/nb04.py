@@ -1,7 +1,4 @@
-"""Self-checks for ``04_sts_evaluation``: each exercise declared once — reference, hidden inputs, each everyday mistake
-as code under the message naming it. Grading integrity lives in nbgrader's hidden tests (``probe``), not here."""
-from __future__ import annotations
-
+"""Self-checks for ``04_sts_evaluation``: Spearman's ρ, the STS evaluation, a year's two scores, the worst pairs."""
 import numpy as np
 from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
@@ -21,7 +18,6 @@ def _num(got, what: str) -> float:
                       "you need")
 
 def _two(first, second, hint: str):
-    """An Exercise's ``returns``: the student's two results, read by ``first`` and ``second``."""
     return lambda got, what: tuple(f(x, what) for f, x in zip((first, second), two_items(got, f"{what} returned", hint)))
 
 def _any(*values):
@@ -50,7 +46,6 @@ def hidden_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     return [(x, 0.6 * x + rng.normal(size=40)), (np.arange(1.0, 13), np.exp(np.arange(1.0, 13))),
             (t[0], rng.normal(size=30)), (t[1], t[2] // 2), (np.arange(8.0), -np.arange(8.0) ** 3),
             (g, np.tanh(g / 5 + rng.normal(0, 0.3, 60)))]
-
 
 SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidden_cases, slips={
     "you returned ρ × 100: return ρ itself, between −1 and 1": lambda x, y: 100 * spearman_truth(x, y),
@@ -87,7 +82,6 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
                        spearman(_rng.normal(size=30), _rng.normal(size=30))]
             """)
 
-
 # ----------------------------------------------------------------------------- your STS evaluation
 def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
     """``(Spearman ×100, cosine of every pair)`` as :func:`sbertlib.evaluation.evaluate_sts` computes them."""
@@ -96,16 +90,16 @@ def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
     return result.main, result.predictions["cosine"]
 
 class HiddenEncoder:
-    """An encoder with known vectors, one per sentence (``encode`` as the library's); counts its ``encode`` calls."""
+    """An encoder with known vectors, one per sentence (``encode`` as the library's)."""
 
     def __init__(self, vectors: dict[str, np.ndarray]):
-        self.vectors, self.calls, self.name = vectors, 0, "hidden"
+        self.vectors, self.name = vectors, "hidden"
 
     def __repr__(self) -> str:
         return f"<the check's encoder of {len(self.vectors)} sentences>"
 
     def encode(self, sentences, *args, convert_to="numpy", normalize=None, **kwargs):
-        self.calls, one = self.calls + 1, isinstance(sentences, str)
+        one = isinstance(sentences, str)
         out = np.stack([self.vectors[s] for s in ([sentences] if one else list(sentences))])
         out = (_unit(out) if normalize else out).astype(np.float32)
         out = __import__("torch").from_numpy(out) if convert_to == "torch" else out
@@ -138,7 +132,6 @@ def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
     require(not np.isnan(cos).any(), f"{what}: a cosine is NaN: one vector is all zeros, and 0 / 0 is not a number",
             "an all-zero vector's cosine with anything is 0, as the exercise says: F.cosine_similarity gives that")
     return _num(score, what), cos
-
 
 STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True, inputs=lambda: [hidden_sts()], slips={
     "that is ρ itself: the tables print Spearman × 100 (77.03, not 0.7703)": lambda m, p: _sts(m, p, times=1),
@@ -176,7 +169,6 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
             _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
             """)
 
-
 # ----------------------------------------------------------------------------- the two conventions of an STS year
 def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False):
     """(all, wmean) ×100, one part replaced (``mean`` of the subsets' scores and sizes, ``corr``); ``blocks``: each
@@ -201,7 +193,6 @@ def hidden_year(seed: int = 12) -> tuple[list, np.ndarray]:
     gold = np.clip(np.select([src == "news", src == "captions"], [1.0, 3.5], 2.0) + rng.normal(0, 1.2, 48), 0, 5)
     return ([STSPair(f"{s} {i}a", f"{s} {i}b", g, source=f"STS99/{s}") for i, (s, g) in enumerate(zip(src, gold.round(1)))],
             np.tanh(gold / 5 + rng.normal(0, .3, 48) + .6 * (src == "news")))
-
 
 POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth, inputs=lambda: [hidden_year()], slips={
     "the other order: the pooled score (all) first, then wmean": lambda p, c: _year(p, c)[::-1],
@@ -229,7 +220,6 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
                       for i, (s, src) in enumerate(zip(_rng.uniform(0, 5, 30).round(1), ["news", "forum", "images"] * 10))]
             _result = pooled_and_wmean(_pairs, _rng.normal(size=30))
             """)
-
 
 # ----------------------------------------------------------------------------- the largest rank errors
 def _worst(gold, predicted, k=10, rank=rankdata, size=np.abs, diff=None):
@@ -269,7 +259,6 @@ def hidden_ranking(seed: int = 21) -> tuple[np.ndarray, np.ndarray]:
     return gold, np.tanh(gold / 5 + rng.normal(0, .15, 40)) + .9 * np.isin(range(40), [3, 17]) - .9 * np.isin(
         range(40), [8, 30, 31])
 
-
 WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_ranking(), 12)], slips={
     "the sign is flipped: error = predicted rank − gold rank (> 0: the model put the pair higher)":
         lambda g, p, k: _worst(g, p, k, diff=lambda p, g: rankdata(g) - rankdata(p)),
@@ -302,7 +291,6 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
                        "all": sorted([int(i), float(e)] for i, e in zip(*(_np.asarray(x).tolist() for x in _all)))}
             """)
 
-
 # ----------------------------------------------------------------------------- which genres the errors come from
 def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, over=None):
     """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as anywhere);
@@ -323,7 +311,6 @@ def _table(got, what: str):
     require(not got[list(GENRE_COLUMNS)].isna().any().any(), f"{what}: a share is missing (NaN)",
             "a genre never among the worst has share 0 there, not NaN: .reindex(every genre, fill_value=0.0)")
     return got[list(GENRE_COLUMNS)].astype(float)
-
 
 GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lambda: [(
     ["main-captions"] * 30 + ["main-news"] * 18 + ["main-forums"] * 8 + ["main-headlines"] * 4,

@@ -1,7 +1,5 @@
 """Self-checks for notebook 08 (SentEval transfer): the majority-class warm-up, SentEval's classifier on one split,
 its k-fold protocol, which protocol for which task and standardising the dimensions (the paper's Section 5)."""
-from __future__ import annotations
-
 import warnings
 from collections import Counter
 from dataclasses import replace
@@ -16,7 +14,6 @@ _number = lambda got, what: one_number(got, what, "return one number, the accura
 
 def _close(got, want) -> bool:   # an accuracy computed in float32 is right too
     return abs(got - want) <= 1e-4 * max(1.0, abs(want))
-
 
 # ----------------------------------------------------------------------------- the majority-class warm-up
 def _labels(task: SentEvalTask, split: str) -> list:
@@ -66,7 +63,7 @@ MAJORITY = Exercise('majority_baseline', probe="_result = {name: majority_baseli
          "the share of the most common label in task.labels")
 
 def check_majority_baseline(majority_baseline, tasks=None) -> None:
-    """:data:`MAJORITY`, then on the notebook's ``tasks`` (a tie for the most frequent class: any tied class is right)."""
+    """:data:`MAJORITY`, then on the notebook's ``tasks`` (a tie for the most frequent class: any tied one is right)."""
     MAJORITY.check(majority_baseline)
     for task in (tasks.values() if isinstance(tasks, dict) else tasks or []):
         got = MAJORITY.returns(call(majority_baseline, task, what="your majority_baseline"), task.name)
@@ -75,7 +72,6 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
                 MAJORITY.hint)
     if tasks:
         ok(f"majority_baseline is right on the notebook's {len(tasks)} tasks too")
-
 
 # ----------------------------------------------------------------------------- SentEval's classifier, one split
 def fit_and_score_truth(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS, seed: int = 0, dev=None) -> float:
@@ -136,7 +132,6 @@ FIT_AND_SCORE = Exercise(
 
 def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # noqa: E704
 
-
 # ----------------------------------------------------------------------------- SentEval's k-fold protocol
 def cv_accuracy_truth(X, y, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS) -> float:
     """Stratified ``folds``-fold CV (:func:`sbertlib.evaluation.transfer.cross_val_accuracy`): each fold scored by
@@ -190,7 +185,6 @@ def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 
             ok=f"{CV_ACCURACY.ok} and on the notebook's ({want:.2f})").check(cv_accuracy)
     return want
 
-
 # ----------------------------------------------------------------------------- which protocol for which task
 class _SignalEncoder:
     """A stand-in encoder: text ``"<label>|<id>"`` → a fixed noisy vector around its class's centre."""
@@ -219,7 +213,6 @@ def _protocol_tasks() -> list[SentEvalTask]:
     return tasks
 
 def _score_task(encoder, task, folds=10, seed=0, slip: str = "") -> float:
-    """score_task written with one ``slip`` (see SCORE_TASK)."""
     seed, per = (0 if slip == "own seed" else seed), (100 if slip == "fraction" else 1)
     if not task.splits or slip == "as CV":
         k = {"own folds": 10, "folds written in": 5}.get(slip, folds)
@@ -252,7 +245,6 @@ SCORE_TASK = Exercise(
 
 def check_score_task(score_task, folds: int = 5) -> None:
     replace(SCORE_TASK, inputs=lambda: SCORE_TASK.inputs(folds)).check(score_task)
-
 
 # ----------------------------------------------------------------------------- re-weighting dimensions (§5)
 def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:
@@ -326,6 +318,5 @@ def check_standardise(standardise) -> None:
     raise min(errors, key=lambda e: STANDARDISE.hint in str(e))   # a named slip before the general hint
 
 EXERCISES = (MAJORITY, STANDARDISE, FIT_AND_SCORE, CV_ACCURACY, SCORE_TASK)
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -1,13 +1,11 @@
 """Self-checks for notebook 09 (visualising embeddings): the premise–hypothesis cosines by label, two scores of how
 well labels group (separation: global; 1-NN agreement: local), PCA by SVD and the chance agreement."""
-from __future__ import annotations
-
 from dataclasses import replace
 from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, _brief, as_array as _raw, call, guard, ok, require, two_items
+from . import Exercise, _brief, as_array as _raw, call, guard, ok, one_number, require, two_items
 
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
 
@@ -21,14 +19,9 @@ def _labels(labels: Sequence, n: int) -> np.ndarray:
     return np.asarray([str(v) for v in labels])
 
 def _one_number(value, what: str) -> float:
-    try:
-        x = _raw(value)
-    except (TypeError, ValueError):
-        x = np.full(2, np.nan)
-    require(x.size == 1 and np.isfinite(x).all() and not isinstance(value, (str, bytes, bool)),
-            f"{what} must return one finite number, got {_brief(value)}.")
-    return float(x.reshape(()))
-
+    x = one_number(value, what, "return one finite number")
+    require(np.isfinite(x), f"{what} must return one finite number, got {x}.")
+    return x
 
 # ----------------------------------------------------------------------------- premise–hypothesis cosines
 def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str], sim=None) -> dict[str, float]:
@@ -50,7 +43,6 @@ def _by_label(got, what: str) -> dict:
             "return a dict {label: mean cosine}, one entry per label")
     return {str(k): _one_number(v, what) for k, v in got.items()}
 
-
 COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, inputs=lambda: list(_nli_cases()), slips={
     "that is the dot product: normalise both rows first (cosine)":
         lambda p, h, g, labels: cosine_by_label_truth(p, h, g, labels, lambda p, h: np.sum(p * h, axis=1)),
@@ -66,7 +58,6 @@ COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, i
     hint="cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label",
     ok="cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label",
     compare=lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1e-6 for k in a), returns=_by_label)
-
 
 # ----------------------------------------------------------------------------- separation and 1-NN agreement
 def _gap(emb, labels, unit=_unit, keep_diagonal: bool = False, against_all: bool = False) -> float:
@@ -115,7 +106,6 @@ def _hidden_cases() -> list[tuple[np.ndarray, list]]:
         cases.append((x[perm], [f"class-{v}" for v in lab[perm]] if labels_as == "str" else lab[perm].tolist()))
     return cases
 
-
 SEPARATION = Exercise("separation", probe="""
             _rng = _np.random.default_rng(2030)
             _result = separation(_rng.normal(size=(12, 5)) + 0.5, [0, 1, 2] * 4)
@@ -156,8 +146,7 @@ NN_AGREEMENT = Exercise("nn_agreement", probe="""
     compare=_close, returns=_one_number)
 
 def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
-    """``exercise``'s check of ``fn`` on its hidden sets and, if given, on the notebook's own ``emb`` and ``labels``;
-    the reference's value on the notebook's data (on the first hidden set without it)."""
+    """``exercise``'s check on its hidden sets and on the notebook's own data if given; the reference's value there."""
     if emb is None:
         exercise.check(fn)
         return exercise.reference(*exercise.inputs()[0])
@@ -172,13 +161,11 @@ def check_separation(separation: Callable, emb=None, labels: Sequence | None = N
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
     return _check(NN_AGREEMENT, nn_agreement, emb, labels, ".3f")
 
-
 # ----------------------------------------------------------------------------- PCA by SVD
 def pca_truth(emb, k: int = 2, prepare=None, coords=None, explained=None, last=False) -> tuple[np.ndarray, np.ndarray]:
-    """``(coords (n, k), explained (k,))``: the rows centred and projected on the first ``k`` right singular vectors
-    of the centred matrix, and each direction's share of the total variance (``S² / ΣS²``); a direction's sign is
-    arbitrary. A slip: another ``prepare`` of the rows, ``coords(x, u, s, vt)``, ``explained(s)``, the ``last``
-    directions."""
+    """``(coords (n, k), explained (k,))``: the centred rows projected on the first ``k`` right singular vectors (any
+    sign), and each one's share of the total variance (``S² / ΣS²``). A slip: another ``prepare`` of the rows,
+    ``coords(x, u, s, vt)``, ``explained(s)``, the ``last`` directions."""
     x = (prepare or (lambda x: x - x.mean(axis=0)))(_raw(emb))
     u, s, vt = np.linalg.svd(x, full_matrices=False)
     u, s, vt = (u[:, ::-1], s[::-1], vt[::-1]) if last else (u, s, vt)
@@ -201,7 +188,6 @@ def _same_pca(got, want) -> bool:
         return False
     c = c * np.where(np.sum(c * wc, axis=0) < 0, -1.0, 1.0)
     return np.allclose(c, wc, rtol=1e-4, atol=1e-4) and np.allclose(e, we, rtol=1e-4, atol=1e-7)
-
 
 PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca, slips={
     "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean":
@@ -231,10 +217,8 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
     returns=lambda got, what: tuple(_raw(x) for x in two_items(got, f"{what} returned", "return (coords, explained)")))
 
 def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
-    """:data:`PCA` on hidden embeddings and on ``emb`` if given; each direction's sign may differ."""
     extra = [(_raw(emb), k)] if emb is not None else []
     replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + (" and on your embeddings" if extra else "")).check(pca)
-
 
 # ----------------------------------------------------------------------------- chance agreement
 def chance_truth(labels: Sequence) -> float:
@@ -245,7 +229,6 @@ def _chance_other(labels: Sequence) -> float:
     """Σ n_c(n_c − 1) / (n(n − 1)): the same for a random *other* sentence (without replacement) — also right."""
     counts = np.unique([str(v) for v in labels], return_counts=True)[1]
     return float((counts * (counts - 1)).sum() / (len(labels) * (len(labels) - 1)))
-
 
 CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one_number, inputs=lambda: [
     ([0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 0],), (["a"] * 6 + ["b"] * 3 + ["c"],), (["x"] * 9 + ["y"],)], slips={
@@ -271,8 +254,6 @@ def check_chance(chance: Callable) -> None:
 
 def check_cosine_by_label(cosine_by_label: Callable): COSINE_BY_LABEL.check(cosine_by_label)  # noqa: E704
 
-
 EXERCISES = (SEPARATION, NN_AGREEMENT, COSINE_BY_LABEL, PCA, CHANCE)
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

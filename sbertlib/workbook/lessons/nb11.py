@@ -1,13 +1,9 @@
-"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding by hand, the rule
-that picks a precision. A self-check names the usual mistake; it does not police how an answer was reached (PyTorch's
-own bfloat16 conversion passes ``bf16_round``): grading integrity lives in nbgrader's hidden tests."""
-from __future__ import annotations
-
+"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding by hand (PyTorch's
+own bfloat16 conversion passes too), the rule that picks a precision."""
 import numpy as np
 import torch
 
 from . import Exercise, ExerciseError, guard, one_number, require
-
 
 # ----------------------------------------------------------------------------- padding share
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
@@ -54,7 +50,6 @@ PADDING = Exercise('padding_share_by_hand', probe="""
     ok="your padding share matches on random batches, sorted and unsorted")
 
 def check_padding_share(fn): PADDING.check(fn)  # noqa: E704
-
 
 # ----------------------------------------------------------------------------- token-budget batches
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
@@ -118,7 +113,6 @@ BUDGET = Exercise('token_budget_batches', probe="""
 
 def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
 
-
 # ----------------------------------------------------------------------------- bf16 by hand
 def _bf16_cases() -> list[tuple[torch.Tensor]]:
     """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
@@ -165,7 +159,6 @@ def check_bf16_round(fn) -> None:
                 "it (bits += …, bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)")
         raise
 
-
 # ----------------------------------------------------------------------------- picking a precision
 def pick_truth(rows: dict, tolerance: float) -> str:
     """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies)."""
@@ -204,6 +197,5 @@ PICK = Exercise('pick_precision', probe="""
 def check_pick_precision(fn): PICK.check(fn)  # noqa: E704
 
 EXERCISES = (PADDING, BUDGET, BF16, PICK)
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -1,6 +1,5 @@
-"""Self-checks for ``12_applications_search_and_clustering``: six exercises, each everyday mistake named on one line,
-and ``check_nprobe``. Right answers written another way pass (float32/64, numpy, torch, sklearn, lists; ties any order).
-"""
+"""Self-checks for ``12_applications_search_and_clustering``: six exercises and ``check_nprobe``. Right answers written
+another way pass (float32/64, numpy, torch, sklearn, lists; ties in any order)."""
 from itertools import permutations
 from types import SimpleNamespace
 

@@ -1,7 +1,4 @@
-"""Self-checks for notebook 13 (your own data): rows read into training examples, and a train/test split that shares
-no sentence. A self-check names the everyday mistake; grading integrity lives in nbgrader's hidden tests."""
-from __future__ import annotations
-
+"""Self-checks for notebook 13 (your own data): rows read into training examples, a split that shares no sentence."""
 import contextlib
 import io
 import random
@@ -15,7 +12,6 @@ from . import Exercise, _brief, call, guard, ok, require, student_raised, two_it
 
 ROW_COLUMNS, ROW_RANGE = ("query", "match", "rating"), (1.0, 10.0)   # not the notebook's; a scale not from 0
 FAQ, SEEDS, TOLERANCE = "How do I get a copy of my certificate?", range(7, 17), 0.05   # TOLERANCE: group_split's
-
 
 # ----------------------------------------------------------------------------- rows -> training examples
 def _good_rows() -> list[tuple[int, dict]]:
@@ -44,7 +40,6 @@ def _examples(got, what: str) -> list[tuple]:
     items = [tuple(x) for x in got]
     require(all(len(x) == 3 for x in items), f"{what}: an example is not (sentence1, sentence2, label)", "three values")
     return [(a, b, float(label)) for a, b, label in items]
-
 
 EXAMPLES = Exercise("examples_from_rows", reference=examples_from_rows_truth, returns=_examples,
                     inputs=lambda: [(_good_rows(), ROW_COLUMNS, ROW_RANGE)],
@@ -84,8 +79,7 @@ def _read_rows(fn: Callable, rows, what: str) -> BaseException | None:
     return None
 
 def check_examples_from_rows(examples_from_rows: Callable) -> None:
-    """Pass when ``examples_from_rows(rows, columns, score_range)`` is :func:`examples_from_rows_truth` on hidden good
-    rows (a 1–10 scale), and refuses each bad row with a DataFormatError naming its line (7) and column."""
+    """:data:`EXAMPLES`, then each bad row refused with a DataFormatError naming its line (7) and column."""
     with contextlib.redirect_stdout(io.StringIO()):     # one [OK] line: this check's own, at its end
         EXAMPLES.check(examples_from_rows)
     for what, column, rows in _bad_cases():
@@ -106,7 +100,6 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
                 "name the column that holds the bad value")
     ok("examples_from_rows scales the scores to 0–1 with the range and refuses empty sentences, words, nan, inf and "
        "scores outside the range with the line and column named")
-
 
 # ----------------------------------------------------------------------------- a split without leaks
 def _hidden_pairs(seed: int = 13) -> list[STSPair]:
@@ -156,9 +149,8 @@ def _check_one(split_pairs: Callable, pairs: list, share: float, seed: int) -> N
             "they fit under test_share, skipping the others; then, if test is short, the one left out that lands nearest")
 
 def check_split(split_pairs: Callable) -> None:
-    """Pass when ``split_pairs(pairs, test_share, seed)`` returns ``(train, test)`` holding every pair once, sharing
-    no sentence, test about ``test_share`` of the pairs — for shares 0.2 and 0.3 and ten seeds each, so a large group
-    cannot land in test unnoticed — and the same split for the same seed."""
+    """:func:`_check_one` for shares 0.2 and 0.3 and ten seeds each (a large group cannot land in test unnoticed), and
+    the same split for the same seed."""
     require(callable(split_pairs), f"pass your function itself, not {type(split_pairs).__name__}",
             "check_split(split_pairs): no parentheses after the name")
     pairs = _hidden_pairs()
@@ -172,8 +164,6 @@ def check_split(split_pairs: Callable) -> None:
     ok("your split keeps every sentence on one side — chains through either column included — with about the share "
        "asked for, a group larger than the share kept out of test, the same for a seed")
 
-
 EXERCISES = (EXAMPLES, Exercise('split_pairs', probe=None))
-
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -1,13 +1,7 @@
-"""What notebooks 05 and 14's training exercises share — ``train_regression`` and ``train_distillation``, each
-``fn(start, data, recipe) -> (objective, step losses, seconds)`` and each declared a
-:class:`~sbertlib.workbook.lessons.kinds.Run`: the check's recipes, how one of its runs is read
-(:func:`train_and_read`), the notebook's own runs (the start untouched, the recipe's steps) and :func:`checked`.
-
-The recipes differ from notebook 03's loop defaults (:data:`LOOP_DEFAULTS`) in every setting, so a setting not passed
-on trains another run, named by the Run's ``ignored``; the first clips every step, the second none (which of the two
-the default's clipping changes depends on the model's gradient norms)."""
-from __future__ import annotations
-
+"""What notebooks 05 and 14's training exercises (a :class:`~sbertlib.workbook.lessons.kinds.Run` each: ``fn(start,
+data, recipe) -> (objective, step losses, seconds)``) share: the check's recipes (each setting unlike notebook 03's loop
+defaults, :data:`LOOP_DEFAULTS`, so one not passed on trains another run; the first clips every step, the second
+none), how a run is read, the notebook's own runs and :func:`checked`."""
 import copy
 import math
 import time
@@ -26,12 +20,10 @@ LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_gra
 CHECK_EXAMPLES = 20   # the first examples of the notebook's data: more than LOOP_DEFAULTS' batch
 _PASSED: weakref.WeakSet = weakref.WeakSet()   # the objectives of the runs whose check passed
 
-
 def fingerprint(model) -> tuple:
     """One sum per weight tensor: the notebook takes it where a start is built; the check compares."""
     with torch.no_grad():
         return tuple(float(p.double().sum()) for p in model.parameters())
-
 
 def checked(result):
     """A run — (objective, step losses, seconds) — once its check passed: the notebook saves only such a run."""
@@ -39,7 +31,6 @@ def checked(result):
             and result[0] in _PASSED, "this run has not passed its check, so it is not saved",
             "run the check cell above first, until it prints [OK] (train again after a fix)")
     return result
-
 
 def run_parts(result, start, before: tuple, name: str):
     """(objective, step losses) of what a training exercise returned; ``start`` untouched since ``before``."""
@@ -58,10 +49,8 @@ def run_parts(result, start, before: tuple, name: str):
             "time the loop with time.perf_counter()")
     return objective, [float(x) for x in step_losses]
 
-
 def train_and_read(fn, recipe: dict, start, data, name: str, data_name: str):
-    """A Run's training: ``fn(start, the first examples of data, the recipe)`` -> (step losses, the trained model,
-    start), ``start`` the check's own copy; the seconds against the call's own, the steps against all of ``data``'s."""
+    """A Run's training: ``fn(start, the first examples of data, the recipe)`` -> (step losses, model, start)."""
     from ...training import TrainingArguments
     part, args, begin = list(data[:CHECK_EXAMPLES]), TrainingArguments(**recipe), start
     before, t0 = fingerprint(begin), time.perf_counter()
@@ -78,7 +67,6 @@ def train_and_read(fn, recipe: dict, start, data, name: str, data_name: str):
             "time.perf_counter() just before and just after train_loop")
     return step_losses, objective.model, begin
 
-
 def library_run(objective_class):
     """A training exercise as the library writes it: ``fit`` of a copy of ``start`` with ``objective_class``."""
     def train(start, data, recipe):
@@ -88,11 +76,9 @@ def library_run(objective_class):
         return objective, history.losses, time.perf_counter() - t0
     return train
 
-
 def check_runs(run, fn, new_runs: dict, start, data, recipe, where: str) -> None:
-    """The notebook's own runs (``{row: (its start, its fingerprint as built, the run)}``: the start untouched, a model
-    trained, the recipe's steps), then ``run`` — with the slip of a function reading ``where`` (the notebook's recipe)
-    instead of its argument — on the check's recipes from ``start``; then each run may be saved (:func:`checked`)."""
+    """The notebook's own runs (``{row: (its start, its fingerprint as built, the run)}``: start untouched, a model
+    trained, the recipe's steps), then ``run`` on the check's recipes (a slip: the notebook's recipe ``where`` read)."""
     require(isinstance(new_runs, dict), f"pass the runs as trained above (a dict), not {type(new_runs).__name__}")
     steps = {}
     for row, (begin, before, result) in new_runs.items():
