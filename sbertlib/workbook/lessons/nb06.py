@@ -18,40 +18,52 @@ COSINE = lambda x, y: 1 - (x * y).sum(1) / ((x * x).sum(1) * (y * y).sum(1)) ** 
 MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) ** 2).sum(1))
 
 # ----------------------------------------------------------------------------- triplets from NLI
-def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, turn=True, order=list, each=""):
-    """data.nli_triplets; a slip: other labels, repeats kept, not in ``turn``, another ``order``, ``each`` pair."""
+def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
+              out=lambda k, h, n: (k, h, n)):
+    """data.nli_triplets; a slip: other labels, entailed repeats kept, another ``order`` of premises or of ``hyps``,
+    negatives picked ``each(contradictions, j)`` for the j-th entailed, triplets laid ``out`` another way."""
     by: dict = {}
     for p in pairs:
-        for side, labels in zip(by.setdefault(p.premise, ([], [])), (pos, neg)):
-            if p.label in labels and not (once and p.hypothesis in side):
+        for side, labels, o in zip(by.setdefault(p.premise, ([], [])), (pos, neg), (once, True)):
+            if p.label in labels and not (o and p.hypothesis in side):
                 side.append(p.hypothesis)
-    pick = {"pair": lambda ns, j: ns, "zip": lambda ns, j: ns[j:j + 1], "last": lambda ns, j: ns[-1:]}.get(
-        each, lambda ns, j: ns[j % len(ns) if turn else 0:][:1])
-    found = [(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(ps[:1] if each == "first" else ps)
-             for n in (pick(ns, j) if ns else [])]
-    return [(h, k, n) for k, h, n in found] if each == "anchor" else found
+    each = each or (lambda ns, j: ns[j % len(ns):][:1] if ns else [])
+    return [out(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(hyps(ps)) for n in each(ns, j)]
 
 _triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
 _n = lambda **slip: lambda pairs: _triplets(pairs, **slip)  # noqa: E731
-# P6: 2 entailed, 3 contradicting (in turn); P4: no contradiction; P5: no entailment; repeats; out of alphabetical order
-ROWS, LABEL = "6e1 5c1 6n1 6c1 4e1 6e2 6c2 4n1 5n1 3c1 3e1 3e1 6c3 2e1 2c1 2c1 2e2 2e3 3e2 3c2 2c2 1e1".split(), {
-    "e": "entailment", "n": "neutral", "c": "contradiction"}
+# premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless:
+# either reading is right); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps round
+ROWS, LABEL = ("6e3 5c1 6n1 6c2 4e1 6e1 6c1 4n1 3c1 3e2 5n1 3e2 6e0 6c3 2e0 2c1 2c1 3e1 3c2 2c2 1e2 1e1 1c2 2n1 1e3 "
+               "1c1").split(), {"e": "entailment", "n": "neutral", "c": "contradiction"}
 NLI_TRIPLETS = Exercise(
     "nli_to_triplets", reference=nli_triplets, returns=_triples, compare=lambda got, want: got == _triples(want),
-    inputs=lambda: [([NLIPair(f"P{r[0]}", f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in ROWS],), ([],)],
-    slips={"positive and negative swapped: the positive is entailed": _n(pos=("contradiction",), neg=("entailment",)),
+    inputs=lambda: [([NLIPair(f"P{r[0]}", r[1:] if r[2] == "0" else f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in ROWS],),
+                    ([],)],
+    slips={"positive and negative swapped: the positive is the entailed hypothesis, the negative a contradicting one":
+               _n(out=lambda k, h, n: (k, n, h)),
+           "one triplet per contradicting hypothesis: make one per distinct entailed hypothesis, the positive":
+               _n(pos=("contradiction",), neg=("entailment",)),
+           "the negatives are the neutral hypotheses: the negative is one the premise contradicts": _n(neg=("neutral",)),
            "a neutral hypothesis is not a negative: the negative contradicts": _n(neg=("contradiction", "neutral")),
            "a neutral hypothesis is not a positive: the positive is entailed": _n(pos=("entailment", "neutral")),
+           "a premise that contradicts nothing gave triplets with no negative (None): it gives no triplet":
+               _n(each=lambda ns, j: ns[j % len(ns):][:1] if ns else [None]),
            "some triplets repeat: a pair twice in the file is one hypothesis — take each once": _n(once=False),
-           "every triplet took the premise's first contradiction: take them in turn": _n(turn=False),
+           "every triplet took the premise's first contradiction: take them in turn": _n(each=lambda ns, j: ns[:1]),
            "the premises are in alphabetical order: keep the order they first appear in": _n(order=sorted),
-           "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each="pair"),
+           "a premise's entailed hypotheses are sorted: keep them in the order they appear in the file": _n(hyps=sorted),
+           "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each=lambda ns, j: ns),
            "a premise with more entailed hypotheses than contradictions lost some: zip stops at the shorter list — "
-           "take the contradictions in turn, starting again at the first": _n(each="zip"),
-           "every triplet took the premise's last contradiction: take them in turn": _n(each="last"),
-           "one triplet per premise: make one per distinct entailed hypothesis": _n(each="first"),
-           "the anchor is the premise, the positive its entailed hypothesis: you swapped them": _n(each="anchor")},
-    hint="(premise, entailed, contradicting): one per distinct entailed hypothesis, premises lacking either skipped")
+           "take the contradictions in turn, starting again at the first": _n(each=lambda ns, j: ns[j:j + 1]),
+           "after its last contradiction a premise kept taking that one: start again at the first (j % len)":
+               _n(each=lambda ns, j: ns[min(j, len(ns) - 1):][:1]),
+           "every triplet took the premise's last contradiction: take them in turn": _n(each=lambda ns, j: ns[-1:]),
+           "one triplet per premise: make one per distinct entailed hypothesis": _n(hyps=lambda ps: ps[:1]),
+           "the anchor is the premise, the positive its entailed hypothesis: you swapped them":
+               _n(out=lambda k, h, n: (h, k, n))},
+    hint="(premise, entailed, contradicting): one per distinct entailed hypothesis, premises lacking either skipped; "
+         "each premise's negatives in turn, counted from its own first")
 
 # ----------------------------------------------------------------------------- the triplet loss and objective
 def reference_triplet_loss(anchor, positive, negative, margin: float = 1.0, d=EUCLIDEAN, hinge=True, total=False):
