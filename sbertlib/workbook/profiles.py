@@ -1,31 +1,8 @@
-"""One switch for the whole workbook: which backbone, how much NLI data, how long to train.
-
-=========  ==========================================  ===================================  =============
-profile    starts from                                 NLI lesson                           runs on
-=========  ==========================================  ===================================  =============
-paper      bert-base-uncased (the paper's BERT-base;   classification objective, all of     a GPU
-           uncased is our choice)                      SNLI+MultiNLI (AllNLI), 1 epoch
-laptop     google/bert_uncased_L-4_H-256_A-4           classification objective, 20,000    a CPU, 38 min
-           (4 layers)                                  AllNLI pairs
-offline    random-bert-2x128: a 2-layer BERT with      MNRL on the ~6.5k NLI triplets of    a 2-core CPU,
-           random weights (knows nothing); the         SNLI dev+test and SICK train,         minutes
-           packaged all-MiniLM-L6-v2 is the            4 epochs, batch 64, lr 1e-3
-           *reference* for a fully trained encoder
-smoke      tiny-random-bert (2 layers x 64)            MNRL on 64 offline triplets          seconds (tests)
-=========  ==========================================  ===================================  =============
-
-Offline there is no pre-trained BERT and no NLI train split (see notebook 00): the paper's
-classification objective cannot teach a random encoder much from 24k pairs, so the offline NLI
-lesson uses in-batch negatives (MNRL) and notebook 03 runs the classification objective beside it.
-``get_profile()`` picks one (``$SBERTLIB_PROFILE`` overrides) and says why in ``profile.reason``;
-``describe(profile)`` is the sentence every notebook prints, naming stand-ins as such.
-
-**Dry run** (``$SBERTLIB_DRY_RUN=1``, ``get_profile(..., dry_run=True)``, ``--dry-run`` on the command
-line): the profile's code paths at full size with what can be had offline, to *time* them. Hub
-backbones become their real architectures with random weights (``random-init:NAME``, built from
-:mod:`sbertlib.model.architectures`), and AllNLI train becomes the offline NLI pairs (real SNLI dev+test
-and SICK train sentences) shuffled and cycled to the profile's size; everything else is the real data.
-Every score is then meaningless, and ``describe`` and the labels say so.
+"""One switch for the whole workbook: which backbone, how much NLI data, how long to train. The profiles, why
+``offline`` teaches MNRL, and the dry run (hub backbones as their architectures with random weights, AllNLI train as
+the offline NLI pairs cycled to size: timings only) are the README's section "Profiles"; every per-profile setting is
+here (:data:`PROFILES`). ``get_profile()`` picks one (``$SBERTLIB_PROFILE`` overrides) and says why in
+``profile.reason``; ``describe(profile)`` is the sentence every notebook prints, naming stand-ins as such.
 """
 from __future__ import annotations
 
