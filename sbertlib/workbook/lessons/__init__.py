@@ -31,10 +31,12 @@ from .checking import (  # noqa: F401 - the machinery, as the lesson modules imp
     reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit)
 from .kinds import Objective, Run  # noqa: F401 - the two other kinds of exercise
 
+
 def numbers() -> list[str]:
     """The notebooks that have a lesson module, in order: ``["00", "01", …]``."""
     import pkgutil
     return sorted(m.name[2:] for m in pkgutil.iter_modules(__path__) if re.fullmatch(r"nb\d\d", m.name))
+
 
 def lesson(number: str):
     """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``)."""
@@ -44,9 +46,11 @@ def lesson(number: str):
         raise UnknownName(f"{number!r} is no notebook number: write it as \"03\"")
     return importlib.import_module(f"{__name__}.nb{number}")
 
+
 def exercises(number: str) -> tuple[Exercise, ...]:
     """Notebook ``number``'s declared exercises (its lesson module's ``EXERCISES``)."""
     return tuple(getattr(lesson(number), "EXERCISES", ()))
+
 
 def kept_references() -> dict[str, tuple[str, Any]]:
     """``{name: (notebook, reference)}`` for every exercise whose student code later notebooks load."""

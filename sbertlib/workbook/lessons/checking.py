@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 _PACKAGE = Path(__file__).resolve().parents[2]  # sbertlib/: the checks' code, and the library's
 
+
 def _library_frame(filename: str) -> bool:
     """True for a frame of sbertlib, the standard library or an installed package: not the student's."""
     try:
@@ -21,6 +22,7 @@ def _library_frame(filename: str) -> bool:
                                                      ("stdlib", "platstdlib", "purelib", "platlib")} if p]
     return any(path == r or r in path.parents for r in roots)
 
+
 def _where(filename: str) -> str:
     """``Cell In[3]`` for a notebook cell (as IPython names it), else ``File "path"``."""
     try:
@@ -30,6 +32,7 @@ def _where(filename: str) -> str:
     except Exception:  # noqa: BLE001 - no IPython, or one without cell names: the plain file name
         kind = name = None
     return f"{kind} {name}" if kind and name else f'File "{filename}"'
+
 
 def student_frames(error: BaseException) -> list[str]:
     """The traceback of ``error`` in the frames of the student's own code (a notebook cell, their module), as Python
@@ -45,6 +48,7 @@ def student_frames(error: BaseException) -> list[str]:
     lines.extend("".join(traceback.format_exception_only(type(error), error)).rstrip("\n").split("\n"))
     return lines
 
+
 class ExerciseError(AssertionError):
     """A wrong (or unfinished) exercise answer; the message holds a hint."""
 
@@ -57,6 +61,7 @@ class ExerciseError(AssertionError):
         message = str(self).split("\n")
         return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
 
+
 def guard(namespace: dict) -> None:
     """Wrap every ``check_*`` function a lesson module defines (its ``globals()``, called last) so that an error of the
     check's own code — a value it could not read, or its fault — shows as an :class:`ExerciseError` naming it, never
@@ -64,6 +69,7 @@ def guard(namespace: dict) -> None:
     for name, fn in list(namespace.items()):
         if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
             namespace[name] = _guarded(fn)
+
 
 def _guarded(fn):
     @functools.wraps(fn)
@@ -78,6 +84,7 @@ def _guarded(fn):
                                 f"code returned (its type, shape and values); if it looks right to you, tell your "
                                 f"lecturer — the check itself may be at fault") from None
     return check
+
 
 @contextmanager
 def reference_numerics():
@@ -98,9 +105,11 @@ def reference_numerics():
         torch.set_default_dtype(dtype)
         torch.backends.cuda.matmul.allow_tf32 = tf32
 
+
 def unfinished(error: BaseException) -> bool:
     """True for the stub's bare ``raise NotImplementedError``, not PyTorch's with a message (``&`` on floats)."""
     return type(error) is NotImplementedError and not error.args
+
 
 def student_raised(what: str, error: Exception) -> ExerciseError:
     """The ExerciseError to raise ``from error`` when the student's own code raised ``error``; Jupyter shows the
@@ -110,14 +119,17 @@ def student_raised(what: str, error: Exception) -> ExerciseError:
     return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
                          "Hint: the lines of your code shown above are where it stopped")
 
+
 def ok(message: str) -> None:
     print(f"[OK] {message}")
+
 
 def require(condition: bool, message: str, hint: str = "") -> None:
     """Fail the exercise with ``message`` (and a hint) unless ``condition`` holds."""
     __tracebackhide__ = True  # noqa: F841 - read by pytest and IPython: the check's frame is not the student's
     if not condition:
         raise ExerciseError(message + (f"\nHint: {hint}" if hint else ""))
+
 
 def require_gradient(got, inputs: dict, truth, what: str) -> None:
     """The student's loss ``got`` of the right value, computed from ``inputs`` (name → leaf tensor), must be a 0-dim
@@ -149,6 +161,7 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
                             f"connected to the vectors — no .detach(), .data or .item() on any part of it, and no "
                             f"detached value added back")
 
+
 def two_items(value, said: str, hint: str) -> list:
     """``value`` as a list of exactly two items, or an ExerciseError: ``said`` opens its message ("your function
     returned"), ``hint`` says what to return."""
@@ -162,8 +175,10 @@ def two_items(value, said: str, hint: str) -> list:
     require(len(items) == 2, f"{said} {len(items)} values, not a pair", hint)
     return items
 
+
 # ----------------------------------------------------------------------------- calling the student's function
 _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth")
+
 
 def _snapshot(value):
     """A copy of an array, tensor, list, dict or pandas table; None for anything else (a model may change)."""
@@ -184,11 +199,13 @@ def _snapshot(value):
         return value.copy(deep=True)
     return None
 
+
 def _is_pandas(value) -> bool:
     """A pandas DataFrame or Series (pandas is imported only where it already is)."""
     import sys
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(value, (pd.DataFrame, pd.Series))
+
 
 def _same(before, after) -> bool:
     """Whether ``after`` still equals its snapshot ``before`` (a container item by item: a tensor cannot say ==)."""
@@ -216,6 +233,7 @@ def _same(before, after) -> bool:
         return bool(before == after)
     except Exception:  # noqa: BLE001 - values that cannot be compared are taken as unchanged
         return True
+
 
 def call(fn, *args, what: str = "your function"):
     """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error in their code
@@ -253,6 +271,7 @@ def call(fn, *args, what: str = "your function"):
                 f"on a copy (`x.copy()`, `t.clone()`) before writing into it")
     return result
 
+
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:
     """The hint of the first slip whose value equals ``got`` (``slips``: hint → what that mistake gives, or a
     function computing it), else ``fallback``: how every check names a usual mistake in the student's terms."""
@@ -267,6 +286,7 @@ def named_slip(got, slips: dict, fallback: str, close=None) -> str:
             continue
     return fallback
 
+
 def hinted(check, hints: Mapping[str, str], *args, **kwargs):
     """``check(*args, **kwargs)``; where the failure's first line, or the error the student's code raised (its type
     and text), holds a key of ``hints``, the failure's hint is that key's."""
@@ -277,10 +297,12 @@ def hinted(check, hints: Mapping[str, str], *args, **kwargs):
         hint = next((h for key, h in hints.items() if key in f"{first} {type(cause).__name__}: {cause}"), None)
         raise (err if hint is None else ExerciseError(f"{first}\nHint: {hint}")) from cause
 
+
 def as_array(x):
     """A float64 numpy array of a tensor (any device, gradient or not), an array or a list."""
     import numpy as np
     return np.asarray(x.detach().cpu() if hasattr(x, "detach") else x, dtype=np.float64)
+
 
 def one_number(got, what: str, hint: str = "return one number, a float") -> float:
     """One float out of a number or a one-element array or tensor (an Exercise's ``returns``), else an ExerciseError."""
@@ -291,14 +313,17 @@ def one_number(got, what: str, hint: str = "return one number, a float") -> floa
     require(x is not None and x.size == 1, f"{what} returned {_brief(got)}, not one number", hint)
     return float(x.reshape(()))
 
+
 def unit(x, axis=1):
     """``x`` as float64 with each row (``axis=0``: column; ``None``: the whole) scaled to length 1; zeros stay 0."""
     import numpy as np
     x = as_array(x)
     return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-300)
 
+
 # ----------------------------------------------------------------------------- an exercise, declared once
 VALUE = "value"  # an Exercise's probe: the hidden test compares the name's own value (``_result = name``)
+
 
 @dataclass(frozen=True)
 class Exercise:
@@ -357,10 +382,12 @@ class Exercise:
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
         ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
 
+
 def _copies(args: tuple) -> tuple:
     """Fresh copies of the hidden inputs (deep where :func:`_snapshot` copies) for each call."""
     import copy
     return tuple(copy.copy(a) if (snap := _snapshot(a)) is None else snap for a in args)
+
 
 def _close(a, b) -> bool:
     import numpy as np
@@ -369,6 +396,7 @@ def _close(a, b) -> bool:
                                                                 atol=1e-6, equal_nan=False))
     except (TypeError, ValueError):
         return a == b
+
 
 def _brief(value) -> str:
     """A value as a message shows it: short ones whole, arrays by shape and first entries."""
@@ -384,6 +412,7 @@ def _brief(value) -> str:
             return f"an array of shape {tuple(np.shape(value))} starting {flat.tolist()}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
 
 def _shown(args: tuple) -> str:
     """The arguments as a message shows them: small ones whole, arrays by type and shape."""

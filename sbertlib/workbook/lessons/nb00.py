@@ -17,11 +17,13 @@ most_similar_pair_truth = lambda matrix: _at(_off(matrix))   # (i, j), i < j, of
 nearest_neighbour_hits_truth = lambda sim, paraphrases: _hit(sim, {tuple(sorted(q)) for q in paraphrases})
 _sym = lambda rng, n: _off((lambda a: (a + a.T) / 2)(rng.uniform(-1, 0.95, (n, n))), 1)   # as cosines
 
+
 def _rows() -> list[tuple[np.ndarray, np.ndarray]]:   # float32, as encode gives, of very unequal lengths
     rng = np.random.default_rng(2019)
     a, b, c = (((rng.standard_normal((n, d)) + o) * rng.uniform(0.1, 9.0, (n, 1))).astype(np.float32)
                for n, d, o in ((5, 8, 0.7), (7, 8, 0.7), (6, 4, -0.3)))
     return [(a, b), (c, c.copy()), (a[:1].copy(), b)]
+
 
 COSINE_MATRIX = Exercise(
     "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=_same, slips={
@@ -57,11 +59,13 @@ MOST_SIMILAR_PAIR = Exercise(
            "you searched the first row only: look at the whole matrix, off its diagonal": lambda m: _at(_off(m)[:1])},
     hint="look for the largest entry off the diagonal (argmax of the whole matrix, then divmod by the row length)")
 
+
 def check_most_similar_pair(most_similar_pair, sim) -> None:
     i, j = most_similar_pair_truth(sim)
     replace(MOST_SIMILAR_PAIR, inputs=lambda: [(_as(sim, m),) for (m,) in MOST_SIMILAR_PAIR.inputs()] + [(sim,)],
             ok=f"most_similar_pair is right: in the notebook's matrix, sentences {i} and {j} are the most similar "
                f"(cosine {_f64(sim)[i, j]:.3f})").check(most_similar_pair)
+
 
 def _hits_cases() -> list[tuple[np.ndarray, set]]:
     """8 sentences where each slip counts otherwise (6 right: 0↔5, 2↔4 mutual; 1→3, 7→6 one way; 3→2, 6→1 miss)."""
@@ -70,6 +74,7 @@ def _hits_cases() -> list[tuple[np.ndarray, set]]:
         m[i, j] = m[j, i] = s
     m[6, [0, 2, 3, 4, 5]] = m[[0, 2, 3, 4, 5], 6] = 0.55   # 6's partner 7 its least similar: argmin gives 1
     return [(_off((m + m.T) / 2, 1), {(0, 5), (1, 3), (2, 4), (6, 7)})]
+
 
 NEAREST_NEIGHBOUR_HITS = Exercise(
     "nearest_neighbour_hits", reference=nearest_neighbour_hits_truth, inputs=_hits_cases, slips={
@@ -82,9 +87,11 @@ NEAREST_NEIGHBOUR_HITS = Exercise(
     hint="for each row: the column of its largest entry off the diagonal; a hit when (row, column) is a written pair",
     ok="nearest_neighbour_hits is right: each sentence scores when its most similar other sentence is its paraphrase")
 
+
 def check_nearest_neighbour_hits(nearest_neighbour_hits, sim=None, paraphrases=None) -> None:
     cases = [(_as(sim, m), p) for m, p in _hits_cases()] + ([] if sim is None else [(sim, set(paraphrases or ()))])
     replace(NEAREST_NEIGHBOUR_HITS, inputs=lambda: cases).check(nearest_neighbour_hits)
+
 
 EXERCISES = (COSINE_MATRIX, MOST_SIMILAR_PAIR, NEAREST_NEIGHBOUR_HITS)
 

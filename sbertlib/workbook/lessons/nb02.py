@@ -16,12 +16,14 @@ _close = lambda got, want: torch.is_tensor(got) and got.shape == want.shape and 
 _uv = lambda seed, rows, n: [t.clone() for t in torch.randn(2, rows, n, generator=torch.Generator().manual_seed(seed))]
 _all_close = lambda a, b: all(torch.allclose(a[k].float(), b[k].float(), rtol=1e-4, atol=1e-7) for k in b)
 
+
 def _padded() -> list[tuple]:   # every B, T and H differs, so a broadcasting error names its axes
     g, cases = torch.Generator().manual_seed(0), []   # far-away padding; all-negative real values beside zero padding
     for (b, t, h), lengths, pad in (((4, 7, 5), (7, 3, 1, 5), 1e2), ((2, 6, 10), (6, 2), 0.0), ((3, 9, 8), (9, 4, 4), 1e2)):
         mask = (torch.arange(t) < torch.tensor(lengths)[:, None]).long()
         cases.append(((torch.randn(b, t, h, generator=g) - 5 * (pad == 0)).masked_fill(mask[..., None] == 0, pad), mask))
     return [(x, m, mode) for mode in ("mean", "max", "cls") for x, m in cases]
+
 
 _per = lambda mode, slips: {message: (lambda t, m, how="mean", slip=slip: slip(t, m[..., None].to(t.dtype)) if how == mode
                                       else pool_truth(t, m, how)) for message, slip in slips.items()}   # one mode's slip
@@ -50,6 +52,7 @@ POOL = Exercise('pool', probe="""
     hint="print the shapes: token_embeddings (B, T, H), attention_mask (B, T); the result is (B, H), from real tokens only",
     ok="pool is right for mean, max and cls: padding never gets in")
 
+
 def check_pooling(pool) -> None:
     """:data:`POOL`; a broadcasting error inside ``pool`` is told in the axes of the student's own tensors."""
     try:
@@ -67,6 +70,7 @@ def check_pooling(pool) -> None:
         raise ExerciseError(f"token_embeddings had shape (B, T, H) = {tuple(x.shape)} and attention_mask (B, T) = "
                             f"{tuple(m.shape)}: your code lined up {a} = {sizes[1]} against {b} = {sizes[2]}\nHint: {hint}"
                             ) from err.__cause__
+
 
 _UVD = ("u", "v", "|u-v|")
 _ce = lambda W, x, y, **how: F.cross_entropy(W(x), y, **how)
@@ -90,6 +94,7 @@ HEAD = Exercise('SiameseClassifier', probe="""
     "that is the sum over the batch: use the mean (F.cross_entropy's default)": _with(*_UVD, reduction="sum"),
     "the raw logits went into a negative log-likelihood: the cross-entropy applies the log-softmax itself":
         lambda W, u, v, y: F.nll_loss(W(pair_features(u, v, _UVD)), y)})
+
 
 def check_siamese_classifier(cls, encoder) -> None:
     """``classifier`` an ``nn.Linear(3n, num_labels)`` with a bias; the loss (value, gradient) SoftmaxLoss's."""
@@ -121,11 +126,13 @@ def check_siamese_classifier(cls, encoder) -> None:
     require_gradient(got, {"u": u, "v": v}, lambda a, b: reference.loss_from_embeddings([a, b], y), "your loss")
     ok(f"SiameseClassifier computes softmax(W·(u, v, |u−v|)) + cross-entropy, W: {3 * n} → 3, as SoftmaxLoss")
 
+
 def pair_loss_truth(model, fa, fb, target, detach_a: bool = False, detach_b: bool = False) -> torch.Tensor:
     """``(cos(u, v) − target)²`` (mean over the pairs), ``u = model(fa)``, ``v = model(fb)``; a detached branch is a
     constant for autograd."""
     u, v = model(fa), model(fb)
     return F.mse_loss(F.cosine_similarity(u.detach() if detach_a else u, v.detach() if detach_b else v), target)
+
 
 _as = lambda **fixed: lambda m, a, b, t, detach_a=False, detach_b=False: pair_loss_truth(m, a, b, t, **{
     "detach_a": detach_a, "detach_b": detach_b, **fixed})   # the pair loss with a flag fixed, whatever is passed
@@ -155,10 +162,12 @@ PAIR_LOSS = Exercise('pair_loss', probe="""
     "you cut the other branch: detach_a is about branch A (u = model(fa)), detach_b about B (v = model(fb))":
         lambda m, a, b, t, detach_a=False, detach_b=False: pair_loss_truth(m, a, b, t, detach_b, detach_a)})
 
+
 def _graded(loss, model) -> tuple[float, torch.Tensor]:
     """A pair loss's value and its gradient into every parameter of ``model``, flattened (the model's .grad untouched)."""
     grads = torch.autograd.grad(loss, params := [*model.parameters()], allow_unused=True, retain_graph=True)
     return float(loss.detach()), torch.cat([(g if g is not None else 0 * p).flatten() for g, p in zip(grads, params)])
+
 
 def check_pair_loss(pair_loss, encoder) -> None:
     model = copy.deepcopy(encoder).cpu().eval()
@@ -180,6 +189,7 @@ def check_pair_loss(pair_loss, encoder) -> None:
                 got, slips, "(cos(u, v) − target)²; a detach flag changes where the gradient flows, not the value", same))
     ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
 
+
 def gradients_truth(model, fa, fb, target, **detach) -> tuple[float, dict[str, torch.Tensor]]:
     """``(loss, {parameter name: its gradient, zeros where none})`` of :func:`pair_loss_truth`, .grad cleared."""
     model.zero_grad(set_to_none=True)
@@ -187,6 +197,7 @@ def gradients_truth(model, fa, fb, target, **detach) -> tuple[float, dict[str, t
     grads = {k: p.grad.clone() if p.grad is not None else torch.zeros_like(p) for k, p in model.named_parameters()}
     model.zero_grad(set_to_none=True)
     return float(value.detach()), grads
+
 
 def _as_grads(got, names: list, what: str) -> dict:
     value, grads = two_items(got, f"{what} returned", "return two things: the loss's value and {parameter name: gradient}")
@@ -196,6 +207,7 @@ def _as_grads(got, names: list, what: str) -> dict:
     require(not missing, f"{what} returned no gradient tensor for {len(missing)} of {len(names)} parameters (e.g. "
             f"{missing[:1]})", "a dict with every parameter's name: zeros of its shape where its .grad is None")
     return grads
+
 
 def check_gradients(gradients, encoder) -> None:
     """:func:`gradients_truth` for branch A alone, B alone, the pair twice, call after call on one model (with a
@@ -221,6 +233,7 @@ def check_gradients(gradients, encoder) -> None:
             "which the next backward overwrites", "keep a copy of each gradient (.clone())")
     ok(f"gradients of branch A, branch B and the whole pair equal autograd's, for all {len(names) - 1} parameter tensors "
        "of the encoder and one that no gradient reaches (zeros), call after call")
+
 
 def check_gradient_step(gradient_step) -> None:
     """``gradient_step(model, grads, lr)``: every parameter ``p ← p − lr · grads[name]``, in place, the model returned."""
@@ -250,9 +263,11 @@ def check_gradient_step(gradient_step) -> None:
             "return the model, so that tied = gradient_step(copy.deepcopy(encoder), …) reads well")
     ok(f"gradient_step moves each of the {len(step)} parameter tensors by −lr · its gradient, in place")
 
+
 _ORDERS = TABLE6_CONCATS + (("v", "u"), ("|u-v|", "u", "v"), ("u*v", "u"), ("u", "|u-v|", "v"), ("u*v", "|u-v|", "v", "u"))
 _cat = lambda u, v, parts, dim=1, **own: torch.cat([{"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, **own}[p]
                                                     for p in parts], dim)
+
 
 def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
     """What each n-wide block of the student's ``got`` holds, in their order — never what it should hold."""
@@ -263,6 +278,7 @@ def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
              for i in range(0, got.shape[1], n)]
     return (f"your blocks are ({', '.join(names)}) for parts {parts}: block k must be the part named k-th in parts"
             + (" — a '?' is none of u, v, |u-v| and u*v" if "?" in names else ""))
+
 
 CONCAT_FEATURES = Exercise('concat_features', probe="""
             _rng = _np.random.default_rng(2024)
@@ -283,9 +299,11 @@ CONCAT_FEATURES = Exercise('concat_features', probe="""
            "you joined the parts along the batch axis (dim=0): side by side is dim=1": lambda u, v, p: _cat(u, v, p, 0)},
     ok="concat_features is right for all seven concatenations of Table 6, and for parts in other orders")
 
+
 def check_concat_features(concat_features, u=None, v=None) -> None:
     mine = [] if u is None else [(u.detach().float().cpu(), v.detach().float().cpu(), p) for p in _ORDERS]
     replace(CONCAT_FEATURES, inputs=lambda: CONCAT_FEATURES.inputs() + mine).check(concat_features)
+
 
 EXERCISES = (POOL, HEAD, PAIR_LOSS, CONCAT_FEATURES)
 

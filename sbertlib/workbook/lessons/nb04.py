@@ -10,15 +10,19 @@ TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method=
         "dense": "tied values got dense ranks (1, 2, 2, 3: method='dense'): "}
 ALL, WORST, OVER = GENRE_COLUMNS = ("share of all", "share of the worst", "over-representation")
 
+
 def _dot(u, v): return (u * v).sum(1)  # noqa: E704
 def _pearson(x, y) -> float: return float(pearsonr(x, y)[0])  # noqa: E704
+
 
 def _num(got, what: str) -> float:
     return one_number(got, what, "return one float: of np.corrcoef's 2 × 2 matrix or of scipy's result, the one entry "
                       "you need")
 
+
 def _two(first, second, hint: str):
     return lambda got, what: tuple(f(x, what) for f, x in zip((first, second), two_items(got, f"{what} returned", hint)))
+
 
 def _any(*values):
     """A slip's value that stands for each of ``values`` (ties broken by a stable or an unstable sort, a distance or
@@ -27,17 +31,21 @@ def _any(*values):
     object.__setattr__(out, "alternatives", values)
     return out
 
+
 def _either(same):
     """``compare`` from ``same(got, want)``: true where the student's value is any of a slip's :func:`_any` values."""
     return lambda got, want: any(same(got, w) for w in getattr(want, "alternatives", [want]))
+
 
 def _r(x, y, rank=rankdata, rank_y=None) -> float:
     """Pearson's r of ``rank(x)`` and ``rank_y(y)``: ρ with average ranks, a slip with another ranking."""
     return _pearson(rank(_np(x)), (rank_y or rank)(_np(y)))
 
+
 def spearman_truth(x, y) -> float:
     """Spearman's ρ (−1 … 1) as scipy computes it: Pearson's r of the average ranks."""
     return float(spearmanr(x, y).statistic)
+
 
 def hidden_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     """(x, y): no ties, a monotone non-linear relation, ties on one side, on both, a reversed order, STS-like gold."""
@@ -46,6 +54,7 @@ def hidden_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     return [(x, 0.6 * x + rng.normal(size=40)), (np.arange(1.0, 13), np.exp(np.arange(1.0, 13))),
             (t[0], rng.normal(size=30)), (t[1], t[2] // 2), (np.arange(8.0), -np.arange(8.0) ** 3),
             (g, np.tanh(g / 5 + rng.normal(0, 0.3, 60)))]
+
 
 SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidden_cases, slips={
     "you returned ρ × 100: return ρ itself, between −1 and 1": lambda x, y: 100 * spearman_truth(x, y),
@@ -83,11 +92,14 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
             """)
 
 # ----------------------------------------------------------------------------- your STS evaluation
+
+
 def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
     """``(Spearman ×100, cosine of every pair)`` as :func:`sbertlib.evaluation.evaluate_sts` computes them."""
     from ...evaluation import evaluate_sts
     result = evaluate_sts(model, pairs, ("cosine",), show_progress_bar=False)
     return result.main, result.predictions["cosine"]
+
 
 class HiddenEncoder:
     """An encoder with known vectors, one per sentence (``encode`` as the library's)."""
@@ -105,6 +117,7 @@ class HiddenEncoder:
         out = __import__("torch").from_numpy(out) if convert_to == "torch" else out
         return out[0] if one else out
 
+
 def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
     """The check's encoder and 48 pairs: gold in halves (many ties), cosines that follow it with noise, vector lengths
     from about 0.1 to 10 that do not, and one all-zero vector (pair 0's first sentence: its cosine is 0)."""
@@ -115,6 +128,7 @@ def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
     names, vectors[0] = [f"hidden sentence {i}{side}" for side in "ab" for i in range(48)], 0
     return HiddenEncoder(dict(zip(names, vectors))), [STSPair(names[i], names[48 + i], g) for i, g in enumerate(gold)]
 
+
 def _sts(model, pairs, sim=lambda u, v: _dot(_unit(u), _unit(v)), corr=spearman_truth, times=100, halves=False):
     """The evaluation, one part replaced (``sim``, ``corr``, ``times``); ``halves``: both sides encoded as one
     interleaved list, then cut in halves."""
@@ -122,6 +136,7 @@ def _sts(model, pairs, sim=lambda u, v: _dot(_unit(u), _unit(v)), corr=spearman_
         [p.sentence1 for p in pairs] + [p.sentence2 for p in pairs]
     u, v = np.split(_np(model.encode(order, show_progress_bar=False)), 2)
     return times * corr(sim(u, v), [p.score for p in pairs]), sim(u, v)
+
 
 def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
     score, cos = two_items(got, f"{what} returned", "return two things: the score (Spearman × 100), then the cosines")
@@ -132,6 +147,7 @@ def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
     require(not np.isnan(cos).any(), f"{what}: a cosine is NaN: one vector is all zeros, and 0 / 0 is not a number",
             "an all-zero vector's cosine with anything is 0, as the exercise says: F.cosine_similarity gives that")
     return _num(score, what), cos
+
 
 STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True, inputs=lambda: [hidden_sts()], slips={
     "that is ρ itself: the tables print Spearman × 100 (77.03, not 0.7703)": lambda m, p: _sts(m, p, times=1),
@@ -170,6 +186,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
             """)
 
 # ----------------------------------------------------------------------------- the two conventions of an STS year
+
+
 def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False):
     """(all, wmean) ×100, one part replaced (``mean`` of the subsets' scores and sizes, ``corr``); ``blocks``: each
     subset's cosines taken as the next block of the list, not its own pairs' (misaligned)."""
@@ -180,10 +198,12 @@ def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth
                   for name, c, k in zip(names, np.cumsum(n) - n, n)])
     return 100 * corr(cos, gold), float(mean(s, n))
 
+
 def pooled_and_wmean_truth(pairs, cosines) -> tuple[float, float]:
     """``(all, wmean)`` ×100 as evaluate_sts_subsets scores a year: one Spearman over every pair pooled, and the
     subsets' (``pair.source``) Spearmans weighted by their sizes."""
     return _year(pairs, cosines)
+
 
 def hidden_year(seed: int = 12) -> tuple[list, np.ndarray]:
     """Three subsets of 30, 12 and 6 pairs at different gold levels, interleaved, and a model's cosines for them."""
@@ -193,6 +213,7 @@ def hidden_year(seed: int = 12) -> tuple[list, np.ndarray]:
     gold = np.clip(np.select([src == "news", src == "captions"], [1.0, 3.5], 2.0) + rng.normal(0, 1.2, 48), 0, 5)
     return ([STSPair(f"{s} {i}a", f"{s} {i}b", g, source=f"STS99/{s}") for i, (s, g) in enumerate(zip(src, gold.round(1)))],
             np.tanh(gold / 5 + rng.normal(0, .3, 48) + .6 * (src == "news")))
+
 
 POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth, inputs=lambda: [hidden_year()], slips={
     "the other order: the pooled score (all) first, then wmean": lambda p, c: _year(p, c)[::-1],
@@ -222,15 +243,19 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
             """)
 
 # ----------------------------------------------------------------------------- the largest rank errors
+
+
 def _worst(gold, predicted, k=10, rank=rankdata, size=np.abs, diff=None):
     e = (diff or (lambda p, g: rank(p) - rank(g)))(_np(predicted), _np(gold))
     top = np.argsort(-size(e), kind="stable")[:k]
     return top, e[top]
 
+
 def worst_k_truth(gold, predicted, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, rank errors)`` of the k pairs :func:`sbertlib.evaluation.worst_pairs` lists: error = predicted rank
     − gold rank (ranks 1..n, ties averaged), largest |error| first, equally large ones in data order."""
     return _worst(gold, predicted, k)
+
 
 class _TiesReordered(tuple):
     """worst_k with equally large errors in reverse data order. As a slip's value it stands for any answer with the
@@ -241,16 +266,19 @@ class _TiesReordered(tuple):
         out.errors = rankdata(_np(predicted)) - rankdata(_np(gold))
         return out
 
+
 def _same_worst(got, want) -> bool:
     (i, e), (wi, we) = got, want
     if isinstance(want, _TiesReordered):
         return len(i) == len(wi) == len(set(i)) and np.allclose(want.errors[i], e) and np.allclose(abs(e), abs(we))
     return len(i) == len(wi) and (i == wi).all() and np.allclose(e, we)
 
+
 def _indices(got, what: str) -> np.ndarray:
     require(np.array_equal(_np(got), np.round(_np(got))), f"{what}: the indices {_brief(got)} are not whole numbers",
             "return the pairs' positions first (np.argsort gives them), then their rank errors")
     return _np(got).ravel().astype(int)
+
 
 def hidden_ranking(seed: int = 21) -> tuple[np.ndarray, np.ndarray]:
     """STS-like gold scores (many ties) and predictions with a few pairs badly misplaced both ways."""
@@ -258,6 +286,7 @@ def hidden_ranking(seed: int = 21) -> tuple[np.ndarray, np.ndarray]:
     gold = rng.integers(0, 11, 40) / 2
     return gold, np.tanh(gold / 5 + rng.normal(0, .15, 40)) + .9 * np.isin(range(40), [3, 17]) - .9 * np.isin(
         range(40), [8, 30, 31])
+
 
 WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_ranking(), 12)], slips={
     "the sign is flipped: error = predicted rank − gold rank (> 0: the model put the pair higher)":
@@ -292,6 +321,8 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
             """)
 
 # ----------------------------------------------------------------------------- which genres the errors come from
+
+
 def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, over=None):
     """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as anywhere);
     a genre absent from the worst has share 0. A slip: another ``of_all(counts)``, ``of_worst(counts among the
@@ -303,6 +334,7 @@ def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, o
         counts.index, fill_value=0), len(all_sources))
     return pd.DataFrame({ALL: every, WORST: worst, OVER: (over or (lambda w, a: w / a))(worst, every)})
 
+
 def _table(got, what: str):
     import pandas as pd
     require(isinstance(got, pd.DataFrame), f"{what} returned a {type(got).__name__}", "return a pandas DataFrame")
@@ -311,6 +343,7 @@ def _table(got, what: str):
     require(not got[list(GENRE_COLUMNS)].isna().any().any(), f"{what}: a share is missing (NaN)",
             "a genre never among the worst has share 0 there, not NaN: .reindex(every genre, fill_value=0.0)")
     return got[list(GENRE_COLUMNS)].astype(float)
+
 
 GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lambda: [(
     ["main-captions"] * 30 + ["main-news"] * 18 + ["main-forums"] * 8 + ["main-headlines"] * 4,
@@ -338,10 +371,12 @@ GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lam
 
 EXERCISES = (SPEARMAN, STS_EVALUATE, WORST_K, POOLED_AND_WMEAN, GENRE_SHARES)
 
+
 def check_spearman(spearman): SPEARMAN.check(spearman)  # noqa: E704 - each check is its declaration's
 def check_sts_evaluate(sts_evaluate): STS_EVALUATE.check(sts_evaluate)  # noqa: E704
 def check_pooled_and_wmean(pooled_and_wmean): POOLED_AND_WMEAN.check(pooled_and_wmean)  # noqa: E704
 def check_worst_k(worst_k): WORST_K.check(worst_k)  # noqa: E704
 def check_genre_shares(genre_shares): GENRE_SHARES.check(genre_shares)  # noqa: E704
+
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

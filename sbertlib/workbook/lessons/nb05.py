@@ -14,9 +14,11 @@ MAX_SCORE = 5.0  # STSb gold scores run from 0 to 5
 _cos, _mse = (lambda u, v: F.cosine_similarity(u, v, dim=1)), F.mse_loss
 _sq = lambda u, v, s: (_cos(u, v) - s / MAX_SCORE) ** 2  # noqa: E731
 
+
 def regression_loss_truth(u: torch.Tensor, v: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
     """``CosineSimilarityLoss.loss_from_embeddings([u, v], scores / 5)``: mean of (cos(u, v) − score/5)²."""
     return losses.CosineSimilarityLoss(torch.nn.Identity()).loss_from_embeddings([u, v], scores / MAX_SCORE)
+
 
 def _batches():
     """Hidden (u, v, scores): square first (a cosine down the batch's axis gives a value), one pair, a real batch."""
@@ -26,6 +28,7 @@ def _batches():
         v[0] = 2.5 * u[0] + 0.05 * v[0]
         out.append((u, v, 0.2 + 4.6 * torch.rand(batch, generator=g)))
     return out
+
 
 REGRESSION_LOSS = Exercise("regression_loss", probe="""
             _rng = _np.random.default_rng(2027)
@@ -50,6 +53,7 @@ REGRESSION_LOSS = Exercise("regression_loss", probe="""
     hint="go step by step on one pair: its cosine, its target (the score on the cosine's scale), the squared error",
     compare=lambda got, want: close(float(got), float(want)), ok="regression_loss equals CosineSimilarityLoss")
 
+
 def check_regression_loss(regression_loss) -> None:
     """A tensor whose gradient reaches u and v where its value is right, then :data:`REGRESSION_LOSS`."""
     for u, v, s in _batches()[1:3] if callable(regression_loss) else ():
@@ -62,12 +66,14 @@ def check_regression_loss(regression_loss) -> None:
                              f"for a batch of {len(u)} pairs your loss")
     REGRESSION_LOSS.check(regression_loss)
 
+
 class ReferenceRegressionObjective(losses.SBERTLoss):
     """The regression objective on examples carrying STSb's 0–5 gold score: CosineSimilarityLoss of score / 5."""
     label_kind, score_range = "score", (0.0, MAX_SCORE)
 
     def loss_from_embeddings(self, embeddings, labels):
         return regression_loss_truth(*embeddings, labels.view(-1).to(embeddings[0].dtype))
+
 
 REGRESSION_OBJECTIVE = Objective("RegressionObjective", reference=ReferenceRegressionObjective, kept=True, probe="""
             _rng = _np.random.default_rng(2034)
@@ -91,11 +97,14 @@ REGRESSION_RUN = Run("train_regression", reference=library_run(ReferenceRegressi
             """, hint="compare your call of train_loop with the recipe: each of its seven settings passed on as it is, "
                       "to a fresh copy of `start` with your RegressionObjective, on `data` as given")
 
+
 def check_regression_runs(train_regression, new_runs: dict, start, stsb_examples, recipe, profile=None) -> None:
     check_runs(REGRESSION_RUN, train_regression, new_runs, start, stsb_examples, recipe, "profile.stsb")
 
+
 # ----------------------------------------------------------------------------- order and scale
 SCALE_KEYS = M, P, S = ("mean |cos − gold/5|", "Pearson ×100", "Spearman ×100")
+
 
 def order_and_scale_truth(cosines, gold) -> dict[str, float]:
     """How far the cosines are from gold/5 (scale), and how well they follow gold linearly and in order."""
@@ -104,11 +113,13 @@ def order_and_scale_truth(cosines, gold) -> dict[str, float]:
     return {M: float(np.mean(np.abs(c - g / 5))), P: float(100 * np.corrcoef(c, g)[0, 1]),
             S: float(100 * spearmanr(c, g).statistic)}
 
+
 def _scale_cases():
     rng = np.random.default_rng(55)   # cosines in gold's order, not scale (ties); backwards; STSb test's 1,379 pairs
     g1, g2, g3 = (np.round(rng.uniform(0, 5, n) * k) / k for n, k in ((60, 2), (250, 2), (1_379, 5)))
     return [(0.35 + 0.1 * g1 / 5 + 0.4 * (g1 / 5) ** 3 + rng.normal(0, 0.04, 60), g1),
             (0.3 - 0.5 * g2 / 5 + rng.normal(0, 0.15, 250), g2), (0.5 + 0.3 * g3 / 5 + rng.normal(0, 0.12, 1_379), g3)]
+
 
 def _three_numbers(got, what: str) -> dict:
     require(isinstance(got, dict) and all(k in got for k in SCALE_KEYS), f"{what} returned {_brief(got)}",
@@ -117,6 +128,7 @@ def _three_numbers(got, what: str) -> dict:
         int, float, np.number))]
     require(not bad, f"{bad[0] if bad else ''}, not a number", "return each as a plain number (float(...))")
     return {k: float(got[k]) for k in SCALE_KEYS}
+
 
 _t, _rank = order_and_scale_truth, lambda x: np.argsort(np.argsort(x, kind="stable"))  # noqa: E731
 _os = lambda c, g, **k: {**_t(c, g), **{dict(m=M, p=P, s=S)[x]: v for x, v in k.items()}}  # noqa: E731 - a slip's

@@ -13,12 +13,14 @@ from ...errors import UnknownName
 from ...evaluation import ablation
 from . import Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, reference_numerics, require
 
+
 def _equal(a, b) -> bool:   # equal within float32's rounding, NaN equal to NaN (the se of one seed)
     try:
         a, b = (np.asarray(x, dtype=float).squeeze() for x in (a, b))
         return a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
     except (TypeError, ValueError):
         return False
+
 
 # ----------------------------------------------------------------------------- the classifier's size
 PLACEHOLDERS = "the stub's `...` placeholders are still there: the exercise is not done yet — replace each `...`"
@@ -37,15 +39,19 @@ CLASSIFIER_SIZE = Exercise('classifier_size', probe="""
     hint="reread the warm-up: which features the classifier sees, how many classes it maps them to, and its bias",
     ok="classifier_size matches SoftmaxLoss's classifier for every concatenation of Table 6")
 
+
 def check_classifier_size(classifier_size):
     hinted(CLASSIFIER_SIZE.check, {"'ellipsis'": PLACEHOLDERS}, classifier_size)
+
 
 # ----------------------------------------------------------------------------- what a part is worth
 PARTS, UV, ORDER = ("|u-v|", "u*v"), ("u", "v"), ("u", "v", "|u-v|", "u*v")  # ORDER: Table 6's order of the parts
 
+
 def with_part(base, part: str) -> tuple[str, ...]:
     """``base`` with ``part`` added, in Table 6's order: the row's concatenation."""
     return tuple(p for p in ORDER if p in tuple(base) or p == part)
+
 
 def grid_mean(results: pd.DataFrame, concat, pooling: str = "mean", column: str = "mean") -> float:
     """One configuration's mean over seeds (or another ``column``) in an ``ablation.run_grid`` table."""
@@ -54,9 +60,11 @@ def grid_mean(results: pd.DataFrame, concat, pooling: str = "mean", column: str 
         raise UnknownName(f"no single row for {pooling} pooling with ({', '.join(concat)})")
     return float(rows.iloc[0][column])
 
+
 def gain_truth(results: pd.DataFrame, part: str, base=UV) -> float:
     """Points of STSb dev (mean pooling) that adding ``part`` to ``base`` changes: with it minus without it."""
     return grid_mean(results, with_part(base, part)) - grid_mean(results, base)
+
 
 def _gain_inputs() -> list[tuple]:
     """(results, part, base): a part that costs points, max/cls rows first, a part Table 6 puts before base's last."""
@@ -68,9 +76,11 @@ def _gain_inputs() -> list[tuple]:
     return [(a, "|u-v|", UV), (a, "u*v", UV), (b, "|u-v|", UV), (a, "u*v", ORDER[:3]), (b, "u*v", ("|u-v|",)),
             (b, "u*v", ORDER[:3]), (a, "|u-v|", ("u", "v", "u*v")), (b, "|u-v|", ("u*v",))]
 
+
 def _gain(f=np.subtract, row=with_part, base_row=lambda b, p: b, read=grid_mean):
     """``gain`` written with a mistake: ``f(score with the part, score without)``, other rows, rows read otherwise."""
     return lambda r, p, b=UV: float(f(read(r, row(tuple(b), p)), read(r, base_row(tuple(b), p))))
+
 
 ORDER_SLIP = "a row's parts are in Table 6's order, (u, v, |u-v|, u*v): a part added is not always last"
 GAIN = Exercise('gain', probe="""
@@ -102,6 +112,7 @@ GAIN = Exercise('gain', probe="""
     hint="the mean-pooling rows' 'mean': `base` with the part added minus `base` alone, in the table passed in",
     ok="gain compares the right two rows, in points, on 8 hidden Table 6 inputs")
 
+
 def check_gain(gain, most_important, results: pd.DataFrame) -> None:
     """:data:`GAIN`; ``most_important``: the part of larger gain over (u, v) in ``results``, the student's grid."""
     hinted(GAIN.check, {"u*v, |u-v|": ORDER_SLIP}, gain)
@@ -120,10 +131,13 @@ def check_gain(gain, most_important, results: pd.DataFrame) -> None:
        + ("one seed" if se != se else "beyond 2 standard errors" if abs(d) > 2 * se else "within seed noise"))
 
 # ----------------------------------------------------------------------------- difference ± standard error
+
+
 def _diff(d=float, se=lambda s, t, m, n: math.sqrt(s ** 2 / m + t ** 2 / n)):
     """``diff_and_se`` as the text's formula — ``se(std_a, std_b, n_a, n_b)`` — or written with a mistake."""
     return lambda r, a, b: (d(float(r.loc[a, "mean"] - r.loc[b, "mean"])),
                             float(se(*r.loc[[a, b], "std"], *r.loc[[a, b], "n_seeds"])))
+
 
 def _difference_inputs() -> list[tuple]:
     """(table, a, b): unequal seed counts and spreads; a row of one seed (no spread, so its se is NaN)."""
@@ -132,6 +146,7 @@ def _difference_inputs() -> list[tuple]:
         dict(mean=(70.1, 72.4, 69.8, 71.0), max=(30.2, 18.9, 25.5)), dict(cls=(50, 58), mean=(61, 60.5, 62.5, 59)),
         dict(mean=(70.1, 72.4, 69.8), cls=(40.0,))))
     return [(a, "mean", "max"), (a, "max", "mean"), (b, "cls", "mean"), (one, "mean", "cls")]
+
 
 DIFF_AND_SE = Exercise('diff_and_se', probe="""
             _table = _pd.DataFrame({"mean": [80.5, 78.25, 79.0], "std": [0.4, 0.9, 0.0], "n_seeds": [10, 4, 2]},
@@ -155,6 +170,7 @@ DIFF_AND_SE = Exercise('diff_and_se', probe="""
             r.assign(std=r.filter(like="seed ").astype(float).std(axis=1, ddof=0)), a, b)},
     hint="reread Exercise 4's text: each row's standard error from its 'std' and 'n_seeds', then how the two combine")
 
+
 def check_difference(diff_and_se, results: pd.DataFrame | None = None) -> None:
     """:data:`DIFF_AND_SE`, and on ``results`` (the notebook's grid: mean vs max pooling) where it has several seeds."""
     rows = ("mean pooling, (u, v, |u-v|)", "max pooling, (u, v, |u-v|)")
@@ -164,10 +180,13 @@ def check_difference(diff_and_se, results: pd.DataFrame | None = None) -> None:
             f"{4 + len(mine)} tables (difference of means, √(s_a²/n_a + s_b²/n_b))").check(diff_and_se)
 
 # ----------------------------------------------------------------------------- one point of the grid
+
+
 def copy_with_pooling(start, pooling: str):
     encoder = copy.deepcopy(start)
     encoder.pooling = pooling
     return encoder
+
 
 def library_point(start, evaluator, args: tuple, loop_seed: int | None = None, **mistake) -> dict[str, float]:
     """One point (``args`` as ``train_and_score`` takes them) trained with the library's ``fit``, or with a ``mistake``
@@ -182,6 +201,7 @@ def library_point(start, evaluator, args: tuple, loop_seed: int | None = None, *
     args = TrainingArguments(max(p["epochs"], 1), p["batch_size"], p["lr"], seed=loop_seed or p["seed"])
     losses = fit(encoder, loss, pairs, args, show_progress_bar=False).losses if p["epochs"] else [0.0]
     return {"score": float(evaluator(encoder)), "last": losses[-1], "mean": float(np.mean(losses))}
+
 
 # The check's points (config, seed, objective, pairs, epochs), at batch size 6 and lr 3e-3: no profile or cell holds
 # them (HARD_CODED: what they hold), so that an argument ignored trains another run, which POINT_SLIPS names.
@@ -204,6 +224,7 @@ RAISED = {"classification": {"is not a class id": "num_labels is the number of c
           "regression": {"is not a class id": "the regression points train a cosine against the score, no classifier"}}
 PAIRS = {"third argument": "leave `train_pairs` as it is (the notebook's pairs): your loop shuffles with the seed"}
 
+
 def _scored(train_and_score, args: tuple, start, what: str) -> float:
     """The student's score of one point, an error named by :data:`RAISED`; ``start`` must come out as it went in."""
     state = lambda: {"weights": [float(t.double().sum()) for t in start.state_dict().values()],  # noqa: E731
@@ -216,6 +237,7 @@ def _scored(train_and_score, args: tuple, start, what: str) -> float:
     require(isinstance(value, (int, float, np.number)) and not isinstance(value, bool), f"{what} returned a "
             f"{type(value).__name__}", "the STSb dev score of the trained copy, stsb_dev(encoder): one float")
     return float(value)
+
 
 def check_train_and_score(train_and_score, start, evaluator, nli_pairs, stsb_pairs) -> None:
     """Each of :data:`POINTS` (the first twice) beside :func:`library_point`; a score 0.01 away: :data:`POINT_SLIPS`."""
@@ -241,15 +263,19 @@ def check_train_and_score(train_and_score, start, evaluator, nli_pairs, stsb_pai
        "concatenation, and the batch size, lr and epochs passed in) — with your training loop")
 
 # ----------------------------------------------------------------------------- the grid runner
+
+
 def _fake_scores(config, seed: int) -> float:
     """A stand-in for one training's score (no training); seeds 8 and 9 tie, as two short runs can."""
     h, seed = sum(ord(c) * (i + 1) for i, c in enumerate(config.label)) % 997, 8 if seed == 9 else seed
     return 40.0 + (h % 37) + ((seed * 7919 + h) % 101) / 10.0 + ((seed * 31 + h) % 97) / 9973.0  # digits to round off
 
+
 def run_ablation_truth(configs, seeds, train_and_score) -> pd.DataFrame:
     """The table ``ablation.run_grid`` makes of ``train_and_score(config, seed)``'s scores (its own summary)."""
     return ablation._summary(pd.DataFrame([{"config": c.label, "seed": s, "score": float(train_and_score(c, s))}
                                            for c in configs for s in seeds]), configs, seeds)
+
 
 GRIDS = ((ablation.table6_configs(), (1, 2, 3)), (ablation.pooling_configs(), (5, 2)),
          (ablation.table6_configs()[3:6], (4,)), (ablation.pooling_configs(), (8, 9, 3)))
@@ -270,6 +296,7 @@ TABLE_SLIPS = {  # {message: run_ablation written with that mistake}
     "a row per configuration, in order, indexed by config.label": lambda *a: run_ablation_truth(*a).reset_index(
         drop=True)}
 
+
 def _grid_table(table, what: str) -> pd.DataFrame:
     """The student's table with its text columns moved into the index, its number columns kept (messages show them)."""
     require(isinstance(table, pd.DataFrame), f"{what} returned a {type(table).__name__}", "a DataFrame, a row each")
@@ -280,11 +307,13 @@ def _grid_table(table, what: str) -> pd.DataFrame:
             "n_seeds, mean and std: one number per row (a count, the mean and the sample std of the seeds' scores)")
     return table.set_index(["pooling", "concat"], append=True).select_dtypes("number")
 
+
 def _same_table(got, want) -> bool:
     """``want``'s rows in order and its numbers (a ``seed <s>`` column only where ``got`` has one)."""
     got, want = (t.set_index(["pooling", "concat"], append=True) if "pooling" in t else t for t in (got, want))
     return [tuple(map(str, i)) for i in got.index] == [tuple(map(str, i)) for i in want.index] and all(
         _equal(got[c].to_numpy(), want[c].to_numpy()) for c in want if c in got)
+
 
 RUN_ABLATION = Exercise('run_ablation', reference=run_ablation_truth, returns=_grid_table, compare=_same_table,
                         inputs=lambda: [(list(c), list(s), _fake_scores) for c, s in GRIDS], slips=TABLE_SLIPS,
@@ -292,8 +321,10 @@ RUN_ABLATION = Exercise('run_ablation', reference=run_ablation_truth, returns=_g
                         ok="run_ablation runs every configuration once per seed and tabulates mean and sample std "
                            "like the library's grid")
 
+
 def check_run_ablation(run_ablation) -> None:
     hinted(RUN_ABLATION.check, {"StatisticsError": ONE_SEED}, run_ablation)
+
 
 EXERCISES = (CLASSIFIER_SIZE, GAIN, Exercise('most_important', probe=None), DIFF_AND_SE, RUN_ABLATION)
 # most_important: graded by its check; run_ablation's probe, as an undeclared name's: its value

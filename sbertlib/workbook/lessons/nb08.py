@@ -12,17 +12,22 @@ from . import Exercise, ExerciseError, as_array, call, guard, ok, one_number, re
 
 _number = lambda got, what: one_number(got, what, "return one number, the accuracy ×100")  # noqa: E731
 
+
 def _close(got, want) -> bool:   # an accuracy computed in float32 is right too
     return abs(got - want) <= 1e-4 * max(1.0, abs(want))
 
 # ----------------------------------------------------------------------------- the majority-class warm-up
+
+
 def _labels(task: SentEvalTask, split: str) -> list:
     return task.split(split)[1] if task.splits and split != "all" else task.labels
+
 
 def _majority(task: SentEvalTask, learn: str = "train", score: str = "test", times: float = 100.0) -> float:
     """Accuracy ×100 on ``score``'s labels of always answering the most frequent label of ``learn``."""
     top = Counter(_labels(task, learn)).most_common(1)[0][0]
     return times * float(np.mean(np.asarray(_labels(task, score)) == top))
+
 
 def majority_accuracies(task: SentEvalTask) -> set[float]:
     """Accuracy ×100 of the majority-class baseline for each class tied as most frequent in train (usually one)."""
@@ -30,12 +35,14 @@ def majority_accuracies(task: SentEvalTask) -> set[float]:
     return {100.0 * float(np.mean(np.asarray(_labels(task, "test")) == c)) for c in counts
             if counts[c] == max(counts.values())}
 
+
 def _task(name: str, train: list[int], test: list[int] | None = None, dev: list[int] | None = None) -> SentEvalTask:
     parts = {k: v for k, v in (("train", train), ("dev", dev), ("test", test)) if v is not None and test is not None}
     labels = [y for ys in (parts.values() if parts else [train]) for y in ys]
     bounds = np.cumsum([0] + [len(v) for v in parts.values()])
     return SentEvalTask(name, [f"{name} {i}" for i in range(len(labels))], labels, tuple(f"c{i}" for i in range(6)),
                         {k: range(bounds[i], bounds[i + 1]) for i, k in enumerate(parts)})
+
 
 def _majority_tasks() -> list[tuple[SentEvalTask]]:
     rng = np.random.default_rng(5)
@@ -46,6 +53,7 @@ def _majority_tasks() -> list[tuple[SentEvalTask]]:
                            _task("SPLIT", [1] * 60 + [0] * 40, [0] * 70 + [1] * 30),
                            _task("WITH-DEV", [0] * 55 + [1] * 45, [0] * 40 + [1] * 60, dev=[1] * 80 + [0] * 20),
                            _task("SIX-CLASSES", *six))]
+
 
 MAJORITY = Exercise('majority_baseline', probe="_result = {name: majority_baseline(task) for name, task in tasks.items()}",
                     reference=_majority, inputs=_majority_tasks, returns=_number, compare=_close, slips={
@@ -62,6 +70,7 @@ MAJORITY = Exercise('majority_baseline', probe="_result = {name: majority_baseli
     hint="with a split: the most common label of task.split('train'), scored on task.split('test'); without one: "
          "the share of the most common label in task.labels")
 
+
 def check_majority_baseline(majority_baseline, tasks=None) -> None:
     """:data:`MAJORITY`, then on the notebook's ``tasks`` (a tie for the most frequent class: any tied one is right)."""
     MAJORITY.check(majority_baseline)
@@ -74,11 +83,14 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
         ok(f"majority_baseline is right on the notebook's {len(tasks)} tasks too")
 
 # ----------------------------------------------------------------------------- SentEval's classifier, one split
+
+
 def fit_and_score_truth(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS, seed: int = 0, dev=None) -> float:
     """SentEval's classifier on one split (:func:`sbertlib.evaluation.transfer.fit_score`): C chosen from ``Cs`` on
     the training part (or on ``dev``), features standardised with its statistics; accuracy ×100 on the test part."""
     return transfer.fit_score(np.asarray(X_train, dtype=np.float64), np.asarray(y_train),
                               np.asarray(X_test, dtype=np.float64), np.asarray(y_test), C=tuple(Cs), seed=seed, dev=dev)
+
 
 def _fit_score(Xtr, ytr, Xte, yte, Cs=transfer.DEFAULT_CS, seed=0, dev=None, slip: str = "") -> float:
     """fit_and_score written with one ``slip`` (see FIT_AND_SCORE), step by step as the notebook asks."""
@@ -100,6 +112,7 @@ def _fit_score(Xtr, ytr, Xte, yte, Cs=transfer.DEFAULT_CS, seed=0, dev=None, sli
         Xtr, ytr, Cs, seed=seed, dev=None if slip == "dev ignored" else dev))
     return score(C)
 
+
 def _split_cases() -> list[tuple]:
     """Hidden splits (train, test[, dev]) whose test part is drawn a little apart; the first again with seed 12."""
     rng, cases = np.random.default_rng(41), []
@@ -111,6 +124,7 @@ def _split_cases() -> list[tuple]:
         tr, te, dv = np.split(np.arange(len(y)), [n_train, n_train + n_test])
         cases.append((X[tr], y[tr], X[te], y[te], (0.001, 0.01, 0.1, 1.0), 0, (X[dv], y[dv]) if n_dev else None))
     return cases + [cases[0][:5] + (12, None)]   # seed 12's inner folds choose another C than seed 0's
+
 
 _FIT_SLIPS = {
     "dev ignored": "when a dev split is given, C is chosen on it: pass dev on to transfer.select_C",
@@ -130,13 +144,17 @@ FIT_AND_SCORE = Exercise(
          "following `seed`; then the accuracy ×100 on the test part",
     ok="fit_and_score is SentEval's classifier on 4 hidden splits (C chosen on train, or on dev)")
 
+
 def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # noqa: E704
 
 # ----------------------------------------------------------------------------- SentEval's k-fold protocol
+
+
 def cv_accuracy_truth(X, y, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS) -> float:
     """Stratified ``folds``-fold CV (:func:`sbertlib.evaluation.transfer.cross_val_accuracy`): each fold scored by
     SentEval's classifier trained on the other folds, C chosen inside; the mean accuracy ×100."""
     return transfer.cross_val_accuracy(np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed, C=tuple(Cs))
+
 
 def _cv(X, y, folds=10, seed=0, Cs=transfer.DEFAULT_CS, slip: str = "") -> float:
     """cv_accuracy written with one ``slip`` (see CV_ACCURACY), or with a slip of each fold's fit_and_score."""
@@ -149,6 +167,7 @@ def _cv(X, y, folds=10, seed=0, Cs=transfer.DEFAULT_CS, slip: str = "") -> float
                          seed, slip=slip if slip in _FIT_SLIPS else "") for tr, te in splits[:-1 if slip == "last" else None]]
     return float(np.sum(scores) if slip == "sum" else np.mean(scores))
 
+
 def _cv_cases() -> list[tuple]:
     """Heavy-tailed features on very different scales, unequal classes, a weak signal; another seed for each."""
     rng, cases = np.random.default_rng(23), []
@@ -158,6 +177,7 @@ def _cv_cases() -> list[tuple]:
             + rng.normal(0, 5, size=dim)
         cases.append((X, y, folds, 7 * len(cases), (0.001, 0.03, 3.0)))
     return cases
+
 
 _CV_SLIPS = {
     "own folds": "that is 10-fold CV: the number of folds is the `folds` argument",
@@ -175,6 +195,7 @@ CV_ACCURACY = Exercise(
          "fit_and_score, trained on the other folds only; the result is the mean of those accuracies (×100)",
     ok="cv_accuracy is SentEval's protocol on 2 hidden tasks")
 
+
 def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS):
     """:data:`CV_ACCURACY`, then on the notebook's ``(X, y)`` if given; returns the protocol's accuracy there."""
     if X is None:
@@ -186,6 +207,8 @@ def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 
     return want
 
 # ----------------------------------------------------------------------------- which protocol for which task
+
+
 class _SignalEncoder:
     """A stand-in encoder: text ``"<label>|<id>"`` → a fixed noisy vector around its class's centre."""
 
@@ -197,6 +220,7 @@ class _SignalEncoder:
             return self.centres[int(label)] + np.random.default_rng([self.seed, int(ident)]).standard_t(
                 3, size=self.dim) * np.linspace(0.5, 3.0, self.dim)
         return np.stack([one(*str(t).split("|")) for t in texts])
+
 
 def _protocol_tasks() -> list[SentEvalTask]:
     """No split; train/test; train/dev/test twice (the second: dev moves C)."""
@@ -212,6 +236,7 @@ def _protocol_tasks() -> list[SentEvalTask]:
                                   {s: range(bounds[i], bounds[i + 1]) for i, s in enumerate(sizes) if s}))
     return tasks
 
+
 def _score_task(encoder, task, folds=10, seed=0, slip: str = "") -> float:
     seed, per = (0 if slip == "own seed" else seed), (100 if slip == "fraction" else 1)
     if not task.splits or slip == "as CV":
@@ -224,6 +249,7 @@ def _score_task(encoder, task, folds=10, seed=0, slip: str = "") -> float:
     test = dev if slip.startswith("on dev") and dev else p["test"]
     train, test = (test, train) if slip == "swapped" else (train, test)
     return transfer.fit_score(*train, *test, seed=seed, dev=None if slip in ("dev ignored", "dev merged") else dev) / per
+
 
 SCORE_TASK = Exercise(
     "score_task", reference=lambda encoder, task, folds=10, seed=0: transfer.evaluate_task(encoder, task, folds, seed),
@@ -243,16 +269,20 @@ SCORE_TASK = Exercise(
          "on train, scored on test, C chosen on dev where the task has one",
     ok="score_task picks SentEval's protocol for each kind of task (k-fold CV; train → test; C on dev)")
 
+
 def check_score_task(score_task, folds: int = 5) -> None:
     replace(SCORE_TASK, inputs=lambda: SCORE_TASK.inputs(folds)).check(score_task)
 
 # ----------------------------------------------------------------------------- re-weighting dimensions (§5)
+
+
 def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:
     """``vectors`` with each dimension centred and scaled by the mean and standard deviation of that dimension in
     ``reference``, in float64; a dimension with no spread in ``reference`` centred only (as StandardScaler does)."""
     ref, x = np.asarray(reference, dtype=np.float64), np.asarray(vectors, dtype=np.float64)
     std = ref.std(axis=0, ddof=ddof)
     return (x - ref.mean(axis=0)) / np.where(std > 0, std, 1.0)
+
 
 def _standardise_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     """Dimensions on very different scales; a dimension with no spread; float32 vectors far from 0."""
@@ -265,6 +295,7 @@ def _standardise_cases() -> list[tuple[np.ndarray, np.ndarray]]:
     ref[:, 2] = 0.25
     cases.append((ref, rng.standard_normal((6, 4))))
     return cases + [tuple((rng.standard_normal((n, 5)) * 0.01 + 300.0).astype(np.float32) for n in (50, 8))]
+
 
 def _standardise_slips(ddof: int) -> dict:
     def stats(r):
@@ -290,6 +321,7 @@ def _standardise_slips(ddof: int) -> dict:
             lambda r, x: (x - r.mean(axis=0)) / np.where(r.std(axis=0, ddof=ddof) > 0, r.std(axis=0, ddof=ddof), 1.0)
     }.items()}
 
+
 def _near(got, want) -> bool:
     try:
         got = as_array(got)
@@ -298,6 +330,7 @@ def _near(got, want) -> bool:
     with np.errstate(all="ignore"):
         return got.shape == np.shape(want) and bool(np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True))
 
+
 STANDARDISE = Exercise('standardise', probe="""
             _rng = _np.random.default_rng(2029)
             _result = standardise(_rng.normal(2.0, 3.0, size=(12, 4)), _rng.normal(size=(5, 4)))
@@ -305,6 +338,7 @@ STANDARDISE = Exercise('standardise', probe="""
     hint="each dimension: minus the reference's mean of that dimension, divided by the reference's spread of it "
          "(statistics per dimension, from `reference` only, in float64)",
     ok="standardise is right: every dimension centred and scaled with the reference sample's statistics")
+
 
 def check_standardise(standardise) -> None:
     """Either standard deviation is right: ddof=0 (numpy, scikit-learn) or ddof=1 (pandas)."""
@@ -316,6 +350,7 @@ def check_standardise(standardise) -> None:
         except ExerciseError as error:
             errors.append(error)
     raise min(errors, key=lambda e: STANDARDISE.hint in str(e))   # a named slip before the general hint
+
 
 EXERCISES = (MAJORITY, STANDARDISE, FIT_AND_SCORE, CV_ACCURACY, SCORE_TASK)
 

@@ -7,16 +7,20 @@ import numpy as np
 
 from . import Exercise, _brief, as_array as _raw, call, guard, ok, one_number, require, two_items
 
+
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
+
 
 def _unit(emb, axis: int = 1) -> np.ndarray:
     x = _raw(emb)
     require(x.ndim == 2 and len(x) >= 2, f"Embeddings must have shape (n, dim) with n ≥ 2, got {x.shape}.")
     return x / np.clip(np.linalg.norm(x, axis=axis, keepdims=True), 1e-12, None)
 
+
 def _labels(labels: Sequence, n: int) -> np.ndarray:
     require(len(labels) == n, f"{len(labels)} labels for {n} embeddings.")
     return np.asarray([str(v) for v in labels])
+
 
 def _one_number(value, what: str) -> float:
     x = one_number(value, what, "return one finite number")
@@ -24,12 +28,15 @@ def _one_number(value, what: str) -> float:
     return x
 
 # ----------------------------------------------------------------------------- premise–hypothesis cosines
+
+
 def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str], sim=None) -> dict[str, float]:
     """The mean cosine of pair i's premise and hypothesis (row i with row i) over the pairs of each gold label (a
     slip: another ``sim`` of the two matrices, one value per pair)."""
     cos = (sim or (lambda p, h: np.sum(_unit(p) * _unit(h), axis=1)))(_raw(premise), _raw(hypothesis))
     gold = np.asarray([str(g) for g in gold])
     return {lab: float(cos[gold == lab].mean()) for lab in labels}
+
 
 def _nli_cases():
     rng, labels = np.random.default_rng(29), ("entailment", "neutral", "contradiction")
@@ -38,10 +45,12 @@ def _nli_cases():
         h = p * rng.uniform(0.2, 4.0, size=(n, 1)) + rng.normal(size=(n, dim)) * np.linspace(0.2, 2.0, n)[:, None]
         yield p * rng.uniform(0.2, 5.0, size=(n, 1)), h, [labels[i % 3] for i in rng.permutation(n)], labels
 
+
 def _by_label(got, what: str) -> dict:
     require(isinstance(got, dict), f"{what} returned {type(got).__name__} {_brief(got)}",
             "return a dict {label: mean cosine}, one entry per label")
     return {str(k): _one_number(v, what) for k, v in got.items()}
+
 
 COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, inputs=lambda: list(_nli_cases()), slips={
     "that is the dot product: normalise both rows first (cosine)":
@@ -60,6 +69,8 @@ COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, i
     compare=lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1e-6 for k in a), returns=_by_label)
 
 # ----------------------------------------------------------------------------- separation and 1-NN agreement
+
+
 def _gap(emb, labels, unit=_unit, keep_diagonal: bool = False, against_all: bool = False) -> float:
     """Mean similarity of same-label pairs (i ≠ j, unless ``keep_diagonal``) minus that of different-label pairs (of
     all pairs: ``against_all``); rows made unit by ``unit``."""
@@ -69,15 +80,18 @@ def _gap(emb, labels, unit=_unit, keep_diagonal: bool = False, against_all: bool
     return float(score[same if keep_diagonal else same & ~np.eye(len(x), dtype=bool)].mean()
                  - (score.mean() if against_all else score[~same].mean()))
 
+
 def separation_truth(emb, labels: Sequence) -> float:
     """Mean cosine over pairs (i ≠ j) with the same label minus mean cosine over pairs with different labels."""
     return _gap(emb, labels)
+
 
 def _gap_per_label(emb, labels) -> float:
     x, lab = _unit(emb), _labels(labels, len(emb))
     cos, labs = x @ x.T, np.unique(lab)
     intra = [cos[np.ix_(m, m)][~np.eye(m.sum(), dtype=bool)].mean() for m in (lab == c for c in labs) if m.sum() > 1]
     return float(np.mean(intra) - np.mean([cos[np.ix_(lab == c, lab != c)].mean() for c in labs]))
+
 
 def _agreement(emb, labels, score: str = "cosine", exclude_self: bool = True, largest: bool = True) -> float:
     """1-NN agreement with the neighbour found by ``score`` (cosine, dot, or euclidean distance of the raw rows),
@@ -89,9 +103,11 @@ def _agreement(emb, labels, score: str = "cosine", exclude_self: bool = True, la
         np.fill_diagonal(m, -np.inf if largest else np.inf)
     return float(np.mean(lab[m.argmax(axis=1) if largest else m.argmin(axis=1)] == lab))
 
+
 def nn_agreement_truth(emb, labels: Sequence) -> float:
     """Fraction of rows whose nearest other row (highest cosine, itself excluded) has the same label."""
     return _agreement(emb, labels)
+
 
 def _hidden_cases() -> list[tuple[np.ndarray, list]]:
     """Rows of very different norms with a shared offset, classes of unequal sizes, string and integer labels."""
@@ -105,6 +121,7 @@ def _hidden_cases() -> list[tuple[np.ndarray, list]]:
         perm = rng.permutation(len(lab))
         cases.append((x[perm], [f"class-{v}" for v in lab[perm]] if labels_as == "str" else lab[perm].tolist()))
     return cases
+
 
 SEPARATION = Exercise("separation", probe="""
             _rng = _np.random.default_rng(2030)
@@ -145,6 +162,7 @@ NN_AGREEMENT = Exercise("nn_agreement", probe="""
     ok=f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets",
     compare=_close, returns=_one_number)
 
+
 def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
     """``exercise``'s check on its hidden sets and on the notebook's own data if given; the reference's value there."""
     if emb is None:
@@ -155,13 +173,17 @@ def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
             ok=f"{exercise.ok} and on your data ({value:{shown}})").check(fn)
     return value
 
+
 def check_separation(separation: Callable, emb=None, labels: Sequence | None = None) -> float:
     return _check(SEPARATION, separation, emb, labels, "+.4f")
+
 
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
     return _check(NN_AGREEMENT, nn_agreement, emb, labels, ".3f")
 
 # ----------------------------------------------------------------------------- PCA by SVD
+
+
 def pca_truth(emb, k: int = 2, prepare=None, coords=None, explained=None, last=False) -> tuple[np.ndarray, np.ndarray]:
     """``(coords (n, k), explained (k,))``: the centred rows projected on the first ``k`` right singular vectors (any
     sign), and each one's share of the total variance (``S² / ΣS²``). A slip: another ``prepare`` of the rows,
@@ -172,6 +194,7 @@ def pca_truth(emb, k: int = 2, prepare=None, coords=None, explained=None, last=F
     return ((coords or (lambda x, u, s, vt: x @ vt[:k].T))(x, u, s, vt),
             (explained or (lambda s: (s ** 2 / np.sum(s ** 2))[:k]))(s))
 
+
 def _pca_cases() -> list[tuple[np.ndarray, int]]:
     """A large shared offset (centring matters), dimensions on unequal scales (scaling them changes the directions),
     rows of unequal norm (normalising them does), distinct singular values; k = 2 and 3."""
@@ -181,6 +204,7 @@ def _pca_cases() -> list[tuple[np.ndarray, int]]:
         cases.append((x * rng.uniform(0.3, 3.0, size=(n, 1)) + rng.normal(4.0, 1.0, size=dim), k))
     return cases
 
+
 def _same_pca(got, want) -> bool:
     """Equal coordinates, up to each direction's sign, and equal shares (float32 rounding allowed)."""
     (c, e), (wc, we) = got, want
@@ -188,6 +212,7 @@ def _same_pca(got, want) -> bool:
         return False
     c = c * np.where(np.sum(c * wc, axis=0) < 0, -1.0, 1.0)
     return np.allclose(c, wc, rtol=1e-4, atol=1e-4) and np.allclose(e, we, rtol=1e-4, atol=1e-7)
+
 
 PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca, slips={
     "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean":
@@ -216,19 +241,24 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
     ok="pca matches PCA by SVD on the hidden sets (each direction up to its sign)",
     returns=lambda got, what: tuple(_raw(x) for x in two_items(got, f"{what} returned", "return (coords, explained)")))
 
+
 def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
     extra = [(_raw(emb), k)] if emb is not None else []
     replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + (" and on your embeddings" if extra else "")).check(pca)
 
 # ----------------------------------------------------------------------------- chance agreement
+
+
 def chance_truth(labels: Sequence) -> float:
     """Σ share²: the probability that a sentence and a random sentence (drawn with replacement) share a label."""
     return float(np.sum((np.unique([str(v) for v in labels], return_counts=True)[1] / len(labels)) ** 2))
+
 
 def _chance_other(labels: Sequence) -> float:
     """Σ n_c(n_c − 1) / (n(n − 1)): the same for a random *other* sentence (without replacement) — also right."""
     counts = np.unique([str(v) for v in labels], return_counts=True)[1]
     return float((counts * (counts - 1)).sum() / (len(labels) * (len(labels) - 1)))
+
 
 CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one_number, inputs=lambda: [
     ([0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 0],), (["a"] * 6 + ["b"] * 3 + ["c"],), (["x"] * 9 + ["y"],)], slips={
@@ -244,6 +274,7 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
          "share it? Add that up over the labels",
     ok="chance is right: Σ share² — a random neighbour drawn with replacement (it may be the sentence itself)")
 
+
 def check_chance(chance: Callable) -> None:
     """Σ share² (with replacement: :data:`CHANCE`) or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other* sentence)."""
     if callable(chance) and all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
@@ -252,7 +283,9 @@ def check_chance(chance: Callable) -> None:
                   "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a large n")
     CHANCE.check(chance)
 
+
 def check_cosine_by_label(cosine_by_label: Callable): COSINE_BY_LABEL.check(cosine_by_label)  # noqa: E704
+
 
 EXERCISES = (SEPARATION, NN_AGREEMENT, COSINE_BY_LABEL, PCA, CHANCE)
 

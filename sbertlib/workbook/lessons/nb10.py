@@ -7,11 +7,14 @@ import numpy as np
 from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit
 
 # ----------------------------------------------------------------------------- the explorer's measures
+
+
 def similarity_truth(a, b, measure: str = "cosine") -> np.ndarray:
     """The library's :func:`~sbertlib.model.similarity.similarity_matrix` in float64: (n, m), larger = more similar."""
     import torch
     from ...model.similarity import similarity_matrix
     return similarity_matrix(torch.as_tensor(_f64(a)), torch.as_tensor(_f64(b)), measure).numpy()
+
 
 def _measure_cases() -> list[tuple]:
     """Float32 rows (as ``encode`` returns them) of very different lengths, a (5, 6) and b (4, 6), per measure."""
@@ -19,16 +22,19 @@ def _measure_cases() -> list[tuple]:
     a, b = (rng.standard_normal((n, 6)) * rng.uniform(0.2, 6.0, size=(n, 1)) + 0.3 for n in (5, 4))
     return [(a.astype(np.float32), b.astype(np.float32), m) for m in ("cosine", "dot", "euclidean", "manhattan")]
 
+
 def _close(got, want) -> bool:   # float32 rounding allowed: relative 1e-4
     try:
         return np.shape(_f64(got)) == np.shape(want) and bool(np.allclose(_f64(got), want, rtol=1e-4, atol=1e-4))
     except (TypeError, ValueError, RuntimeError):
         return False
 
+
 def _only(measure: str, slip):
     """The right function, but for ``measure``, which ``slip(a, b)`` computes (a string: what that measure gives)."""
     wrong = (lambda a, b: similarity_truth(a, b, slip)) if isinstance(slip, str) else slip
     return lambda a, b, m="cosine": wrong(a, b) if m == measure else similarity_truth(a, b, m)
+
 
 SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, compare=_close, slips={
     "rows of a, columns of b: out[i, j] compares a[i] with b[j]": lambda a, b, m: similarity_truth(a, b, m).T,
@@ -53,7 +59,9 @@ SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_
          "euclidean and manhattan = minus the L2 and the L1 distance",
     ok="similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
 
+
 def check_similarity(similarity): SIMILARITY.check(similarity)  # noqa: E704
+
 
 # ----------------------------------------------------------------------------- a paraphrase without shared words
 STOPWORDS = frozenset("""a an the this that these those some any each every all both either neither no not nor is are
@@ -67,6 +75,7 @@ only""".split())
 IRREGULAR = dict(pair.split(":") for pair in """children:child men:man women:woman people:person mice:mouse feet:foot
 teeth:tooth geese:goose ran:run sat:sit ate:eat went:go gone:go saw:see seen:see took:take taken:take made:make
 rode:ride ridden:ride swam:swim sang:sing sung:sing""".split())
+
 
 def stem(word: str) -> str:
     """A crude stem (kids → kid; playing, plays, played → play; running → run; children → child)."""
@@ -82,12 +91,14 @@ def stem(word: str) -> str:
             break
     return w[:-1] if len(w) > 3 and w.endswith("e") else w  # giggle / giggl(ing)
 
+
 def content_words(sentence: str) -> dict[str, list[str]]:
     """Each content word's stem (lower-cased, stop words dropped) → the sentence's words that give it."""
     found: dict[str, list[str]] = {}
     for w in (w for w in re.findall(r"[a-z0-9]+", sentence.lower()) if w not in STOPWORDS):
         found.setdefault(stem(w), []).append(w)
     return found
+
 
 def check_paraphrase_without_overlap(a: str, b: str, encoder, threshold: float = 0.6) -> float:
     """Pass when ``a`` and ``b`` share no content word (up to inflection), yet ``encoder`` scores them ≥ threshold."""
@@ -104,6 +115,7 @@ def check_paraphrase_without_overlap(a: str, b: str, encoder, threshold: float =
     ok(f"no shared content word, cosine {cos:.2f} — meaning, not word overlap")
     return cos
 
+
 def check_higher_model(answer: str, scores: dict[str, float]) -> None:
     """The warm-up's prediction (which model gives an unrelated pair the highest cosine): told, never failed."""
     require(isinstance(answer, str) and answer in scores, f"Answer with one of the model names: {list(scores)}.",
@@ -114,6 +126,7 @@ def check_higher_model(answer: str, scores: dict[str, float]) -> None:
           f", not {answer!r} ({scores[answer]:.3f})") + ": a high cosine for an unrelated pair means the model's "
           "vectors crowd into a narrow cone, whatever the sentence says (anisotropy, notebook 01) — ranking can "
           "still work, absolute values mislead")
+
 
 EXERCISES = (SIMILARITY, Exercise('a', probe=None), Exercise('b', probe=None), Exercise('answer', probe=None))
 

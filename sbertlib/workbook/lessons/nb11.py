@@ -6,17 +6,22 @@ import torch
 from . import Exercise, ExerciseError, guard, one_number, require
 
 # ----------------------------------------------------------------------------- padding share
+
+
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
     """The lengths cut into batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
     ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
     return [ls[s:s + batch_size] for s in range(0, len(ls), batch_size)]
 
+
 def _share(batches, pad_to=None) -> float:
     """The share of the slots that are padding, each batch padded to its longest member (or to ``pad_to``)."""
     return 1 - sum(map(sum, batches)) / sum((pad_to or max(b)) * len(b) for b in batches)
 
+
 def padding_truth(lengths, batch_size: int, sort: bool) -> float:
     return _share(_batches(lengths, batch_size, sort))
+
 
 def _padding_cases() -> list[tuple]:
     """A small case where every slip gives its own number (the last batch smaller), then random ones; both sorts."""
@@ -24,6 +29,7 @@ def _padding_cases() -> list[tuple]:
     cases = [([5, 12, 3, 9, 7, 2, 11], 3)] + [(rng.integers(3, 60, size=rng.integers(5, 40)).tolist(),
                                                int(rng.integers(2, 9))) for _ in range(6)]
     return [(lengths, b, sort) for lengths, b in cases for sort in (False, True)]
+
 
 PADDING = Exercise('padding_share_by_hand', probe="""
             _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21]
@@ -49,14 +55,18 @@ PADDING = Exercise('padding_share_by_hand', probe="""
          "that hold no real token",
     ok="your padding share matches on random batches, sorted and unsorted")
 
+
 def check_padding_share(fn): PADDING.check(fn)  # noqa: E704
 
 # ----------------------------------------------------------------------------- token-budget batches
+
+
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
     """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them: longest first (stable
     among equal lengths); a batch grows while rows × its longest member stays within ``max_tokens``."""
     from ...model.tokenising import length_batches
     return [[int(i) for i in batch] for batch in length_batches([int(n) for n in lengths], 1, True, max_tokens)]
+
 
 def _cut(order, lengths, max_tokens: int, cost: str = "rows × longest", at: bool = False) -> list[list[int]]:
     """Batches of ``order``, each cut before one more sentence would cost more than (``at``: as much as) the budget."""
@@ -70,8 +80,10 @@ def _cut(order, lengths, max_tokens: int, cost: str = "rows × longest", at: boo
         batch.append(i)
     return batches + [batch] if batch else batches
 
+
 def _longest_first(lengths) -> list[int]:
     return sorted(range(len(lengths)), key=lambda i: -lengths[i])
+
 
 def _lists(got, what: str) -> list[list[int]]:
     try:
@@ -79,6 +91,7 @@ def _lists(got, what: str) -> list[list[int]]:
     except (TypeError, ValueError):
         raise ExerciseError(f"{what} returned {got!r}, not a list of batches of sentence indices\n"
                             "Hint: return e.g. [[4, 0], [2, 1, 3]]") from None
+
 
 BUDGET = Exercise('token_budget_batches', probe="""
             _lengths = [5, 17, 3, 9, 12, 12, 4, 30, 8, 8, 21, 12]
@@ -111,9 +124,12 @@ BUDGET = Exercise('token_budget_batches', probe="""
          "sentence would push rows × longest past max_tokens",
     ok="token-budget batches match the library's on sorted, tied and over-long inputs")
 
+
 def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
 
 # ----------------------------------------------------------------------------- bf16 by hand
+
+
 def _bf16_cases() -> list[tuple[torch.Tensor]]:
     """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
     just above and below a tie, negatives, tiny and huge magnitudes."""
@@ -123,12 +139,15 @@ def _bf16_cases() -> list[tuple[torch.Tensor]]:
     ties = np.concatenate([base | 0x8000, (base + 0x10000) | 0x8000, base | 0x8001, base | 0x7FFF])
     return [(torch.from_numpy(np.concatenate([normal, ties.astype(np.int32).view(np.float32)])),)]
 
+
 def bf16_truth(x: torch.Tensor) -> torch.Tensor:
     return x.to(torch.bfloat16).float()
+
 
 def _bits(x: torch.Tensor, add: int | torch.Tensor) -> torch.Tensor:
     """The float32 whose bit pattern is x's plus ``add``, its low 16 bits then cleared."""
     return ((x.view(torch.int32) + add) & -65536).view(torch.float32)
+
 
 _TIES = "on a tie the result is the neighbour whose last kept bit is 0 (ties to even)"
 BF16 = Exercise('bf16_round', probe="""
@@ -151,6 +170,7 @@ BF16 = Exercise('bf16_round', probe="""
     want.is_floating_point() and torch.equal(got.double(), want.double()),
     ok="your bf16 rounding matches PyTorch's bit for bit, ties included")
 
+
 def check_bf16_round(fn) -> None:
     try:
         BF16.check(fn)
@@ -160,12 +180,16 @@ def check_bf16_round(fn) -> None:
         raise
 
 # ----------------------------------------------------------------------------- picking a precision
+
+
 def pick_truth(rows: dict, tolerance: float) -> str:
     """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies)."""
     return _fastest(rows, lambda k: abs(rows[k][1] - rows["fp32"][1]) <= tolerance)
 
+
 def _fastest(rows: dict, allowed) -> str:
     return max((k for k in rows if allowed(k)), key=lambda k: rows[k][0])
+
 
 PICK = Exercise('pick_precision', probe="""
             _rows = {"fp32": (100.0, 80.0), "fp16": (180.0, 80.03), "bf16": (210.0, 79.5), "int8": (250.0, 71.0)}
@@ -194,7 +218,9 @@ PICK = Exercise('pick_precision', probe="""
     hint="keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest",
     ok="your rule picks the fastest precision that leaves the Spearman unchanged, on 8 tables")
 
+
 def check_pick_precision(fn): PICK.check(fn)  # noqa: E704
+
 
 EXERCISES = (PADDING, BUDGET, BF16, PICK)
 

@@ -10,6 +10,7 @@ from ...search import community_detection, faiss_search, recall_at_k
 
 _cos = lambda a, b: _unit(a) @ _unit(b).T  # noqa: E731
 
+
 def _readable(compare):
     """``compare`` taking a value it cannot read (None, a number, ragged lists) for a wrong answer, not a fault."""
     def same(got, want) -> bool:
@@ -18,6 +19,7 @@ def _readable(compare):
         except (TypeError, ValueError, IndexError):
             return False
     return same
+
 
 @_readable
 def _same_hits(got, want, tol: float = 1e-4) -> bool:
@@ -30,6 +32,8 @@ def _same_hits(got, want, tol: float = 1e-4) -> bool:
                for v in r[np.abs(r - r[-1:]) > tol] for g in [np.abs(r - v) <= tol])
 
 # ----------------------------------------------------------------------------- top-k search
+
+
 def _top(q, c, k: int, rank="cos", score="cos", axis=1, skip=0, flip=False):
     """Each query's k best corpus rows by the matrix ``rank``, best first: (their ``score``, or None; ids)."""
     m = {"cos": _cos(q, c), "-cos": -_cos(q, c), "1-cos": 1 - _cos(q, c), "dot": _f64(q) @ _f64(c).T,
@@ -38,11 +42,13 @@ def _top(q, c, k: int, rank="cos", score="cos", axis=1, skip=0, flip=False):
     ids = ids[:, ::-1] if flip else ids
     return (np.take_along_axis(m[score], ids, axis) if score else None), ids
 
+
 def _vectors():   # lengths far apart; corpus rows 3 and 5 tie as query 0's best
     rng = np.random.default_rng(12)
     q, c = rng.normal(size=(6, 16)), rng.normal(size=(40, 16)) * rng.uniform(0.1, 10.0, size=(40, 1))
     c[3] = q[0] + 0.3 * c[3] / np.linalg.norm(c[3])
     return q.astype(np.float32), np.float32(np.r_[c[:5], 2.5 * c[3:4], c[6:]])
+
 
 TOP_K = Exercise("top_k", probe="""
             _rng = _np.random.default_rng(2032)
@@ -63,6 +69,8 @@ TOP_K = Exercise("top_k", probe="""
 check_top_k = TOP_K.check   # check_top_k(top_k)
 
 # ----------------------------------------------------------------------------- recall@k
+
+
 def _recall_inputs():   # (approx, exact, k); the last: pooled, every id is a hit
     rng = np.random.default_rng(12)
     exact = np.stack([rng.permutation(1000)[:10] for _ in range(20)])
@@ -72,6 +80,7 @@ def _recall_inputs():   # (approx, exact, k); the last: pooled, every id is a hi
     theirs = np.stack([np.r_[rng.permutation(r[:3]), [x for x in n if x not in r][:3]] for r, n in zip(mine, mine[1:])])
     return [(approx, exact, 10), (approx, exact, 5), (approx[:, :8], exact[:, :8], 3), (exact[:4], exact[:4], 10),
             (exact[:4] + 5000, exact[:4], 7), (short, exact[:5], 10), (theirs, mine[:-1], 6)]
+
 
 _sets = lambda a, e, n: [(set(x[:n].tolist()), set(y[:n].tolist())) for x, y in zip(a, e)]  # noqa: E731 first n ids
 _hit = lambda a, e, n, by=lambda x, y: 1: np.mean([len(x & y) / by(x, y) for x, y in _sets(a, e, n)])  # noqa: E731
@@ -99,6 +108,8 @@ MY_RECALL = Exercise("my_recall", probe="""
 check_recall_at_k = MY_RECALL.check   # check_recall_at_k(my_recall)
 
 # ----------------------------------------------------------------------------- paraphrase mining
+
+
 def _mine(emb, top: int, cells="above", score="cos") -> list:
     """The ``top`` pairs (score, i, j) of highest ``score``, best first, among the ``cells`` of the matrix."""
     n, m = len(emb), {"cos": _cos(emb, emb), "dot": _f64(emb) @ _f64(emb).T, "-cos": -_cos(emb, emb)}[score]
@@ -106,6 +117,7 @@ def _mine(emb, top: int, cells="above", score="cos") -> list:
     keep = {"above": np.triu(np.ones((n, n)), 1), "diagonal": np.triu(np.ones((n, n))), "both": 1 - np.eye(n)}
     i, j = np.nonzero(keep.get(cells, np.ones((n, n))))
     return [(float(m[i[t], j[t]]), int(i[t]), int(j[t])) for t in np.argsort(-m[i, j], kind="stable")[:top]]
+
 
 _rows = lambda t: np.array([[float(v) for v in p] if len(p) == 3 else [] for p in t]).reshape(-1, 3)  # noqa: E731
 _pairs = lambda r: (r[None, :, 0], r[None, :, 1] * 1e4 + r[None, :, 2])  # noqa: E731 - (scores, ids i·10⁴ + j)
@@ -124,12 +136,15 @@ MINE_PAIRS = Exercise("mine_pairs", reference=_mine, inputs=lambda: [(_community
 check_mine_pairs = MINE_PAIRS.check   # check_mine_pairs(mine_pairs)
 
 # ----------------------------------------------------------------------------- retrieve and re-rank
+
+
 def _rerank_inputs():   # the top-k vectors, with texts; a stand-in cross-encoder: a score per ordered pair
     (q, c), rng = _vectors(), np.random.default_rng(1213)
     queries, corpus = [f"hidden query {i}" for i in range(6)], [f"hidden text {j}" for j in range(40)]
     table = {p: float(rng.uniform()) for p in permutations(queries + corpus, 2)}
     judge = SimpleNamespace(predict=lambda pairs, *_, **__: np.float32([table.get(tuple(p), 0) for p in pairs]))
     return [(queries, q, corpus, c, judge, k) for k in (3, 6)]
+
 
 def _rerank(queries, q_emb, corpus, c_emb, judge, k, rank="cos", swap=False, sort=-1, moved="both", whole=False):
     """Top k by ``rank``, re-scored by ``judge`` on (query, candidate), best first; the slips as named below."""
@@ -139,6 +154,7 @@ def _rerank(queries, q_emb, corpus, c_emb, judge, k, rank="cos", swap=False, sor
     new, old = (lambda x: np.take_along_axis(x.reshape(ids.shape), o, 1)), (lambda x: x.reshape(ids.shape)[:, :k])
     return {"both": (new(s), new(ids)), "scores": (new(s), old(ids)), "ids": (old(s), new(ids)),
             "cosines": (new(cos), new(ids))}[moved]
+
 
 RETRIEVE_AND_RERANK = Exercise("retrieve_and_rerank", reference=_rerank, inputs=_rerank_inputs, compare=_same_hits,
                                slips={
@@ -154,6 +170,8 @@ RETRIEVE_AND_RERANK = Exercise("retrieve_and_rerank", reference=_rerank, inputs=
 check_rerank = RETRIEVE_AND_RERANK.check   # check_rerank(retrieve_and_rerank)
 
 # ----------------------------------------------------------------------------- purity
+
+
 def _purity_inputs():   # types as strings; ids not 0…k−1; a large mixed cluster
     rng = np.random.default_rng(1216)
     labels = rng.choice(["ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"], size=60, p=[.05, .3, .25, .2, .1, .1])
@@ -161,9 +179,11 @@ def _purity_inputs():   # types as strings; ids not 0…k−1; a large mixed clu
     return [(labels, np.array([-1, 7, 42, 3, 11, 5])[clusters]), (labels, np.array([-1, 7, 7, 42, 42, 42])[clusters]),
             (labels, np.r_[[40] * 30, rng.integers(0, 9, size=30) * 10])]
 
+
 def _table(labels, clusters) -> np.ndarray:   # counts of each type (rows) in each cluster (columns)
     from sklearn.metrics.cluster import contingency_matrix
     return contingency_matrix(labels, clusters)
+
 
 _ranged = lambda l, c, n: sum(_table(l[c == i], c[c == i]).max() for i in range(n) if any(c == i)) / len(l)  # noqa
 POSITIONS = ": cluster ids are labels, not positions — group by the ids that occur"
@@ -182,6 +202,8 @@ PURITY = Exercise("purity", reference=lambda labels, clusters: _table(labels, cl
 check_purity = PURITY.check   # check_purity(purity)
 
 # ----------------------------------------------------------------------------- communities
+
+
 def _community_case(seed: int) -> np.ndarray:
     """Groups of 12, 8 and 5 rows, a loose ring round the first, 4 rows between two, 10 scattered; lengths far apart."""
     rng = np.random.default_rng(seed)
@@ -189,6 +211,7 @@ def _community_case(seed: int) -> np.ndarray:
     parts = [(c[0], 12, .25), (c[1], 8, .25), (c[2], 5, .2), (c[0], 6, .7), ((c[1] + c[2]) / 2, 4, .3), (0, 10, 1)]
     x = rng.permutation(np.concatenate([m + rng.normal(scale=s, size=(n, 16)) for m, n, s in parts]))
     return (x * rng.uniform(0.2, 8.0, size=(len(x), 1))).astype(np.float32)
+
 
 def _detect(emb, t: float, m: int, score="cos", cut=">=", alone=False, size=">=", first="size", drop=True, small=False,
             end="size", by_id=False) -> list:
@@ -205,12 +228,14 @@ def _detect(emb, t: float, m: int, score="cos", cut=">=", alone=False, size=">="
             taken.update(rest)
     return found if end == "row" else sorted(found, key=len, reverse=end == "size")
 
+
 def _community_inputs(e=np.eye(8)):
     """Four thresholds and sizes; a proposal that lost claimed rows ends smaller than a later one (1203); rows whose
     cosines are binary fractions (exact in float32 and 64): row 3's community holds row 4 at exactly 0.5."""
     exact = np.float32([e[5], 2 * e[[0, 1, 2, 4]].sum(0), e[6] / 2, e[:4].sum(0), 8 * e[3], e[7]])
     return [(_community_case(1215), t, m) for t, m in ((0.8, 4), (0.6, 5), (0.9, 5), (0.99, 3))] + \
         [(_community_case(1203), 0.6, 5), (exact, 0.5, 3)]
+
 
 _groups = lambda v: ([len(g) for g in v], sorted(tuple(int(i) for i in g) for g in v))  # noqa: E731 sizes, rows
 COMMUNITIES = Exercise("communities", reference=lambda e, t, m: community_detection(e, t, m), inputs=_community_inputs,
@@ -230,6 +255,8 @@ check_communities = COMMUNITIES.check   # check_communities(communities)
 EXERCISES = (TOP_K, MY_RECALL, MINE_PAIRS, RETRIEVE_AND_RERANK, PURITY, COMMUNITIES)
 
 # ----------------------------------------------------------------------------- nprobe
+
+
 def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float = 0.95) -> float:
     """Pass when ``nprobe`` is the fewest cells (below nlist: all is brute force) whose recall@k reaches ``target``;
     the index's own nprobe is put back. Returns the recall at the student's nprobe."""
@@ -252,5 +279,6 @@ def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float =
     ok(f"nprobe={nprobe} is the smallest with recall@{k} ≥ {target} ({recall[nprobe]:.3f}), visiting {nprobe} of "
        f"{index.nlist} cells (≈{100 * nprobe / index.nlist:.0f}% of the corpus)")
     return recall[nprobe]
+
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

@@ -14,6 +14,8 @@ ROW_COLUMNS, ROW_RANGE = ("query", "match", "rating"), (1.0, 10.0)   # not the n
 FAQ, SEEDS, TOLERANCE = "How do I get a copy of my certificate?", range(7, 17), 0.05   # TOLERANCE: group_split's
 
 # ----------------------------------------------------------------------------- rows -> training examples
+
+
 def _good_rows() -> list[tuple[int, dict]]:
     """Rows as data.own.read_table gives them: line numbers with gaps, an extra column the loader must ignore."""
     texts = [("How do I reset my password?", "I forgot my password, what now?", "9.5"),
@@ -21,6 +23,7 @@ def _good_rows() -> list[tuple[int, dict]]:
              ("Can I bring notes?", "Are notes allowed in the exam?", "10"), ("Is there a resit?", "Who marks it?", "3.25"),
              ("What does 'a, b' mean?", "What is meant by 'a, b'?", "7")]
     return [(line, {**dict(zip(ROW_COLUMNS, t)), "annotator": "J"}) for line, t in zip((2, 3, 6, 7, 8, 12), texts)]
+
 
 def examples_from_rows_truth(rows, columns, score_range, scale=None) -> list[tuple[str, str, float]]:
     """The library's reading (data.own's checks), the score scaled to 0–1 by the range (a slip: another ``scale``)."""
@@ -34,12 +37,14 @@ def examples_from_rows_truth(rows, columns, score_range, scale=None) -> list[tup
                     (scale or (lambda v: (v - low) / (high - low)))(value)))
     return out
 
+
 def _examples(got, what: str) -> list[tuple]:
     require(got is not None and not isinstance(got, (str, bytes)), f"{what} returned {_brief(got)}",
             "return a list with one (sentence1, sentence2, label) tuple per row")
     items = [tuple(x) for x in got]
     require(all(len(x) == 3 for x in items), f"{what}: an example is not (sentence1, sentence2, label)", "three values")
     return [(a, b, float(label)) for a, b, label in items]
+
 
 EXAMPLES = Exercise("examples_from_rows", reference=examples_from_rows_truth, returns=_examples,
                     inputs=lambda: [(_good_rows(), ROW_COLUMNS, ROW_RANGE)],
@@ -59,6 +64,7 @@ EXAMPLES = Exercise("examples_from_rows", reference=examples_from_rows_truth, re
         lambda r, c, s: [(b, a, y) for a, b, y in examples_from_rows_truth(r, c, s)]},
     hint="each example is (the row's columns[0], its columns[1], (score − low) / (high − low))")
 
+
 def _bad_cases() -> list[tuple[str, str, list[tuple[int, dict]]]]:
     """(what is wrong, its column, rows): one bad value on line 7, the 4th row (its position + 2 would say line 5)."""
     q, m, r = ROW_COLUMNS
@@ -67,6 +73,7 @@ def _bad_cases() -> list[tuple[str, str, list[tuple[int, dict]]]]:
                                         ("a score that is a word", r, "high"), ("a score of nan", r, "nan"),
                                         ("a score of inf", r, "inf"), ("a score above the range", r, "11"),
                                         ("a score below the range", r, "0.5"))]
+
 
 def _read_rows(fn: Callable, rows, what: str) -> BaseException | None:
     """The error ``fn`` raises on fresh copies of ``rows`` (None if it raises none): DataFormatError by design."""
@@ -77,6 +84,7 @@ def _read_rows(fn: Callable, rows, what: str) -> BaseException | None:
             raise student_raised(f"your examples_from_rows ({what})", err) from err
         return err
     return None
+
 
 def check_examples_from_rows(examples_from_rows: Callable) -> None:
     """:data:`EXAMPLES`, then each bad row refused with a DataFormatError naming its line (7) and column."""
@@ -102,6 +110,8 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
        "scores outside the range with the line and column named")
 
 # ----------------------------------------------------------------------------- a split without leaks
+
+
 def _hidden_pairs(seed: int = 13) -> list[STSPair]:
     """40 questions with three partners each; 12 chains of five pairs that only a grouping over *both* columns keeps
     together ((a, x), (b, x) share a second sentence, (b, y), (y, c) join across the columns, (d, c)); :data:`FAQ`
@@ -117,9 +127,11 @@ def _hidden_pairs(seed: int = 13) -> list[STSPair]:
         pairs.insert(rng.randrange(len(pairs) + 1), STSPair(FAQ, f"certificate copy, wording {i}", 4.0))
     return pairs
 
+
 def _split(split_pairs: Callable, pairs: list, share: float, seed: int) -> tuple[list, list]:
     result = call(split_pairs, list(pairs), share, seed, what=f"your split_pairs (test_share={share}, seed={seed})")
     return tuple(list(x) for x in two_items(result, "your split_pairs returned", "return (train, test): two lists"))
+
 
 def _check_one(split_pairs: Callable, pairs: list, share: float, seed: int) -> None:
     """One call: every pair once, no sentence on both sides, test about ``share`` of the pairs."""
@@ -148,6 +160,7 @@ def _check_one(split_pairs: Callable, pairs: list, share: float, seed: int) -> N
             if got > share and any(p.sentence1 == FAQ for p in test) else "add whole groups to the test part while "
             "they fit under test_share, skipping the others; then, if test is short, the one left out that lands nearest")
 
+
 def check_split(split_pairs: Callable) -> None:
     """:func:`_check_one` for shares 0.2 and 0.3 and ten seeds each (a large group cannot land in test unnoticed), and
     the same split for the same seed."""
@@ -163,6 +176,7 @@ def check_split(split_pairs: Callable) -> None:
     require(set(ids[7][1]) != set(ids[8][1]), "seeds 7 and 8 gave the same test part", "use the seed to shuffle the groups")
     ok("your split keeps every sentence on one side — chains through either column included — with about the share "
        "asked for, a group larger than the share kept out of test, the same for a seed")
+
 
 EXERCISES = (EXAMPLES, Exercise('split_pairs', probe=None))
 

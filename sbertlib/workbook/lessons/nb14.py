@@ -12,13 +12,16 @@ from .run_checks import LOOP_DEFAULTS, RECIPES, check_runs, checked, fingerprint
 
 _mse, _unit, _cos = F.mse_loss, F.normalize, F.cosine_similarity
 
+
 def _vectors():   # hidden ([student vectors], teacher vectors), of other lengths
     g, sizes = torch.Generator().manual_seed(14), ((5, 8), (1, 6), (9, 4), (32, 64))
     return [([torch.randn(b, d, generator=g) * 1.7], torch.randn(b, d, generator=g) * 0.6) for b, d in sizes]
 
+
 def _records(encoder):
     g, texts = torch.Generator().manual_seed(41), ("a man plays a guitar", "two dogs run", "the chef cooks", "a kid")
     return [(s, torch.randn(encoder.dim, generator=g).numpy()) for s in texts]
+
 
 DISTILLATION_OBJECTIVE = Objective("DistillationObjective", reference=losses.DistillationLoss, probe="""
             _g = _torch.Generator().manual_seed(2034)
@@ -36,14 +39,17 @@ DISTILLATION_OBJECTIVE = Objective("DistillationObjective", reference=losses.Dis
     "that is the dot product: the loss is the mean squared difference": lambda e, t: -(e[0] * t).sum(1).mean()},
     hint="compare the two vectors number by number: each number's error, squared, then the mean of them all")
 
+
 def check_distillation_objective(cls, encoder) -> None:
     hinted(DISTILLATION_OBJECTIVE.check, {"'list'": "`embeddings` is a list, one tensor per text column; a "
            "distillation example has one text: the student's vectors"}, cls, encoder)
+
 
 def pca_truth(table: torch.Tensor, width: int):
     """:func:`sbertlib.training.distillation.pca_word_embeddings` of a teacher whose word-piece table is ``table``."""
     words = SimpleNamespace(get_input_embeddings=lambda: torch.nn.Embedding.from_pretrained(table.float()))
     return distillation.pca_word_embeddings(SimpleNamespace(backbone=words), width)
+
 
 def _tables():   # hidden (table, width): not square first; spreads falling off; a centre far from 0
     g, out = torch.Generator().manual_seed(1414), []
@@ -53,10 +59,12 @@ def _tables():   # hidden (table, width): not square first; spreads falling off;
         out.append((table + torch.randn(hidden, generator=g) * 2.0, width))
     return out
 
+
 def _three(got, what: str) -> tuple:
     require(isinstance(got, (tuple, list)) and len(got) == 3, f"{what} returned {_brief(got)}",
             "return three things: reduced (vocab, width), components (width, H), mean (H,)")
     return tuple(torch.tensor(np.asarray(x.detach().cpu() if torch.is_tensor(x) else x, float)) for x in got)
+
 
 def _same_pca(got, want) -> bool:
     """Equal to float32's rounding, each direction up to its sign (a row of components, its column of reduced)."""
@@ -68,12 +76,14 @@ def _same_pca(got, want) -> bool:
     return all(torch.allclose(a, b, rtol=1e-4, atol=1e-4 * max(1.0, float(b.abs().max()))) for a, b in zip(
         (r, c, m), (wr, wc, wm)))
 
+
 def _pca(table, width, centre=True, pick="first", mean_dim=0, raw=False, u=False, order=(0, 1, 2)):
     mean = table.mean(dim=0)   # a PCA written with one slip: not centred, other directions picked, …
     left, _, vh = torch.linalg.svd(table - mean if centre else table, full_matrices=False)
     c = dict(first=vh[:width], last=vh[-width:], columns=vh[:, :width].T, extra=vh[:width + 1])[pick]
     three = (left[:, :width] if u else (table if raw else table - mean) @ c.T, c, table.mean(dim=mean_dim))
     return tuple(three[k] if k >= 0 else three[~k].T for k in order)
+
 
 PCA_WORD_PIECES = Exercise("pca_word_pieces", probe="""
             _g = _torch.Generator().manual_seed(2035)
@@ -95,11 +105,13 @@ PCA_WORD_PIECES = Exercise("pca_word_pieces", probe="""
     ok="pca_word_pieces equals pca_word_embeddings on hidden tables (each direction up to its sign)")
 check_pca_word_pieces = _guarded(PCA_WORD_PIECES.check)
 
+
 def inverse_projection_truth(components: torch.Tensor, mean: torch.Tensor) -> torch.nn.Linear:
     """``nn.Linear(width, H)``: weight ``components.T``, bias ``mean`` — the PCA's way back, trainable."""
     layer = torch.nn.Linear(*components.shape)
     layer.weight.data.copy_(components.T), layer.bias.data.copy_(mean)
     return layer
+
 
 def _layer(got, what: str) -> tuple:
     require(isinstance(got, torch.nn.Linear), f"{what} returned a {type(got).__name__}, not an nn.Linear",
@@ -112,6 +124,7 @@ def _layer(got, what: str) -> tuple:
     require(got.weight.dtype == torch.float32, f"your Linear holds {got.weight.dtype} numbers, not float32",
             "the student's vectors are float32, and a layer shares its input's dtype: no .double()")
     return got.weight.detach().double(), got.bias.detach().double()
+
 
 INVERSE_PROJECTION = Exercise("inverse_projection", probe="""
             _g = _torch.Generator().manual_seed(2036)
@@ -126,11 +139,13 @@ INVERSE_PROJECTION = Exercise("inverse_projection", probe="""
     hint="the directions are orthonormal, so going back multiplies by them again, the other way round (a Linear "
          "computes r @ weight.T), and adds back what the PCA took away", ok="inverse_projection is the PCA's inverse")
 
+
 def check_inverse_projection(inverse_projection) -> None:
     hinted(INVERSE_PROJECTION.check, {
         "leaf Variable": "a new Linear's weight and bias are trainable: write into them inside `with torch.no_grad():`",
         "size": "a Linear's weight has shape (out_features, in_features) = (H, width); components is (width, H): the "
                 "weight is its transpose"}, inverse_projection)
+
 
 def check_pca_start(table, width: int, reduced, components, mean, projection) -> None:
     """The notebook's PCA start on the teacher's table at the profile's width (sizes no hidden table has), without an
@@ -152,16 +167,19 @@ def check_pca_start(table, width: int, reduced, components, mean, projection) ->
     require(torch.allclose(back, sample.double() @ c + m, atol=1e-4 * scale), f"{on} the projection is no inverse", why)
     ok(f"your PCA start {on}: its first {width} principal directions, the table projected on them, and back")
 
+
 _Distillation = type("DistillationLoss", (losses.DistillationLoss,), {})   # the reference's, of the lessons' own
 DISTILLATION_RUN = Run("train_distillation", reference=library_run(_Distillation), recipes=lambda: RECIPES,
                        run=lambda fn, recipe, *c: train_and_read(fn, recipe, *c, "train_distillation", "teacher_data"),
                        ignored=LOOP_DEFAULTS, probe=None, hint="compare your call of train_loop with the recipe: its "
                        "seven settings as they are, a fresh copy of `start`, your objective, `data` as given")
 
+
 def check_distillation_run(train_distillation, result, start, before: tuple, teacher_data, recipe, profile=None):
     """The notebook's run (None: loaded), then :data:`DISTILLATION_RUN`; ``profile`` unread."""
     check_runs(DISTILLATION_RUN, train_distillation, {} if result is None else {"distill": (start, before, result)},
                start, teacher_data, recipe, "profile.distill")
+
 
 EXERCISES = (DISTILLATION_OBJECTIVE, PCA_WORD_PIECES, INVERSE_PROJECTION, DISTILLATION_RUN,
              Exercise('predict_pca_start', probe=None))  # a prediction: any of the three is an answer

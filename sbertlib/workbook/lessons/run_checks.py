@@ -20,10 +20,12 @@ LOOP_DEFAULTS = dict(epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_gra
 CHECK_EXAMPLES = 20   # the first examples of the notebook's data: more than LOOP_DEFAULTS' batch
 _PASSED: weakref.WeakSet = weakref.WeakSet()   # the objectives of the runs whose check passed
 
+
 def fingerprint(model) -> tuple:
     """One sum per weight tensor: the notebook takes it where a start is built; the check compares."""
     with torch.no_grad():
         return tuple(float(p.double().sum()) for p in model.parameters())
+
 
 def checked(result):
     """A run — (objective, step losses, seconds) — once its check passed: the notebook saves only such a run."""
@@ -31,6 +33,7 @@ def checked(result):
             and result[0] in _PASSED, "this run has not passed its check, so it is not saved",
             "run the check cell above first, until it prints [OK] (train again after a fix)")
     return result
+
 
 def run_parts(result, start, before: tuple, name: str):
     """(objective, step losses) of what a training exercise returned; ``start`` untouched since ``before``."""
@@ -48,6 +51,7 @@ def run_parts(result, start, before: tuple, name: str):
     require(isinstance(seconds, (int, float)) and seconds > 0, f"the seconds returned are {seconds!r}",
             "time the loop with time.perf_counter()")
     return objective, [float(x) for x in step_losses]
+
 
 def train_and_read(fn, recipe: dict, start, data, name: str, data_name: str):
     """A Run's training: ``fn(start, the first examples of data, the recipe)`` -> (step losses, model, start)."""
@@ -67,6 +71,7 @@ def train_and_read(fn, recipe: dict, start, data, name: str, data_name: str):
             "time.perf_counter() just before and just after train_loop")
     return step_losses, objective.model, begin
 
+
 def library_run(objective_class):
     """A training exercise as the library writes it: ``fit`` of a copy of ``start`` with ``objective_class``."""
     def train(start, data, recipe):
@@ -75,6 +80,7 @@ def library_run(objective_class):
         history = fit(objective.model, objective, data, recipe, show_progress_bar=False)
         return objective, history.losses, time.perf_counter() - t0
     return train
+
 
 def check_runs(run, fn, new_runs: dict, start, data, recipe, where: str) -> None:
     """The notebook's own runs (``{row: (its start, its fingerprint as built, the run)}``: start untouched, a model
