@@ -263,10 +263,6 @@ def defined_names(source: str) -> list[str]:
     return names
 
 
-def _stub(cell) -> str:
-    return cell.metadata.get("stub", DEFAULT_STUB)
-
-
 def _notebook_number(path: Path | str) -> str:
     return Path(path).name[:2]
 
@@ -280,16 +276,16 @@ def exercises(nb, number: str = "") -> list[Exercise]:
     found: list[Exercise] = []
     solution_cells = [i for i, c in enumerate(nb.cells) if "solution" in tags(c)]
     used: set[str] = set()
+    declared = {ex.name: ex.probe_code for ex in lesson_exercises(number)} if number in lesson_numbers() else {}
     for k, i in enumerate(solution_cells):
         end = solution_cells[k + 1] if k + 1 < len(solution_cells) else len(nb.cells)
         check = next((j for j in range(i + 1, end) if nb.cells[j].cell_type == "code"
                       and "answers" not in tags(nb.cells[j]) and _CHECK_CALL.search(nb.cells[j].source)), None)
         cell = nb.cells[i]
-        names = defined_names(_stub(cell)) or defined_names(cell.source)
+        names = defined_names(cell.metadata.get("stub", DEFAULT_STUB)) or defined_names(cell.source)
         base = _safe_id(names[0]) if names else f"exercise_{k + 1}"
         grade_id = base if base not in used else f"{base}_{k + 1}"
         used.add(grade_id)
-        declared = {ex.name: ex.probe_code for ex in lesson_exercises(number)} if number in lesson_numbers() else {}
         probes = {n: declared.get(n, f"_result = {n}") for n in names}
         probes.update(cell.metadata.get("probes", {}))
         found.append(Exercise(i, check, names, grade_id, {n: probes[n] for n in names if n in probes}))
@@ -445,7 +441,7 @@ def to_nbgrader(nb, number: str = "", stored: dict[str, object] | None = None, w
             continue
         if i in found:
             ex = found[i]
-            cell.source = answer_source(_stub(cell), cell.source)
+            cell.source = answer_source(cell.metadata.get("stub", DEFAULT_STUB), cell.source)
             cell.metadata.pop("stub", None)
             cell.metadata["nbgrader"] = _meta(ex.grade_id, solution=True)
             report.exercises += 1
