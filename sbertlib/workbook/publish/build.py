@@ -30,12 +30,6 @@ def machine_line() -> str:
             f"{datetime.now():%Y-%m-%d %H:%M}")
 
 
-def profile_label(profile) -> str:
-    """The profile's name as the index and the site show it; a dry run says so."""
-    from ..profiles import DRY_RUN_BANNER
-    return f"{profile.name} [{DRY_RUN_BANNER}]" if profile.dry_run else profile.name
-
-
 def write_index(results: list[notebooks.RunResult], profile: str, out: Path, machine: str,
                 dry_run: bool = False) -> Path:
     """``out/index.json`` (runtime, status, headlines per notebook; ``dry_run``) and ``out/index.html``,
@@ -77,11 +71,11 @@ def build(out: Path, profile, only: set[str] | None = None, timeout: int = 1800)
     from .figalt import kernel_config_dir
     from .site import build_site
     out.mkdir(parents=True, exist_ok=True)
-    from ..profiles import DRY_RUN_ENV
+    from ..profiles import DRY_RUN_BANNER, DRY_RUN_ENV
     env = {"SBERTLIB_PROFILE": profile.name, "SBERTLIB_OUTPUT_DIR": str(out.resolve() / "runs"),
            DRY_RUN_ENV: "1" if profile.dry_run else "", "TQDM_DISABLE": "1",
            "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-    label = profile_label(profile)
+    label = f"{profile.name} [{DRY_RUN_BANNER}]" if profile.dry_run else profile.name   # as the index and site say it
     paths = [p for p in notebooks.notebook_paths() if not only or p.name[:2] in only]
     results = []
     with tempfile.TemporaryDirectory(prefix="sbert-ipython-") as ipython_dir:
