@@ -44,7 +44,8 @@ NLI_TRIPLETS = Exercise(
                _n(out=lambda k, h, n: (k, n, h)),
            "one triplet per contradicting hypothesis: make one per distinct entailed hypothesis, the positive":
                _n(pos=("contradiction",), neg=("entailment",)),
-           "the negatives are the neutral hypotheses: the negative is one the premise contradicts": _n(neg=("neutral",)),
+           "the negatives are the neutral hypotheses: the negative is one the premise contradicts":
+               _n(neg=("neutral",)),
            "a neutral hypothesis is not a negative: the negative contradicts": _n(neg=("contradiction", "neutral")),
            "a neutral hypothesis is not a positive: the positive is entailed": _n(pos=("entailment", "neutral")),
            "a premise that contradicts nothing gave triplets with no negative (None): it gives no triplet":
@@ -52,7 +53,7 @@ NLI_TRIPLETS = Exercise(
            "some triplets repeat: a pair twice in the file is one hypothesis — take each once": _n(once=False),
            "every triplet took the premise's first contradiction: take them in turn": _n(each=lambda ns, j: ns[:1]),
            "the premises are in alphabetical order: keep the order they first appear in": _n(order=sorted),
-           "a premise's entailed hypotheses are sorted: keep them in the order they appear in the file": _n(hyps=sorted),
+           "a premise's entailed hypotheses are sorted: keep them in file order": _n(hyps=sorted),
            "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each=lambda ns, j: ns),
            "a premise with more entailed hypotheses than contradictions lost some: zip stops at the shorter list — "
            "take the contradictions in turn, starting again at the first": _n(each=lambda ns, j: ns[j:j + 1]),
@@ -147,30 +148,43 @@ TRIPLET_DISTANCES = Exercise(
            "the second distance is the anchor's to its negative, not the positive's": _d(ends=((0, 1), (1, 2)))},
     hint="encode each column (anchors, positives, negatives) with the model given; each row's ‖a − p‖, ‖a − n‖")
 
-def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=np.greater_equal) -> tuple[float, dict]:
+def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lambda p, n, m: n - p >= m):
     """``(accuracy %, {ε: % with d(a,n) − d(a,p) ≥ ε})``: Table 4's accuracy (% with d(a,p) < d(a,n)), margins met."""
     d_ap, d_an = np.asarray(d_ap, dtype=float), np.asarray(d_an, dtype=float)
-    return pct * float(np.mean(right(d_ap, d_an))), {m: pct * float(np.mean(meets(d_an - d_ap, m))) for m in margins}
+    return pct * float(np.mean(right(d_ap, d_an))), {m: pct * float(np.mean(meets(d_ap, d_an, m))) for m in margins}
 
-def _scores(got, what: str = "it") -> np.ndarray:
+def _scores(got, what: str = "it"):
+    """The student's ``(accuracy, {ε: %})`` as they returned it, once it has that form."""
     acc, meets = two_items(got, what, "return the accuracy in %, then {margin: % of triplets meeting it}")
     require(isinstance(meets, dict), f"{what} gave the margins' shares as a {type(meets).__name__}, not a dict",
             "return {ε: % of triplets meeting it}, one entry per margin, its key the margin itself")
-    return np.array([float(acc), *(x for m, v in sorted(dict(meets).items()) for x in (float(m), float(v)))])
+    require(not any(isinstance(m, str) for m in meets), f"{what} keyed the shares by text, {list(meets)!r}",
+            "key each share by the margin itself, as given: meets[0.5], not meets['0.5']")
+    return got
 
+_flat = lambda got: np.array([got[0], *(x for m, v in sorted(dict(got[1]).items()) for x in (m, v))], float)  # noqa
 _s = lambda **slip: lambda d_ap, d_an, margins: triplet_scores_truth(d_ap, d_an, margins, **slip)  # noqa: E731
-TRIPLET_SCORES = Exercise(
+TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 0.5 ≥ 1.0, 2.75 − 1.5 ≥ 1.25
     "triplet_scores", reference=triplet_scores_truth, returns=_scores,
-    compare=lambda got, want: np.shape(got) == np.shape(_scores(want)) and np.allclose(got, _scores(want)),
-    inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.2, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.1, −1,
-                     np.array([1.5, 1.0, 1.0, 6.5, 0.3, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.1, 1.0, 5.0)),  # 1, 5.2, 1, 0
-                    (np.array([0.2, 0.9, 1.4, 0.3, 2.2, 0.8, 1.1]), np.array([0.9, 0.4, 2.6, 1.8, 2.1, 0.8, 1.6]),
-                     (0.5, 1.2))],        # 7 triplets: a share rounded to a whole per cent shows
+    compare=lambda got, want: np.shape(_flat(got)) == np.shape(_flat(want)) and np.allclose(_flat(got), _flat(want)),
+    inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.25, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.25, −1,
+                     np.array([1.5, 1.0, 1.0, 6.5, 0.5, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.25, 1.0, 5.0)),  # 1, 5.2, 1, 0
+                    (np.array([0.2, 0.9, 1.5, 0.3, 2.2, 0.8, 1.25]), np.array([0.9, 0.4, 2.75, 1.8, 2.1, 0.8, 1.75]),
+                     (0.5, 1.25))],        # 7 triplets: a share rounded to a whole per cent shows
     slips={"those are shares, not percentages: × 100": _s(pct=1),
+           "those are counts: give each as a percentage of all the triplets": lambda p, n, ms: triplet_scores_truth(
+               p, n, ms, pct=len(p)),
            "a triplet at equal distances is not right: the anchor must be strictly closer": _s(right=np.less_equal),
            "the comparison is the wrong way round: right means the positive is closer": _s(right=np.greater),
-           "a triplet whose gap is exactly ε has zero loss too: it meets the margin": _s(meets=np.greater),
-           "the gap is d(a,n) − d(a,p): how much further the negative is": _s(meets=lambda gap, e: -gap >= e),
+           "a triplet whose gap is exactly ε has zero loss too: it meets the margin":
+               _s(meets=lambda p, n, m: n - p > m),
+           "the gap is d(a,n) − d(a,p): how much further the negative is": _s(meets=lambda p, n, m: p - n >= m),
+           "those are the triplets NOT meeting ε: give the share with d(a,n) − d(a,p) ≥ ε":
+               _s(meets=lambda p, n, m: n - p < m),
+           "a negative closer than its positive meets no margin: the gap d(a,n) − d(a,p) keeps its sign, no abs()":
+               _s(meets=lambda p, n, m: abs(n - p) >= m),
+           "that is the ratio d(a,n) / d(a,p): the margin is met by the difference, d(a,n) − d(a,p) ≥ ε":
+               _s(meets=lambda p, n, m: n / p >= m),
            "your percentages are rounded: give each share as it is": lambda *a: (lambda acc, m: (round(acc), {
                k: round(v) for k, v in m.items()}))(*triplet_scores_truth(*a))},
     hint="the share (%) of triplets with d(a,p) < d(a,n); per ε, the share with d(a,n) − d(a,p) ≥ ε",
