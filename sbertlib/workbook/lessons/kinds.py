@@ -92,7 +92,9 @@ class Objective:
         return objective
 
     def _data_kind(self, objective, reference) -> None:
-        for attribute, meaning in (("n_texts", "a tuple of how many texts an example may hold, e.g. (3,)"),
+        part = reference.n_texts != (3,) and 3 in reference.n_texts   # (3,), a part of the answer, would read as it
+        for attribute, meaning in (("n_texts", f"a tuple of how many texts an example may hold, e.g. "
+                                               f"{'(1, 2)' if part else '(3,)'}"),
                                    ("label_kind", '"class", "score", "vector" or None: what an example\'s label is'),
                                    ("score_range", "(lowest, highest): the gold scores training takes, each checked")):
             got, want = getattr(objective, attribute, None), getattr(reference, attribute)

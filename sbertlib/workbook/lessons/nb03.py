@@ -133,12 +133,14 @@ def check_train_loop(train_loop, encoder, pairs, triplets) -> None:
 
 
 # ----------------------------------------------------------------------------- MNRL
-def _mnrl(e, scale=20.0, *, cos=True, among=None, zero=False, dim=1, total=False, k=1.0, unit=1):
-    """MNRL; a slip: other candidates, dot products, column 0, softmax over ``dim``, the total, ``k`` × scale, vectors
-    normalised along ``unit``."""
-    a, c, rows = e[0], torch.cat(e[1:]) if among is None else among(e), torch.arange(len(e[0]))
-    s = (F.normalize(a, dim=unit) @ F.normalize(c, dim=unit).T if cos else a @ c.T) * (1.0 if k is None else k * scale)
-    picked = torch.log_softmax(s, dim=dim)[rows, 0 if zero else rows]
+_cos = lambda a, c, dim=1: F.normalize(a, dim=dim) @ F.normalize(c, dim=dim).T  # noqa: E731
+
+def _mnrl(e, scale=20.0, *, pick=lambda e: (e[0], torch.cat(e[1:])), score=_cos, w=lambda s: s, target=lambda r: r,
+          dim=1, total=False):
+    """MNRL; a slip: other anchors or candidates (``pick``), another ``score``, ``w(scale)`` for the scale, other
+    targets, the softmax over ``dim``, the total."""
+    (a, c), rows = pick(e), torch.arange(len(e[0]))
+    picked = torch.log_softmax(score(a, c) * w(scale), dim=dim)[rows, target(rows)]
     return -(picked.sum() if total else picked.mean())
 
 def _m(**mistake):
@@ -153,18 +155,37 @@ MNRL = Objective(
     stretch="your scores are dot products, not cosines: the loss moved as vectors were stretched — normalise them",
     hint="print the scores' shape (a row per anchor, a column per candidate: positives, then negatives) and targets",
     slips={"the softmax runs down each column (dim=0), not along each anchor's row of candidates (dim=1)": _m(dim=0),
-           "the anchors were scored against the anchors: the candidates are embeddings[1:]": _m(among=lambda e: e[0]),
+           "the anchors were scored against the anchors: the candidates are embeddings[1:]":
+               _m(pick=lambda e: (e[0], e[0])),
            "the anchors are among the candidates (each finds itself): candidates are embeddings[1:]":
-               _m(among=torch.cat),
-           "no scale: multiply the cosines by self.scale before the softmax": _m(k=None),
-           "the hard negatives were left out: candidates are the positives AND negatives": _m(among=lambda e: e[1]),
-           "the right candidate of anchor i is column i (its own positive), not column 0": _m(zero=True),
-           "that is a distance, where a similarity is meant: a higher score must mean more alike": _m(k=-1.0),
+               _m(pick=lambda e: (e[0], torch.cat(e))),
+           "the anchors are among your candidates: the candidates are embeddings[1:] only (positives, then negatives)":
+               _m(pick=lambda e: (e[0], torch.cat(e)), target=lambda r: r + len(r)),
+           "your anchors are the second column: embeddings[0] are the anchors, embeddings[1:] the candidates":
+               _m(pick=lambda e: (e[1], torch.cat([e[0], *e[2:]]))),
+           "no scale: multiply the cosines by self.scale before the softmax": _m(w=lambda s: 1.0),
+           "you divided the cosines by the scale: multiply them by self.scale": _m(w=lambda s: 1 / s),
+           "the hard negatives were left out: candidates are the positives AND negatives": _m(pick=lambda e: e[:2]),
+           "your candidates are the hard negatives only: the positives first, then the negatives (embeddings[1:])":
+               _m(pick=lambda e: (e[0], e[-1])),
+           "the right candidate of anchor i is column i (its own positive), not column 0": _m(target=lambda r: 0 * r),
+           "the right candidate of anchor i is column i (its own positive), not the next one: torch.arange(len(…))":
+               _m(target=lambda r: (r + 1) % len(r)),
+           "your scores are Euclidean distances (cdist): MNRL scores cosines — normalise, then matrix-multiply":
+               _m(score=lambda a, c: -torch.cdist(a, c)),
+           "that is a distance, where a similarity is meant: a higher score must mean more alike": _m(w=lambda s: -s),
            "use the mean over the batch (F.cross_entropy's default), not the sum": _m(total=True),
-           "your scores are dot products, not cosines: normalise the vectors first": _m(cos=False),
-           "you normalised each column (dim=0), not each sentence's vector (dim=1)": _m(unit=0),
+           "your scores are dot products, not cosines: normalise the vectors first": _m(score=lambda a, c: a @ c.T),
+           "you normalised each column (dim=0), not each sentence's vector (dim=1)":
+               _m(score=lambda a, c: _cos(a, c, 0)),
            "the candidates are the positives first, then the negatives: anchor i's right one is column i":
-               _m(among=lambda e: torch.cat(e[:0:-1]))},
+               _m(pick=lambda e: (e[0], torch.cat(e[:0:-1]))),
+           "your loss only raises each anchor's cosine to its own positive: MNRL is a cross-entropy over all the "
+           "candidates, the other rows' and the negatives too":
+               lambda e, labels, scale=20.0: -(scale * F.cosine_similarity(e[0], e[1])).mean(),
+           "you averaged a cross-entropy per candidate column: MNRL takes one over all the candidates at once, "
+           "torch.cat(embeddings[1:])":
+               lambda e, labels, scale=20.0: sum(_mnrl([e[0], c], scale) for c in e[1:]) / (len(e) - 1)},
     probe="""
             _rng = _np.random.default_rng(2025)
             _a, _p, _n = (_torch.tensor(_rng.normal(size=(4, 8)), dtype=_torch.float32) for _ in range(3))
