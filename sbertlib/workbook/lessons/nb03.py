@@ -27,42 +27,40 @@ def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float
 def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
           length_grouping=False, slip: str = "") -> list[float]:
     """Notebook 03's ``train_loop`` in plain PyTorch; ``slip``: one everyday mistake written in (the slips below)."""
-    model = copy.deepcopy(loss.model) if slip == "copy" else loss.model
+    model = copy.deepcopy(loss.model) if slip.startswith("copy") else loss.model
     _ = torch.manual_seed(seed) if slip != "no seed" else None   # a loop that never seeds: torch's state as it is
     optimizer = (torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else
-                 make_optimizer(loss.model if slip == "encoder only" else loss, lr))
+                 make_optimizer(model if slip in ("encoder only", "copy trained") else loss, lr))
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
-    total = {"one-epoch plan": per_epoch, "examples": epochs * len(examples)}.get(slip, epochs * per_epoch)
+    total = per_epoch if slip.startswith("one-epoch") else epochs * (len(examples) if slip == "examples" else per_epoch)
     warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
               "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
-    factor = lambda s: s / max(1, warmup) if s < warmup else max(0.0, (total - s) / max(1, total - warmup))  # noqa
+    floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
+    factor = lambda s: s / max(1, warmup) if s < warmup else max(floor, (total - s) / span)  # noqa: E731
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")))
     loss.train(mode=slip != "eval")                         # the check hands the model over in eval mode
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
     values = []
     for epoch in range(epochs):
         which = {"epoch 0": 0, "epoch from 1": epoch + 1}.get(slip, epoch)
-        batches = epoch_batches(len(examples), batch_size, seed, which, lengths=lengths)
-        if slip == "in order":
-            batches = [list(range(i, min(i + batch_size, len(examples)))) for i in range(0, len(examples), batch_size)]
+        batches = (torch.arange(len(examples)).split(batch_size) if slip == "in order" else
+                   epoch_batches(len(examples), batch_size, seed, which, lengths=lengths))
         for ids in [b for b in batches if slip != "drop last" or len(b) == batch_size]:
             batch = [examples[i] for i in ids]
             columns = list(zip(*(ex.texts for ex in batch)))[:2 if slip == "two columns" else None]
-            embeddings = [model(model.tokenize(list(col))) for col in columns]
-            labels = None if batch[0].label is None else torch.tensor([ex.label for ex in batch])
+            embeddings = [model(model.tokenize(list(col))) for col in columns[::-1 if slip == "reversed" else 1]]
+            embeddings = [e.detach() for e in embeddings] if slip == "no graph" else embeddings
+            labelled = examples[:len(batch)] if slip == "first labels" else batch
+            labels = None if batch[0].label is None else torch.tensor([ex.label for ex in labelled])
             value = loss.loss_from_embeddings(embeddings, labels)
-            if slip != "no zero_grad":
-                optimizer.zero_grad()
+            _ = optimizer.zero_grad() if slip != "no zero_grad" else None
             (torch.tensor(value.item(), requires_grad=True) if slip == "detached" else value).backward()
-            if slip != "no clip":
-                torch.nn.utils.clip_grad_norm_(loss.model.parameters() if slip == "clip encoder" else loss.parameters(),
-                                               max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(loss.model.parameters() if slip == "clip encoder" else loss.parameters(),
+                                           math.inf if slip == "no clip" else max_grad_norm)
             optimizer.step()
-            if slip not in ("epoch scheduler", "no scheduler"):
-                scheduler.step()
+            _ = scheduler.step() if slip != "epoch scheduler" else None
             values.append(value.item())
-        if slip == "epoch scheduler":
-            scheduler.step()
+        _ = scheduler.step() if slip == "epoch scheduler" else None
     return values
 
 def _run(fn, recipe: dict, encoder, pairs, triplets):
@@ -100,6 +98,14 @@ TRAIN_LOOP = Run(
            "your optimizer updates the encoder's parameters only, so the classifier head never trained: give it "
            "loss.parameters() (the head's too) — make_optimizer(loss, lr)": _slip("encoder only"),
            "you trained a copy of the encoder: the notebook's model never changed — train loss.model": _slip("copy"),
+           "you trained a deep copy of the encoder, left in eval mode: train loss.model itself, with "
+           "make_optimizer(loss, lr)": _slip("copy trained"),
+           "your embeddings were .detach()ed: no gradient reached the encoder, only the classifier head trained":
+               _slip("no graph"),
+           "your labels are the first examples', not the batch's: take each label from the batch's examples":
+               _slip("first labels"),
+           "your text columns are in reverse order: encode them in the examples' order, the first text first":
+               _slip("reversed"),
            "your optimizer is plain SGD: the recipe's is Adam — make_optimizer(loss, lr), fit's AdamW": _slip("sgd"),
            "the gradients of earlier steps were still there: optimizer.zero_grad() every step": _slip("no zero_grad"),
            "the encoder trained in eval mode, dropout off: call loss.train() before the loop": _slip("eval"),
@@ -116,6 +122,10 @@ TRAIN_LOOP = Run(
                _slip("off by one"),
            "your schedule rounds batches per epoch down: the last, smaller one is a step too": _slip("rounded down"),
            "your schedule is planned over one epoch: plan it over all the epochs' steps": _slip("one-epoch plan"),
+           "your schedule is planned over one epoch, so after it the rate went below 0: plan it over all the epochs' "
+           "steps": _slip("one-epoch unclamped"),
+           "your decay divides by all the steps: after the warm-up the factor is (total − s) / (total − warmup)":
+               _slip("decay"),
            "your warm-up is a share of one epoch's steps, not of the whole run's": _slip("warm-up one epoch"),
            "your warm-up is rounded down: warmup_ratio × total steps, rounded up": _slip("warm-up rounded down"),
            "your schedule counts examples, not steps: a step is a batch": _slip("examples")},
