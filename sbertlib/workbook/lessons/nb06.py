@@ -9,7 +9,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, Objective, guard, require, two_items
+from . import Exercise, Objective, call, guard, require, require_gradient, two_items
 from .kinds import as_number, close
 from .nb03 import MNRL
 
@@ -67,21 +67,21 @@ NLI_TRIPLETS = Exercise(
          "each premise's negatives in turn, counted from its own first")
 
 # ----------------------------------------------------------------------------- the triplet loss and objective
-def reference_triplet_loss(anchor, positive, negative, margin: float = 1.0, d=EUCLIDEAN, hinge=True, total=False):
-    """``mean(max(d(a,p) − d(a,n) + ε, 0))``, Euclidean, as TripletLoss; a slip: another ``d``, no hinge, a sum."""
-    value = d(anchor, positive) - d(anchor, negative) + margin
-    return (torch.sum if total else torch.mean)(torch.relu(value) if hinge else value)
+def reference_triplet_loss(anchor, positive, negative, margin: float = 1.0, d=EUCLIDEAN, hinge=torch.relu,
+                           reduce=torch.mean):
+    """``mean(max(d(a,p) − d(a,n) + ε, 0))``, Euclidean, as TripletLoss; a slip: another ``d``, hinge, reduction."""
+    return reduce(hinge(d(anchor, positive) - d(anchor, negative) + margin))
 
 def _hidden_cases() -> list[tuple]:
-    g = torch.Generator().manual_seed(2019)                     # in the last case most negatives are far: the hinge
-    cases = [tuple(torch.randn(b, n, generator=g) for _ in range(3)) for b, n in ((8, 5), (3, 16), (16, 4))]
-    a, far = torch.randn(12, 6, generator=g), torch.where(torch.arange(12).unsqueeze(1) % 3 == 0, 0.2, 4.0)
-    cases.append((a, a + 0.3 * torch.randn(12, 6, generator=g), a + far * torch.randn(12, 6, generator=g)))
+    g = torch.Generator().manual_seed(2019)      # first: most negatives far (the hinge), a third of the positives
+    a, far = torch.randn(12, 6, generator=g), torch.where(torch.arange(12).unsqueeze(1) % 3 == 0, 4.0, 0.3)
+    cases = [(a, a + far * torch.randn(12, 6, generator=g), a + (4.3 - far) * torch.randn(12, 6, generator=g))]
+    cases += [tuple(torch.randn(b, n, generator=g) for _ in range(3)) for b, n in ((8, 5), (3, 16), (16, 4))]
     return [(*case, margin) for case in cases for margin in (1.0, 0.1, 0.5, 5.0)]
 
 def _t(m=None, swap=False, **slip):
     return lambda a, p, n, margin=1.0: reference_triplet_loss(a, *((n, p) if swap else (p, n)),
-                                                              margin if m is None else m, **slip)
+                                                              margin if m is None else m(margin), **slip)
 
 TRIPLET_LOSS = Exercise(
     "triplet_loss", reference=reference_triplet_loss, kept=True, inputs=_hidden_cases, returns=as_number,
@@ -89,17 +89,25 @@ TRIPLET_LOSS = Exercise(
     slips={"that is the cosine distance 1 − cos: the paper's triplet loss is Euclidean, ‖a − p‖": _t(d=COSINE),
            "that is the Manhattan (L1) distance, a sum of |differences|: use the Euclidean one": _t(d=MANHATTAN),
            "those are squared distances: the Euclidean distance is the square root": _t(d=SQUARED),
-           "the hinge max(·, 0) is missing: a triplet meeting the margin adds 0, not less": _t(hinge=False),
+           "the hinge max(·, 0) is missing: a triplet meeting the margin adds 0, not less": _t(hinge=lambda v: v),
+           "abs() is no hinge: a triplet meeting the margin (a negative value) adds 0": _t(hinge=torch.abs),
+           "clamp(max=0) keeps the negative side: the hinge is max(·, 0), clamp(min=0)": _t(hinge=lambda v: v.clamp(
+               max=0)),
+           "the margin is subtracted: max(d(a,p) − d(a,n) + ε, 0)": _t(m=lambda e: -e),
+           "that is the largest triplet's loss: take the mean over the batch": _t(reduce=torch.max),
+           "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _t(
+               d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5),
            "positive and negative are swapped: max(‖a−p‖ − ‖a−n‖ + ε, 0)": _t(swap=True),
-           "the margin ε is missing: add it inside the max": _t(m=0.0),
-           "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=1.0),
-           "you summed over the batch: take the mean": _t(total=True),
+           "the margin ε is missing: add it inside the max": _t(m=lambda e: 0.0),
+           "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=lambda e: 1.0),
+           "you summed over the batch: take the mean": _t(reduce=torch.sum),
            "the margin was added after the hinge: ε goes inside, max(d(a,p) − d(a,n) + ε, 0)":
                lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(a, n)).mean() + margin,
            "your distances are per column (dim=0): a triplet's distance is over its own row's numbers (dim=1)":
                lambda a, p, n, margin=1.0: torch.relu((a - p).norm(dim=0) - (a - n).norm(dim=0) + margin).mean(),
            "one distance over the whole batch (a norm with no dim): a distance per triplet, per row (dim=1)":
                lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin)},
+
     hint="per row d(a,p) = ‖a−p‖ and d(a,n) = ‖a−n‖, then max(d(a,p) − d(a,n) + ε, 0), then the mean",
     probe="""
             _rng = _np.random.default_rng(2028)
@@ -107,6 +115,19 @@ TRIPLET_LOSS = Exercise(
             _result = [triplet_loss(_a, _p, _n), triplet_loss(_a, _p, _n, margin=0.5),
                        triplet_loss(_a, _p, _n, margin=3.0)]
             """)
+
+def check_triplet_loss(fn) -> None:
+    """The value on hidden inputs; before, where its value is right, the gradient: .item() or numpy trains nothing."""
+    g = torch.Generator().manual_seed(7)
+    leaves = {k: torch.randn(5, 4, generator=g).requires_grad_() for k in ("anchor", "positive", "negative")}
+    want = float(reference_triplet_loss(*leaves.values(), 0.5))
+    got = call(fn, *(x * 1 for x in leaves.values()), 0.5, what="your triplet_loss")   # * 1: may change in place
+    if (isinstance(got, torch.Tensor) and got.numel() == 1 or isinstance(got, (float, np.floating))) and close(
+            float(got), want):
+        require(isinstance(got, torch.Tensor), f"your triplet_loss returned a {type(got).__name__}: no gradient "
+                "reaches the loss", "stay in torch end to end: no .item() or numpy — return the mean, a tensor")
+        require_gradient(got.reshape(()), leaves, lambda *x: reference_triplet_loss(*x, 0.5), "your triplet_loss")
+    TRIPLET_LOSS.check(fn)
 
 TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's triplet_loss's too (a right value, detached)
     "TripletObjective", reference=TripletLoss, kept=True, settings=({}, {"margin": 0.3}, {"margin": 5.0}),
@@ -195,7 +216,7 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
 
 EXERCISES = (TRIPLET_LOSS, TRIPLET_OBJECTIVE, TRIPLET_DISTANCES, TRIPLET_SCORES, NLI_TRIPLETS)
 _checked = lambda exercise: lambda fn, *context: exercise.check(fn, *context)  # noqa: E731 - each guarded below
-check_triplet_loss, check_triplet_objective, check_triplet_distances, check_triplet_scores, check_nli_triplets = map(
-    _checked, EXERCISES)
+check_triplet_objective, check_triplet_distances, check_triplet_scores, check_nli_triplets = map(
+    _checked, EXERCISES[1:])
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError
