@@ -70,29 +70,6 @@ def test_umap_rejects_tiny_inputs_and_clamps_neighbors():
     assert viz._clamped_neighbors(100, 15) == 15
 
 
-def test_umap_before_after_panels(rng, monkeypatch):
-    # The real UMAP costs ~15 s of numba compilation per process (see the slow test below):
-    # here a linear projection stands in, to check the panels.
-    calls = []
-
-    def fake_umap(emb, seed=42, **kw):
-        calls.append(seed)
-        return np.asarray(emb)[:, :2]
-
-    monkeypatch.setattr(viz, "umap_2d", fake_umap)
-    before, labels = clustered(rng)
-    after = before[:, ::-1].copy()
-    fig, axes = plt.subplots(1, 2)
-    out = viz.umap_before_after(before, after, labels, axes=axes, seed=7)
-    assert out is fig and calls == [7, 7]
-    assert [ax.get_title() for ax in axes] == ["before fine-tuning", "after fine-tuning"]
-    np.testing.assert_allclose(axes[0].collections[0].get_offsets(), before[:, :2])
-    np.testing.assert_allclose(axes[1].collections[0].get_offsets(), after[:, :2])
-    assert axes[0].get_legend() is None and legend_texts(axes[1]) == ["topic 0", "topic 1", "topic 2"]
-    fig2 = viz.umap_before_after(before, after, labels, names=("A", "B"))
-    assert [ax.get_title() for ax in fig2.axes] == ["A", "B"]
-
-
 @pytest.mark.slow
 def test_umap_deterministic_and_separates_clusters(rng):
     x, labels = clustered(rng)  # 60 points
@@ -224,7 +201,7 @@ def test_results_bars():
     assert "84.7" in [t.get_text() for t in ax.texts]
 
 
-def test_speed_bars_and_pair_search_times():
+def test_speed_bars():
     from sbertlib.workbook import plots as viz
     rows = [{"label": "input order", "sent_per_s": 40.0, "padding_share": 0.6},
             {"label": "smart batching", "sent_per_s": 80.0, "padding_share": 0.1}]
@@ -232,9 +209,3 @@ def test_speed_bars_and_pair_search_times():
     a, b = fig.axes
     assert [p.get_height() for p in a.patches] == [40.0, 80.0]
     assert [round(p.get_height()) for p in b.patches] == [60, 10]
-    fig = viz.pair_search_times(100.0, 1000.0, ns=(10, 100), measured={"measured": (100, 0.1)})
-    ax = fig.axes[0]
-    cross, bi = ax.lines[0], ax.lines[1]
-    assert list(cross.get_ydata()) == [45 / 100.0, 4950 / 100.0]
-    assert list(bi.get_ydata()) == [10 / 1000.0, 100 / 1000.0]
-    assert ax.get_yscale() == "log" and ax.get_xscale() == "log"

@@ -111,15 +111,6 @@ def plot_projection(points_2d, labels=None, ax=None, title: str = "", s: float =
     return ax.figure
 
 
-def umap_before_after(emb_before, emb_after, labels, names=("before fine-tuning", "after fine-tuning"),
-                      axes=None, seed: int = 42):
-    """UMAP projections of the same sentences from two models, side by side (legend on the right)."""
-    axes = _new_axes(axes, 2, figsize=(13, 5.5))
-    for i, (emb, name, ax) in enumerate(zip((emb_before, emb_after), names, axes)):
-        plot_projection(umap_2d(emb, seed=seed), labels, ax=ax, title=name, legend=(i == 1))
-    return axes[0].figure
-
-
 # --------------------------------------------------------------------------- similarities
 
 def _truncate(text: str, max_len: int) -> str:
@@ -317,30 +308,6 @@ def speed_bars(rows: Sequence[Mapping], axes=None, title: str = ""):
     b.bar_label(b.bar(labels, pads, color=colors), labels=[f"{p:.0f}%" for p in pads], fontsize=8)
     b.set(ylabel="padding share of token slots (%)", ylim=(0, 100), title="work wasted on padding")
     return a.figure
-
-
-def pair_search_times(cross_pairs_per_s: float, bi_sent_per_s: float, ns: Sequence[int] = (100, 1_000, 10_000, 100_000),
-                      ax=None, measured: Mapping[str, tuple[int, float]] | None = None):
-    """Time to find the most similar pair among n sentences, log scale.
-
-    Cross-encoder: n(n−1)/2 pairs at ``cross_pairs_per_s``; bi-encoder: n sentences at
-    ``bi_sent_per_s`` (the similarity matrix is negligible by comparison). ``measured`` adds
-    points actually timed, ``{label: (n, seconds)}``.
-    """
-    ax = _new_ax(ax, figsize=(7, 4.5))
-    ns = np.asarray(ns, dtype=float)
-    ax.plot(ns, ns * (ns - 1) / 2 / cross_pairs_per_s, "o-", label="cross-encoder (every pair through BERT)")
-    ax.plot(ns, ns / bi_sent_per_s, "s-", label="bi-encoder / SBERT (embed once, then cosines)")
-    for label, (n, seconds) in (measured or {}).items():
-        ax.plot([n], [seconds], "k*", markersize=12)
-        ax.annotate(label, (n, seconds), textcoords="offset points", xytext=(6, -12), fontsize=8)
-    for seconds, name in ((60, "1 minute"), (3600, "1 hour"), (86400, "1 day")):
-        ax.axhline(seconds, color="grey", lw=0.6, ls=":")
-        ax.text(ns[0], seconds * 1.15, name, fontsize=7, color="grey")
-    ax.set(xscale="log", yscale="log", xlabel="number of sentences n", ylabel="seconds (log scale)",
-           title="finding the most similar pair")
-    ax.legend(fontsize="small")
-    return ax.figure
 
 
 def triplet_runs(histories: Mapping[str, Sequence[float]], gaps: Mapping[str, np.ndarray], before: str, after: str,
