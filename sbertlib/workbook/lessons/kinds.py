@@ -12,6 +12,7 @@ from .checking import ExerciseError, call, named_slip, ok, reference_numerics, r
 
 COLUMNS = ("the first column", "the second column", "the third column")
 
+
 def as_number(value, what: str) -> float:
     """One number out of a 0-d (or one-element) tensor, array or a float; an ExerciseError naming what came back."""
     require(value is not None and not isinstance(value, (bool, str)), f"{what} returned {value!r}",
@@ -26,11 +27,14 @@ def as_number(value, what: str) -> float:
         raise ExerciseError(f"{what} returned a {type(value).__name__}, not a number\n"
                             "Hint: return the loss as a scalar tensor") from None
 
+
 def close(got: float, want: float, rel: float = 1e-4) -> bool:
     """Equal to float32's rounding (relative ``rel``, absolute 1e-6)."""
     return math.isclose(got, want, rel_tol=rel, abs_tol=1e-6)
 
 # ----------------------------------------------------------------------------- an objective
+
+
 @dataclass(frozen=True)
 class Objective:
     """A loss class exercise: ``name`` is the class the student writes; ``reference(model, **setting)`` the library's
@@ -165,10 +169,13 @@ class Objective:
                 "in the examples' order, and the batch's labels as they are")
 
 # ----------------------------------------------------------------------------- a run
+
+
 def trained_weights_differ(a, b) -> bool:
     """Whether two models' weights differ anywhere."""
     pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
     return any(n not in pb or not torch.equal(p.detach().cpu(), pb[n].detach().cpu()) for n, p in pa.items())
+
 
 @dataclass(frozen=True)
 class Run:

@@ -63,6 +63,7 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
         _ = scheduler.step() if slip == "epoch scheduler" else None
     return values
 
+
 def _run(fn, recipe: dict, encoder, pairs, triplets):
     """``fn`` trains an eval-mode CPU copy of ``encoder`` on a recipe: (losses, encoder trained, encoder given)."""
     torch.manual_seed(0)                                    # the classifier head starts alike in every run
@@ -76,6 +77,7 @@ def _run(fn, recipe: dict, encoder, pairs, triplets):
             f"train_loop returned {_brief(got)}, not a list of numbers", "append value.item() each step; return them")
     return [float(x) for x in got], model, encoder
 
+
 def _where_they_part(got: list, want: list, recipe: dict) -> str:
     """Where the student's losses part from fit's (never fit's values): the step count, the first step, a later one."""
     k = next((i for i, (g, w) in enumerate(zip(got, want)) if not TRAIN_LOOP.same([g], [w])), None)
@@ -84,6 +86,7 @@ def _where_they_part(got: list, want: list, recipe: dict) -> str:
             "training mode, the one encoder on each text column" if k == 0 else
             f"the first {k} losses are fit's, then they part: the update (the optimizer, zero_grad, backward, clipping "
             "loss.parameters() to max_grad_norm), the rate schedule, or that epoch's own batches")
+
 
 _slip = lambda name: lambda loss, examples, **settings: _loop(loss, examples, **settings, slip=name)  # noqa: E731
 RECIPE = dict(examples=20, epochs=2, batch_size=8, lr=1e-3, warmup_ratio=0.6, max_grad_norm=0.05, seed=7)
@@ -137,6 +140,7 @@ TRAIN_LOOP = Run(
             _result = train_loop(_loss, _examples, epochs=2, batch_size=4, lr=1e-4, warmup_ratio=0.25, seed=7)
             """)
 
+
 def check_train_loop(train_loop, encoder, pairs, triplets) -> None:
     """:data:`TRAIN_LOOP` on copies of the notebook's ``encoder``, its first NLI ``pairs`` and ``triplets``."""
     TRAIN_LOOP.check(train_loop, encoder, pairs, triplets)
@@ -144,6 +148,7 @@ def check_train_loop(train_loop, encoder, pairs, triplets) -> None:
 
 # ----------------------------------------------------------------------------- MNRL
 _cos = lambda a, c, dim=1: F.normalize(a, dim=dim) @ F.normalize(c, dim=dim).T  # noqa: E731
+
 
 def _mnrl(e, scale=20.0, *, pick=lambda e: (e[0], torch.cat(e[1:])), score=_cos, w=lambda s: s, target=lambda r: r,
           dim=1, total=False):
@@ -153,8 +158,10 @@ def _mnrl(e, scale=20.0, *, pick=lambda e: (e[0], torch.cat(e[1:])), score=_cos,
     picked = torch.log_softmax(score(a, c) * w(scale), dim=dim)[rows, target(rows)]
     return -(picked.sum() if total else picked.mean())
 
+
 def _m(**mistake):
     return lambda e, labels, scale=20.0: _mnrl(e, scale, **mistake)
+
 
 MNRL = Objective(
     "MNRL", reference=losses.MultipleNegativesRankingLoss, settings=({}, {"scale": 5.0}), kept=True,
@@ -204,9 +211,11 @@ MNRL = Objective(
                        "scale 5": MNRL(_Model(), scale=5.0).loss_from_embeddings([_a, _p, _n])}
             """)
 
+
 def check_mnrl(cls, encoder) -> None:
     """:data:`MNRL`: the student's ``MNRL(model, scale=20.0)`` against the library's MultipleNegativesRankingLoss."""
     MNRL.check(cls, encoder)
+
 
 EXERCISES = (TRAIN_LOOP, MNRL)
 

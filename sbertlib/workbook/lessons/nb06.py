@@ -18,6 +18,8 @@ COSINE = lambda x, y: 1 - (x * y).sum(1) / ((x * x).sum(1) * (y * y).sum(1)) ** 
 MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) ** 2).sum(1))
 
 # ----------------------------------------------------------------------------- triplets from NLI
+
+
 def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
               out=lambda k, h, n: (k, h, n)):
     """data.nli_triplets; a slip: other labels, entailed repeats kept, another ``order`` of premises or of ``hyps``,
@@ -29,6 +31,7 @@ def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, ord
                 side.append(p.hypothesis)
     each = each or (lambda ns, j: ns[j % len(ns):][:1] if ns else [])
     return [out(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(hyps(ps)) for n in each(ns, j)]
+
 
 _triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
 _n = lambda **slip: lambda pairs: _triplets(pairs, **slip)  # noqa: E731
@@ -67,10 +70,13 @@ NLI_TRIPLETS = Exercise(
          "each premise's negatives in turn, counted from its own first")
 
 # ----------------------------------------------------------------------------- the triplet loss and objective
+
+
 def reference_triplet_loss(anchor, positive, negative, margin: float = 1.0, d=EUCLIDEAN, hinge=torch.relu,
                            reduce=torch.mean):
     """``mean(max(d(a,p) − d(a,n) + ε, 0))``, Euclidean, as TripletLoss; a slip: another ``d``, hinge, reduction."""
     return reduce(hinge(d(anchor, positive) - d(anchor, negative) + margin))
+
 
 def _hidden_cases() -> list[tuple]:
     g = torch.Generator().manual_seed(2019)      # first: most negatives far (the hinge), a third of the positives
@@ -79,9 +85,11 @@ def _hidden_cases() -> list[tuple]:
     cases += [tuple(torch.randn(b, n, generator=g) for _ in range(3)) for b, n in ((8, 5), (3, 16), (16, 4))]
     return [(*case, margin) for case in cases for margin in (1.0, 0.1, 0.5, 5.0)]
 
+
 def _t(m=None, swap=False, **slip):
     return lambda a, p, n, margin=1.0: reference_triplet_loss(a, *((n, p) if swap else (p, n)),
                                                               margin if m is None else m(margin), **slip)
+
 
 TRIPLET_LOSS = Exercise(
     "triplet_loss", reference=reference_triplet_loss, kept=True, inputs=_hidden_cases, returns=as_number,
@@ -116,6 +124,7 @@ TRIPLET_LOSS = Exercise(
                        triplet_loss(_a, _p, _n, margin=3.0)]
             """)
 
+
 def check_triplet_loss(fn) -> None:
     """The value on hidden inputs; before, where its value is right, the gradient: .item() or numpy trains nothing."""
     g = torch.Generator().manual_seed(7)
@@ -128,6 +137,7 @@ def check_triplet_loss(fn) -> None:
                 "reaches the loss", "stay in torch end to end: no .item() or numpy — return the mean, a tensor")
         require_gradient(got.reshape(()), leaves, lambda *x: reference_triplet_loss(*x, 0.5), "your triplet_loss")
     TRIPLET_LOSS.check(fn)
+
 
 TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's triplet_loss's too (a right value, detached)
     "TripletObjective", reference=TripletLoss, kept=True, settings=({}, {"margin": 0.3}, {"margin": 5.0}),
@@ -144,10 +154,13 @@ TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's tripl
             """)
 
 # ----------------------------------------------------------------------------- held-out distances and scores
+
+
 def triplet_distances_truth(model, triplets, d=EUCLIDEAN, ends=((0, 1), (0, 2))):
     """``(d(a,p), d(a,n))``: Euclidean distances of the model's vectors (numpy); a slip: another ``d`` or ``ends``."""
     cols = np.asarray([model.encode(list(c), show_progress_bar=False) for c in zip(*map(astuple, triplets))], float)
     return tuple(d(cols[i], cols[j]) for i, j in ends)
+
 
 def _hidden_triplets():
     from .nb04 import HiddenEncoder
@@ -155,6 +168,7 @@ def _hidden_triplets():
     a = rng.normal(size=(20, 1, 6)) * np.exp(rng.uniform(-1, 1.5, size=(20, 1, 1)))  # lengths from 0.4 to 4.5
     vectors = (a + rng.normal(size=(20, 3, 6)) * np.array([0, 0.5, 1.2])[:, None]).reshape(60, 6)
     return [(HiddenEncoder(dict(zip(sum(names, ()), vectors))), [Triplet(*t) for t in names])]
+
 
 _d = lambda **slip: lambda model, triplets: triplet_distances_truth(model, triplets, **slip)  # noqa: E731
 TRIPLET_DISTANCES = Exercise(
@@ -169,10 +183,12 @@ TRIPLET_DISTANCES = Exercise(
            "the second distance is the anchor's to its negative, not the positive's": _d(ends=((0, 1), (1, 2)))},
     hint="encode each column (anchors, positives, negatives) with the model given; each row's ‖a − p‖, ‖a − n‖")
 
+
 def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lambda p, n, m: n - p >= m):
     """``(accuracy %, {ε: % with d(a,n) − d(a,p) ≥ ε})``: Table 4's accuracy (% with d(a,p) < d(a,n)), margins met."""
     d_ap, d_an = np.asarray(d_ap, dtype=float), np.asarray(d_an, dtype=float)
     return pct * float(np.mean(right(d_ap, d_an))), {m: pct * float(np.mean(meets(d_ap, d_an, m))) for m in margins}
+
 
 def _scores(got, what: str = "it"):
     """The student's ``(accuracy, {ε: %})`` as they returned it, once it has that form."""
@@ -182,6 +198,7 @@ def _scores(got, what: str = "it"):
     require(not any(isinstance(m, str) for m in meets), f"{what} keyed the shares by text, {list(meets)!r}",
             "key each share by the margin itself, as given: meets[0.5], not meets['0.5']")
     return got
+
 
 _flat = lambda got: np.array([got[0], *(x for m, v in sorted(dict(got[1]).items()) for x in (m, v))], float)  # noqa
 _s = lambda **slip: lambda d_ap, d_an, margins: triplet_scores_truth(d_ap, d_an, margins, **slip)  # noqa: E731
