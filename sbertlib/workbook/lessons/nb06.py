@@ -180,7 +180,18 @@ TRIPLET_DISTANCES = Exercise(
            "that is the cosine distance 1 − cos: the triplet objective here is Euclidean": _d(d=COSINE),
            "that is the Manhattan distance (a sum of |differences|): use the Euclidean one": _d(d=MANHATTAN),
            "the first distance is the anchor's to its positive, not the positive's": _d(ends=((1, 2), (0, 2))),
-           "the second distance is the anchor's to its negative, not the positive's": _d(ends=((0, 1), (1, 2)))},
+           "the second distance is the anchor's to its negative, not the positive's": _d(ends=((0, 1), (1, 2))),
+           "those are per column (dim=0): one distance per triplet, over its row's numbers (dim=1)":
+               _d(d=lambda x, y: ((x - y) ** 2).sum(0) ** 0.5),
+           "your vectors were normalised first: the distance is of the model's vectors as they are":
+               _d(d=lambda x, y: EUCLIDEAN(*(v / (v * v).sum(1, keepdims=True) ** 0.5 for v in (x, y)))),
+           "the negatives were encoded from the positives column: encode t.negative": _d(ends=((0, 1), (0, 1))),
+           "the anchors were sorted: keep the triplets' order, row i's anchor with row i's positive and negative":
+               lambda m, ts: triplet_distances_truth(m, [Triplet(a, *astuple(t)[1:]) for a, t in zip(sorted(
+                   t.anchor for t in ts), ts)]),
+           "those are the means over the triplets: give one distance per triplet, no .mean()":
+               lambda m, ts: tuple(x.mean() for x in triplet_distances_truth(m, ts)),
+           "dot products are similarities: give the distances ‖a − p‖, ‖a − n‖": _d(d=lambda x, y: (x * y).sum(1))},
     hint="encode each column (anchors, positives, negatives) with the model given; each row's ‖a − p‖, ‖a − n‖")
 
 
