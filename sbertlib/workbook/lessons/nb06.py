@@ -144,6 +144,8 @@ TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's tripl
     batches=lambda: [(lambda a, p, n: ([a, p, torch.cat([a[:4] + 3 * n[:4], n[4:]])], None))(
         *torch.randn(3, 10, 8, generator=torch.Generator().manual_seed(6)))],
     examples=MNRL.examples, columns=("the anchors", "the positives", "the negatives"),
+    slips={"that is the cosine distance 1 − cos (distance='cosine'): the triplet objective is Euclidean, ‖a − p‖":
+           lambda e, labels, margin=1.0: reference_triplet_loss(*e, margin, d=COSINE)},
     hint="give your triplet_loss the columns in their order (anchors, positives, negatives) and self.margin",
     probe="""
             _rng = _np.random.default_rng(2035)
