@@ -38,6 +38,8 @@ def test_a_triplet_loss_written_another_way_passes_even_after_a_tutorials_matmul
      r"Manhattan \(L1\) distance"),
     (lambda a, p, n, margin=1.0: torch.relu((a - p).norm(dim=1) - (a - n).norm(dim=1) + margin),
      r"(?s)not one number.*\.mean\(\)"),
+    (lambda a, p, n, margin=1.0: torch.clamp(((a - p).norm(dim=1) - (a - n).norm(dim=1) + margin).mean(), min=0),
+     "the hinge after the mean"),   # the second trial's TL-W7 was told "a norm with no dim"
 ])
 def test_the_issues_triplet_loss_mistakes_written_the_students_way_are_named(triplet_loss, says):
     with pytest.raises(ExerciseError, match=says) as refused:

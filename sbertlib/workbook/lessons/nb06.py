@@ -83,7 +83,9 @@ def _hidden_cases() -> list[tuple]:
     a, far = torch.randn(12, 6, generator=g), torch.where(torch.arange(12).unsqueeze(1) % 3 == 0, 4.0, 0.3)
     cases = [(a, a + far * torch.randn(12, 6, generator=g), a + (4.3 - far) * torch.randn(12, 6, generator=g))]
     cases += [tuple(torch.randn(b, n, generator=g) for _ in range(3)) for b, n in ((8, 5), (3, 16), (16, 4))]
-    return [(*case, margin) for case in cases for margin in (1.0, 0.1, 0.5, 5.0)]
+    u = torch.randn(2, 4, 6, generator=g)   # first of all: the mean gap under −ε, the whole batch's norms' over it
+    gaps = torch.tensor([[4, 2.5, .3, .1], [2, 2.2, 2.9, 2.9]]).unsqueeze(2) * u / u.norm(dim=2, keepdim=True)
+    return [(a[:4], a[:4] + gaps[0], a[:4] + gaps[1], 0.45)] + [(*c, m) for c in cases for m in (1.0, 0.1, 0.5, 5.0)]
 
 
 def _t(m=None, swap=False, **slip):
@@ -113,6 +115,8 @@ TRIPLET_LOSS = Exercise(
                lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(a, n)).mean() + margin,
            "your distances are per column (dim=0): a triplet's distance is over its own row's numbers (dim=1)":
                lambda a, p, n, margin=1.0: torch.relu((a - p).norm(dim=0) - (a - n).norm(dim=0) + margin).mean(),
+           "the hinge after the mean: clamp each triplet's loss, then average": _t(hinge=lambda v: v,
+                                                                                   reduce=lambda v: v.mean().relu()),
            "one distance over the whole batch (a norm with no dim): a distance per triplet, per row (dim=1)":
                lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin)},
 
