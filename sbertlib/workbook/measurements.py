@@ -16,6 +16,7 @@ from ..errors import UnknownName
 
 XEON = "2-core Intel Xeon with AMX (AMX-BF16, AVX512-BF16)"
 EPYC = "2-core AMD EPYC with AVX512-BF16, no AMX"
+EPYC_AVX2 = "2-core AMD EPYC with AVX2 only (no AVX-512, no AMX)"
 BUILD = "python -m sbertlib build --profile {profile} (make workbook), empty output folder"
 SIZING = "python benchmarks/class_sizing.py --profile {profile} {args}"
 NOT_RECORDED = "not recorded"
@@ -174,6 +175,10 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "2 students at once on offline with torch's default threads, 02-05 (stopped in 05): at least",
                 SIZING.format(profile="offline", args="--students 2"), EPYC + ", 23.5 GiB", "2026-11-27",
                 {"total": 2130, "03": 888, "05 at least": 1000}),
+    Measurement("tests-default-avx2-2026-12-07", "the README's test command: the default tier (2,081 tests)",
+                "make test", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 650}),
+    Measurement("tests-integration-avx2-2026-12-07", "the integration tier (38 tests)", "make test-integration",
+                EPYC_AVX2 + ", another test run beside it for its first 15 min", "2026-12-07", {"total": 1258}),
 )
 
 
