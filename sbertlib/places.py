@@ -133,10 +133,11 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def output_dir(*parts: str, dry_run: bool = False, root: str | os.PathLike | None = None) -> Path:
+def output_dir(*parts: str, dry_run: bool = False, root: str | os.PathLike | None = None,
+               create: bool = True) -> Path:
     """The output folder (see the module's doc; ``root``, when given, instead of ``$SBERTLIB_OUTPUT_DIR``),
-    ``dry-run/`` in a dry run, joined with ``parts`` — created, and checked writable the first time each
-    root is used in this process."""
+    ``dry-run/`` in a dry run, joined with ``parts`` — created (``create=False``: the root only), and checked
+    writable the first time each root is used in this process."""
     root, origin = output_root(given=root)
     root = root / "dry-run" if dry_run else root
     if root not in _CHECKED:
@@ -148,6 +149,8 @@ def output_dir(*parts: str, dry_run: bool = False, root: str | os.PathLike | Non
                                  f"user theirs: ${OUTPUT_DIR_ENV}=/some/place/{{user}}, or leave it unset")
         _CHECKED.add(root)
     path = root.joinpath(*parts)
+    if not create:
+        return path
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:

@@ -30,6 +30,11 @@ them, the loaded ``train_loop`` is "yours, from notebook 03" with that student's
 kernel imported ``sbertlib`` from the read-only install, nothing was written into the install or
 the shared cache, and one student cannot read the other's code.
 
+``test_two_students_load_the_lecturers_shared_runs_and_train_only_a_changed_recipe``: the README's step 4 (the
+class's shared runs, ``$SBERTLIB_SHARED_RUNS``) with real Unix users: the lecturer trains once into a read-only
+store, both students load it (their vectors are the lecturer's), and a changed recipe trains in the student's own
+folder; nothing is written into the store.
+
 ``test_nbgrader_exchange_release_fetch_submit_collect_autograde`` (default run, about 40 s): the lecturer (root)
 writes the course with ``python -m sbertlib student --nbgrader``, releases 02 into a shared exchange
 (mode 1777, named in the install's ``etc/jupyter/nbgrader_config.py``); each student fetches it
@@ -529,6 +534,60 @@ def test_two_students_run_02_and_03_in_a_real_browser(classroom):
 
 
 # ------------------------------------------------------------------------------------------ nbgrader
+STORE_SCRIPT = """
+import dataclasses, hashlib, sys
+from sbertlib.workbook import profiles, runs
+smoke = profiles.get_profile("smoke")
+print("trained:", runs.is_trained(smoke, "stsb"), "own:", runs.is_trained(smoke, "stsb", shared=False))
+model, _ = runs.trained_model(smoke, "stsb", show_progress_bar=False)
+print("vectors:", hashlib.sha256(model.encode(["A man is playing a guitar.", "Two dogs run."]).tobytes()).hexdigest())
+if sys.argv[1:] == ["changed"]:
+    changed = dataclasses.replace(smoke, stsb=smoke.stsb.replace(lr=smoke.stsb.lr * 2))
+    runs.trained_model(changed, "stsb", show_progress_bar=False)
+    print("changed, own:", runs.is_trained(changed, "stsb", shared=False))
+"""
+
+
+def _kernel_env(room: Classroom, **extra: str) -> str:
+    """The spawner's environment (as :func:`_start_hub` sets it) as a shell prefix, with ``extra``."""
+    env = {"SBERTLIB_PROFILE": "smoke", "HF_HUB_CACHE": str(room.cache), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "PYTHONWARNINGS": "ignore", **extra}
+    return " ".join(f"{k}={v}" for k, v in env.items())
+
+
+def test_two_students_load_the_lecturers_shared_runs_and_train_only_a_changed_recipe(classroom):
+    """README's JupyterHub step 4: the lecturer (root) trains the STSb run once into a store, made read-only; each
+    student's Python (their own Unix user, the class's install) loads it with the lecturer's vectors, trains nothing
+    and writes nothing there; student B's changed recipe trains B's own run, in B's own folder."""
+    room = classroom
+    store = room.base / "srv-sbert-runs"
+    _run(["sh", "-c", f"{_kernel_env(room)} {room.python} -m sbertlib train --profile smoke --objective sts "
+                      f"--output-dir {store} --reuse"], "the lecturer's train into the store", cwd=room.base)
+    _run(["chmod", "-R", "a+rX,go-w", str(store)], "chmod the store")
+    script = room.base / "store_check.py"
+    script.write_text(STORE_SCRIPT)
+    script.chmod(0o644)
+    lecturer = _run(["sh", "-c", f"{_kernel_env(room, SBERTLIB_OUTPUT_DIR=str(store))} {room.python} {script}"],
+                    "the lecturer's vectors", cwd=room.base).stdout
+    vectors = re.search(r"vectors: \w+", lecturer).group(0)
+    before = {p: p.stat().st_mtime_ns for p in store.rglob("*")}
+    a, b = room.students
+    for s, how in ((a, ""), (b, "changed")):
+        r = _as(s.name, f"{_kernel_env(room, SBERTLIB_SHARED_RUNS=str(store))} {room.python} {script} {how}",
+                "loading from the shared runs")
+        assert "trained: True own: False" in r.stdout and vectors in r.stdout, r.stdout + r.stderr
+        assert not list((s.runs / "smoke").glob("*stsb*")) or how, f"{s.name} trained the run the store holds"
+        if how:
+            assert "training your own, in " + str(s.runs / "smoke") in r.stderr, r.stderr
+            assert "changed, own: True" in r.stdout, r.stdout
+            own = [p for p in (s.runs / "smoke").rglob("model.safetensors")]
+            assert own and all(p.stat().st_uid == s.uid for p in own), own
+        else:
+            assert "training your own" not in r.stderr, r.stderr
+    assert {p: p.stat().st_mtime_ns for p in store.rglob("*")} == before, "a student wrote into the shared runs"
+    assert not any(p.stat().st_uid in (a.uid, b.uid) for p in store.rglob("*"))
+
+
 def _scores(course: Path, assignment: str, students: list[Student]) -> dict[str, dict[str, float]]:
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:

@@ -32,6 +32,7 @@ def test_a_student_loads_the_lecturers_run_and_trains_only_a_changed_recipe(monk
     texts = ["A man is playing a guitar.", "Two dogs run."]
     np.testing.assert_array_equal(model.encode(texts), lecturers.encode(texts))
     assert "training your own" not in capsys.readouterr().err
+    assert not runs.model_dir(smoke, "stsb", create=False).exists()     # not even an empty folder of the student's
 
     changed = dataclasses.replace(smoke, stsb=smoke.stsb.replace(lr=smoke.stsb.lr * 2))
     assert not runs.is_trained(changed, "stsb")

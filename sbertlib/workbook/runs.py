@@ -34,13 +34,15 @@ OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
 _EVAL_SETS: dict[str, dict] = {}  # data folder -> the evaluation sets (evaluation_sets)
 
 
-def output_dir(*parts: str, dry_run: bool | None = None, root: str | os.PathLike | None = None) -> Path:
+def output_dir(*parts: str, dry_run: bool | None = None, root: str | os.PathLike | None = None,
+               create: bool = True) -> Path:
     """The user's output folder joined with ``parts``, created: ``root`` when given (the CLI's
     ``--output-dir``), else ``$SBERTLIB_OUTPUT_DIR``, else the user's data folder — never beside the
     installed package (:mod:`sbertlib.places`); ``dry-run/`` inside it in a dry run (``dry_run``,
     default ``$SBERTLIB_DRY_RUN``), so random-weight models never mix with trained ones."""
     from .profiles import dry_run_requested
-    return places.output_dir(*parts, dry_run=dry_run_requested() if dry_run is None else dry_run, root=root)
+    return places.output_dir(*parts, dry_run=dry_run_requested() if dry_run is None else dry_run, root=root,
+                             create=create)
 
 
 _output_dir = output_dir  # for the functions whose ``output_dir=`` argument hides its name
@@ -53,13 +55,13 @@ def eval_limit(profile) -> int | None:
 
 def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
               mixed_precision: str | None = None, overrides: dict | None = None,
-              output_dir: str | os.PathLike | None = None) -> Path:
-    """Where ``objective``'s model lives; a mixed-precision run has its own folder (``...-bf16``), and
-    so has a run with changed training arguments (``...-epochs2-lr0.001``). Under ``output_dir`` when
-    given, else under :func:`output_dir`'s default (``$SBERTLIB_OUTPUT_DIR``, ...); ``dry-run/`` inside
+              output_dir: str | os.PathLike | None = None, create: bool = True) -> Path:
+    """Where ``objective``'s model lives (created unless ``create=False``); a mixed-precision run has its own folder
+    (``...-bf16``), and so has a run with changed training arguments (``...-epochs2-lr0.001``). Under ``output_dir``
+    when given, else under :func:`output_dir`'s default (``$SBERTLIB_OUTPUT_DIR``, ...); ``dry-run/`` inside
     it for a dry-run profile (or with ``$SBERTLIB_DRY_RUN`` set)."""
     return _output_dir(profile.name, _run_name(profile, objective, seed, pooling, mixed_precision, overrides),
-                       dry_run=_dry(profile), root=output_dir)
+                       dry_run=_dry(profile), root=output_dir, create=create)
 
 
 def _run_name(profile, objective: str, seed: int, pooling: str, mixed_precision: str | None,
@@ -112,7 +114,7 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
     read-only store (:func:`shared_run`) when the lecturer trained it with this recipe; else it trains here.
     """
     from ..model.encoder import SentenceEncoder
-    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir)
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir, create=False)
     final, hist_file = folder / "final", folder / "history.json"
     recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
     if not retrain:
@@ -230,7 +232,8 @@ def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str =
     there, trained with the recipe the profile gives now (:mod:`~sbertlib.workbook.recipes`) — in the
     user's own folder, or (``shared=True``) in the class's store (:func:`shared_run`). A notebook whose
     exercise trains the student's own code asks ``shared=False``: the student sees it train."""
-    recorded = _recorded(model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir))
+    folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir, create=False)
+    recorded = _recorded(folder)
     if recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
             recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)):
         return True
