@@ -1,24 +1,18 @@
 """Self-checks for notebook 09 (visualising embeddings): the premise–hypothesis cosines by label, two scores of how
 well labels group (separation: global; 1-NN agreement: local), PCA by SVD and the chance agreement."""
 from dataclasses import replace
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, _brief, as_array as _raw, call, guard, ok, one_number, require, two_items
+from . import Exercise, _brief, as_array as _raw, call, guard, ok, one_number, require, two_items, unit as _unit
 
 
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
 
 
-def _unit(emb, axis: int = 1) -> np.ndarray:
-    x = _raw(emb)
-    require(x.ndim == 2 and len(x) >= 2, f"Embeddings must have shape (n, dim) with n ≥ 2, got {x.shape}.")
-    return x / np.clip(np.linalg.norm(x, axis=axis, keepdims=True), 1e-12, None)
-
-
-def _labels(labels: Sequence, n: int) -> np.ndarray:
-    require(len(labels) == n, f"{len(labels)} labels for {n} embeddings.")
+def _labels(labels: Sequence) -> np.ndarray:
     return np.asarray([str(v) for v in labels])
 
 
@@ -34,7 +28,7 @@ def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[
     """The mean cosine of pair i's premise and hypothesis (row i with row i) over the pairs of each gold label (a
     slip: another ``sim`` of the two matrices, one value per pair)."""
     cos = (sim or (lambda p, h: np.sum(_unit(p) * _unit(h), axis=1)))(_raw(premise), _raw(hypothesis))
-    gold = np.asarray([str(g) for g in gold])
+    gold = _labels(gold)
     return {lab: float(cos[gold == lab].mean()) for lab in labels}
 
 
@@ -52,15 +46,15 @@ def _by_label(got, what: str) -> dict:
     return {str(k): _one_number(v, what) for k, v in got.items()}
 
 
-COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, inputs=lambda: list(_nli_cases()), slips={
+COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, inputs=lambda: [*_nli_cases()], slips={
     "that is the dot product: normalise both rows first (cosine)":
-        lambda p, h, g, labels: cosine_by_label_truth(p, h, g, labels, lambda p, h: np.sum(p * h, axis=1)),
+        partial(cosine_by_label_truth, sim=lambda p, h: np.sum(p * h, axis=1)),
     "only one side was normalised: the cosine divides by both lengths":
-        lambda p, h, g, labels: cosine_by_label_truth(p, h, g, labels, lambda p, h: np.sum(_unit(p) * h, axis=1)),
+        partial(cosine_by_label_truth, sim=lambda p, h: np.sum(_unit(p) * h, axis=1)),
     "you normalised each column (axis=0): a vector's length is its row's norm (axis=1, keepdims=True)":
-        lambda p, h, g, labels: cosine_by_label_truth(p, h, g, labels, lambda p, h: np.sum(_unit(p, 0) * _unit(h, 0), 1)),
+        partial(cosine_by_label_truth, sim=lambda p, h: np.sum(_unit(p, 0) * _unit(h, 0), axis=1)),
     "compare pair i's premise with pair i's hypothesis only (row i with row i), not every premise with every "
-    "hypothesis": lambda p, h, g, labels: {lab: float((_unit(p)[np.asarray(g) == lab] @ _unit(h)[np.asarray(g) == lab].T)
+    "hypothesis": lambda p, h, g, labels: {lab: float((_unit(p)[_labels(g) == lab] @ _unit(h)[_labels(g) == lab].T)
                                                       .mean()) for lab in labels},
     "average only over the pairs whose gold label is that label":
         lambda p, h, g, labels: dict.fromkeys(labels, float(np.sum(_unit(p) * _unit(h), axis=1).mean()))},
@@ -74,8 +68,7 @@ COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, i
 def _gap(emb, labels, unit=_unit, keep_diagonal: bool = False, against_all: bool = False) -> float:
     """Mean similarity of same-label pairs (i ≠ j, unless ``keep_diagonal``) minus that of different-label pairs (of
     all pairs: ``against_all``); rows made unit by ``unit``."""
-    x = unit(emb)
-    lab = _labels(labels, len(x))
+    x, lab = unit(emb), _labels(labels)
     same, score = lab[:, None] == lab[None, :], x @ x.T
     return float(score[same if keep_diagonal else same & ~np.eye(len(x), dtype=bool)].mean()
                  - (score.mean() if against_all else score[~same].mean()))
@@ -87,26 +80,22 @@ def separation_truth(emb, labels: Sequence) -> float:
 
 
 def _gap_per_label(emb, labels) -> float:
-    x, lab = _unit(emb), _labels(labels, len(emb))
+    x, lab = _unit(emb), _labels(labels)
     cos, labs = x @ x.T, np.unique(lab)
     intra = [cos[np.ix_(m, m)][~np.eye(m.sum(), dtype=bool)].mean() for m in (lab == c for c in labs) if m.sum() > 1]
     return float(np.mean(intra) - np.mean([cos[np.ix_(lab == c, lab != c)].mean() for c in labs]))
 
 
-def _agreement(emb, labels, score: str = "cosine", exclude_self: bool = True, largest: bool = True) -> float:
-    """1-NN agreement with the neighbour found by ``score`` (cosine, dot, or euclidean distance of the raw rows),
-    itself excluded or not, the most (``largest``) or least similar."""
+def nn_agreement_truth(emb, labels: Sequence, score="cosine", exclude_self=True, largest=True) -> float:
+    """Fraction of rows whose nearest other row (highest cosine, itself excluded) has the same label; a slip: the
+    neighbour by another ``score`` ("dot", "euclidean" of the raw rows), itself not excluded, the least similar."""
     from scipy.spatial.distance import cdist
-    raw, lab = _raw(emb), _labels(labels, len(emb))
-    m = {"cosine": lambda: _unit(raw) @ _unit(raw).T, "dot": lambda: raw @ raw.T, "euclidean": lambda: cdist(raw, raw)}[score]()
+    raw, lab = _raw(emb), _labels(labels)
+    m = {"cosine": lambda: _unit(raw) @ _unit(raw).T, "dot": lambda: raw @ raw.T,
+         "euclidean": lambda: cdist(raw, raw)}[score]()
     if exclude_self:
         np.fill_diagonal(m, -np.inf if largest else np.inf)
     return float(np.mean(lab[m.argmax(axis=1) if largest else m.argmin(axis=1)] == lab))
-
-
-def nn_agreement_truth(emb, labels: Sequence) -> float:
-    """Fraction of rows whose nearest other row (highest cosine, itself excluded) has the same label."""
-    return _agreement(emb, labels)
 
 
 def _hidden_cases() -> list[tuple[np.ndarray, list]]:
@@ -149,15 +138,15 @@ NN_AGREEMENT = Exercise("nn_agreement", probe="""
             """,
     reference=nn_agreement_truth, inputs=_hidden_cases,
     slips={"every row is its own nearest neighbour (cosine 1): exclude it before the argmax (-inf on the diagonal)":
-               lambda emb, labels: _agreement(emb, labels, exclude_self=False),
+               partial(nn_agreement_truth, exclude_self=False),
            "that is the nearest by dot product: normalise the rows first (cosine)":
-               lambda emb, labels: _agreement(emb, labels, "dot"),
+               partial(nn_agreement_truth, score="dot"),
            "that is the nearest by Euclidean distance of the raw vectors: use the cosine":
-               lambda emb, labels: _agreement(emb, labels, "euclidean", largest=False),
+               partial(nn_agreement_truth, score="euclidean", largest=False),
            "a count, not a share: divide by the number of rows":
                lambda emb, labels: nn_agreement_truth(emb, labels) * len(labels),
            "that is the *least* similar other row: take the highest cosine (argmax)":
-               lambda emb, labels: _agreement(emb, labels, largest=False)},
+               partial(nn_agreement_truth, largest=False)},
     hint="for each row, the other row of highest cosine: does it carry the same label? The share of rows where it does",
     ok=f"nn_agreement matches the reference on {len(_hidden_cases())} hidden sets",
     compare=_close, returns=_one_number)
@@ -168,6 +157,8 @@ def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
     if emb is None:
         exercise.check(fn)
         return exercise.reference(*exercise.inputs()[0])
+    require(np.ndim(emb) == 2 and len(emb) >= 2, f"Embeddings must have shape (n, dim) with n ≥ 2, got {np.shape(emb)}.")
+    require(len(labels) == len(emb), f"{len(labels)} labels for {len(emb)} embeddings.")
     value = exercise.reference(emb, labels)
     replace(exercise, inputs=lambda: [*exercise.inputs(), (emb, labels)],
             ok=f"{exercise.ok} and on your data ({value:{shown}})").check(fn)
@@ -221,8 +212,7 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
         lambda x, k: pca_truth(x, k, coords=lambda x, u, s, vt: u[:, :k]),
     "numpy's svd returns Vt: the principal directions are its rows, not its columns":
         lambda x, k: pca_truth(x, k, coords=lambda x, u, s, vt: x @ vt[:, :k]),
-    "numpy's svd sorts the singular values largest first: take the first k directions":
-        lambda x, k: pca_truth(x, k, last=True),
+    "numpy's svd sorts the singular values largest first: take the first k directions": partial(pca_truth, last=True),
     "k is ignored: keep the k directions asked for": lambda x, k: pca_truth(x),
     "explained holds every direction's share: keep the k kept directions' ([:k])":
         lambda x, k: pca_truth(x, k, explained=lambda s: s ** 2 / np.sum(s ** 2)),
@@ -244,19 +234,22 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
 
 def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
     extra = [(_raw(emb), k)] if emb is not None else []
-    replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + (" and on your embeddings" if extra else "")).check(pca)
+    replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + " and on your embeddings" * bool(extra)).check(pca)
 
 # ----------------------------------------------------------------------------- chance agreement
 
 
+_counts = lambda labels: np.unique(_labels(labels), return_counts=True)[1]  # noqa: E731 - each label's
+
+
 def chance_truth(labels: Sequence) -> float:
     """Σ share²: the probability that a sentence and a random sentence (drawn with replacement) share a label."""
-    return float(np.sum((np.unique([str(v) for v in labels], return_counts=True)[1] / len(labels)) ** 2))
+    return float(np.sum((_counts(labels) / len(labels)) ** 2))
 
 
 def _chance_other(labels: Sequence) -> float:
     """Σ n_c(n_c − 1) / (n(n − 1)): the same for a random *other* sentence (without replacement) — also right."""
-    counts = np.unique([str(v) for v in labels], return_counts=True)[1]
+    counts = _counts(labels)
     return float((counts * (counts - 1)).sum() / (len(labels) * (len(labels) - 1)))
 
 
@@ -265,10 +258,10 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
     "that is 1/(number of labels): it assumes equal classes; weight each label by its share":
         lambda labels: 1 / len(set(map(str, labels))),
     "that is the largest share (the majority class); a random neighbour matches label c with probability share_c, "
-    "for a sentence of label c": lambda labels: max(np.unique([str(v) for v in labels], return_counts=True)[1]) / len(labels),
+    "for a sentence of label c": lambda labels: max(_counts(labels)) / len(labels),
     "give a share (0 … 1), not a percentage": lambda labels: 100 * chance_truth(labels),
     "those are counts: divide each label's count by the number of sentences (a share) before squaring":
-        lambda labels: float(np.sum(np.unique([str(v) for v in labels], return_counts=True)[1] ** 2)),
+        lambda labels: float(np.sum(_counts(labels) ** 2)),
     "the shares sum to 1: square each share before summing": lambda labels: 1.0},
     hint="a sentence has label c with probability share_c; with what probability does a neighbour drawn at random "
          "share it? Add that up over the labels",
@@ -280,7 +273,8 @@ def check_chance(chance: Callable) -> None:
     if callable(chance) and all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
                                 for a in CHANCE.inputs()):
         return ok("chance is right: Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence (drawn without "
-                  "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a large n")
+                  "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a "
+                  "large n")
     CHANCE.check(chance)
 
 
