@@ -3,13 +3,13 @@ own bfloat16 conversion passes too), the rule that picks a precision."""
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, guard, one_number, require
+from . import Exercise, ExerciseError, guard, hinted, one_number
 
 # ----------------------------------------------------------------------------- padding share
 
 
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
-    """The lengths cut into batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
+    """The lengths in batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
     ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
     return [ls[s:s + batch_size] for s in range(0, len(ls), batch_size)]
 
@@ -54,10 +54,6 @@ PADDING = Exercise('padding_share_by_hand', probe="""
     hint="each batch is padded to its own longest member; the padding share is the share of all the batches' slots "
          "that hold no real token",
     ok="your padding share matches on random batches, sorted and unsorted")
-
-
-def check_padding_share(fn): PADDING.check(fn)  # noqa: E704
-
 # ----------------------------------------------------------------------------- token-budget batches
 
 
@@ -115,18 +111,15 @@ BUDGET = Exercise('token_budget_batches', probe="""
         lambda l, m: _cut(_longest_first(l), l, m, cost="real tokens"),
     "a batch that costs exactly max_tokens fits: start a new one only when the cost would go past it":
         lambda l, m: _cut(_longest_first(l), l, m, at=True),
-    "batches of lengths: return the sentences' indices": lambda l, m: [[l[i] for i in b] for b in token_budget_truth(l, m)]},
-    inputs=lambda: [([10, 6, 6, 6], 24), ([5, 9, 9, 3, 12, 4], 24), ([10, 10, 10], 30), ([50, 3, 3, 3], 20), ([7], 5)] + [
-        (rng.integers(2, 70, size=rng.integers(20, 60)).tolist(), int(rng.integers(60, 400)))
-        for rng in [np.random.default_rng(12)] for _ in range(6)],
+    "batches of lengths: return the sentences' indices":
+        lambda l, m: [[l[i] for i in b] for b in token_budget_truth(l, m)]},
+    inputs=lambda: [([10, 6, 6, 6], 24), ([5, 9, 9, 3, 12, 4], 24), ([10, 10, 10], 30), ([50, 3, 3, 3], 20),
+                    ([7], 5)] + [(rng.integers(2, 70, size=rng.integers(20, 60)).tolist(), int(rng.integers(60, 400)))
+                                 for rng in [np.random.default_rng(12)] for _ in range(6)],
     returns=_lists, compare=lambda got, want: got == want,
     hint="each sentence once, longest first (equal lengths in input order); a new batch starts only when one more "
          "sentence would push rows × longest past max_tokens",
     ok="token-budget batches match the library's on sorted, tied and over-long inputs")
-
-
-def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
-
 # ----------------------------------------------------------------------------- bf16 by hand
 
 
@@ -158,8 +151,10 @@ BF16 = Exercise('bf16_round', probe="""
     "the value came back unchanged: zero the low 16 bits of the pattern after rounding": lambda x: x,
     "that truncates (rounds toward zero): round to the nearest pattern with 16 zero low bits, then clear them":
         lambda x: _bits(x, 0),
-    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round up; {_TIES}": lambda x: _bits(x, 0x8000),
-    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round down; {_TIES}": lambda x: _bits(x, 0x7FFF),
+    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round up; {_TIES}":
+        lambda x: _bits(x, 0x8000),
+    f"on an exact tie (the dropped 16 bits are exactly 0x8000) you always round down; {_TIES}":
+        lambda x: _bits(x, 0x7FFF),
     "that is float16 (5 exponent bits, 10 mantissa bits); bfloat16 keeps float32's 8 exponent bits":
         lambda x: x.half().float(),
     "that is the bit pattern, as integers: view the result back as float32 (.view(torch.float32))":
@@ -169,16 +164,6 @@ BF16 = Exercise('bf16_round', probe="""
     compare=lambda got, want: isinstance(got, torch.Tensor) and got.shape == want.shape and got.is_floating_point() ==
     want.is_floating_point() and torch.equal(got.double(), want.double()),
     ok="your bf16 rounding matches PyTorch's bit for bit, ties included")
-
-
-def check_bf16_round(fn) -> None:
-    try:
-        BF16.check(fn)
-    except ExerciseError as error:
-        require("in place" not in str(error), f"{error}\nx.view(torch.int32) shares x's memory: in-place operations on "
-                "it (bits += …, bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)")
-        raise
-
 # ----------------------------------------------------------------------------- picking a precision
 
 
@@ -218,10 +203,18 @@ PICK = Exercise('pick_precision', probe="""
     hint="keep the precisions with |Spearman − fp32's| ≤ tolerance (fp32 always qualifies), then take the fastest",
     ok="your rule picks the fastest precision that leaves the Spearman unchanged, on 8 tables")
 
+EXERCISES = (PADDING, BUDGET, BF16, PICK)
 
+
+def check_padding_share(fn): PADDING.check(fn)  # noqa: E704 - each check is its declaration's
+def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
 def check_pick_precision(fn): PICK.check(fn)  # noqa: E704
 
 
-EXERCISES = (PADDING, BUDGET, BF16, PICK)
+def check_bf16_round(fn) -> None:
+    """:data:`BF16`; where the student's rounding changed its input, the hint says why: the view shares x's memory."""
+    hinted(BF16.check, {"in place": "x.view(torch.int32) shares x's memory: in-place operations on it (bits += …, "
+                        "bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)"}, fn)
+
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError
