@@ -5,9 +5,8 @@ import torch
 
 from . import Exercise, ExerciseError, guard, hinted, one_number
 
+
 # ----------------------------------------------------------------------------- padding share
-
-
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
     """The lengths in batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
     ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
@@ -54,9 +53,9 @@ PADDING = Exercise('padding_share_by_hand', probe="""
     hint="each batch is padded to its own longest member; the padding share is the share of all the batches' slots "
          "that hold no real token",
     ok="your padding share matches on random batches, sorted and unsorted")
+
+
 # ----------------------------------------------------------------------------- token-budget batches
-
-
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
     """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them: longest first (stable
     among equal lengths); a batch grows while rows × its longest member stays within ``max_tokens``."""
@@ -120,9 +119,9 @@ BUDGET = Exercise('token_budget_batches', probe="""
     hint="each sentence once, longest first (equal lengths in input order); a new batch starts only when one more "
          "sentence would push rows × longest past max_tokens",
     ok="token-budget batches match the library's on sorted, tied and over-long inputs")
+
+
 # ----------------------------------------------------------------------------- bf16 by hand
-
-
 def _bf16_cases() -> list[tuple[torch.Tensor]]:
     """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
     just above and below a tie, negatives, tiny and huge magnitudes."""
@@ -164,9 +163,9 @@ BF16 = Exercise('bf16_round', probe="""
     compare=lambda got, want: isinstance(got, torch.Tensor) and got.shape == want.shape and got.is_floating_point() ==
     want.is_floating_point() and torch.equal(got.double(), want.double()),
     ok="your bf16 rounding matches PyTorch's bit for bit, ties included")
+
+
 # ----------------------------------------------------------------------------- picking a precision
-
-
 def pick_truth(rows: dict, tolerance: float) -> str:
     """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies)."""
     return _fastest(rows, lambda k: abs(rows[k][1] - rows["fp32"][1]) <= tolerance)
