@@ -1,7 +1,5 @@
 """Self-checks for ``03_train_it_yourself``: the training loop (a :class:`Run`: every step's loss beside ``fit``'s on
 the check's two recipes; :func:`_loop` names a difference) and MNRL (an :class:`Objective`)."""
-from __future__ import annotations
-
 import copy
 import math
 

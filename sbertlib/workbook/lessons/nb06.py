@@ -1,7 +1,5 @@
 """Self-checks for ``06_triplet_objective``: triplets from NLI, the triplet loss, held-out distances and scores (each
 an :class:`Exercise`) and the triplet objective (an :class:`Objective`)."""
-from __future__ import annotations
-
 from dataclasses import astuple
 
 import numpy as np
@@ -17,9 +15,8 @@ EUCLIDEAN = lambda x, y: (((x - y) ** 2).sum(1)) ** 0.5  # noqa: E731 - row by r
 COSINE = lambda x, y: 1 - (x * y).sum(1) / ((x * x).sum(1) * (y * y).sum(1)) ** 0.5  # noqa: E731
 MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) ** 2).sum(1))
 
+
 # ----------------------------------------------------------------------------- triplets from NLI
-
-
 def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
               out=lambda k, h, n: (k, h, n)):
     """data.nli_triplets; a slip: other labels, entailed repeats kept, another ``order`` of premises or of ``hyps``,
@@ -69,9 +66,8 @@ NLI_TRIPLETS = Exercise(
     hint="(premise, entailed, contradicting): one per distinct entailed hypothesis, premises lacking either skipped; "
          "each premise's negatives in turn, counted from its own first")
 
+
 # ----------------------------------------------------------------------------- the triplet loss and objective
-
-
 def reference_triplet_loss(anchor, positive, negative, margin: float = 1.0, d=EUCLIDEAN, hinge=torch.relu,
                            reduce=torch.mean):
     """``mean(max(d(a,p) − d(a,n) + ε, 0))``, Euclidean, as TripletLoss; a slip: another ``d``, hinge, reduction."""
@@ -119,7 +115,6 @@ TRIPLET_LOSS = Exercise(
                                                                                    reduce=lambda v: v.mean().relu()),
            "one distance over the whole batch (a norm with no dim): a distance per triplet, per row (dim=1)":
                lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin)},
-
     hint="per row d(a,p) = ‖a−p‖ and d(a,n) = ‖a−n‖, then max(d(a,p) − d(a,n) + ε, 0), then the mean",
     probe="""
             _rng = _np.random.default_rng(2028)
@@ -159,9 +154,8 @@ TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's tripl
                        "margin 0.3": TripletObjective(_Model(), margin=0.3).loss_from_embeddings([_a, _p, _n])}
             """)
 
+
 # ----------------------------------------------------------------------------- held-out distances and scores
-
-
 def triplet_distances_truth(model, triplets, d=EUCLIDEAN, ends=((0, 1), (0, 2))):
     """``(d(a,p), d(a,n))``: Euclidean distances of the model's vectors (numpy); a slip: another ``d`` or ``ends``."""
     cols = np.asarray([model.encode(list(c), show_progress_bar=False) for c in zip(*map(astuple, triplets))], float)
