@@ -14,6 +14,9 @@ load) loads it, as it would for a student who went in order.
 running: seconds and peak memory per notebook. ``--cold``: a fresh output folder per notebook instead
 (each notebook trains whatever it needs itself: the cost for a student who skips ahead).
 
+``--shared-runs DIR``: the class's store of the lecturer's runs (``$SBERTLIB_SHARED_RUNS``, README's JupyterHub
+step 4) in every kernel: a library run whose recipe is the store's is loaded, not trained.
+
 ``--students 1,2,4,8``: for each N, N students start the path (``--path``, default 02-06) at the same
 moment, each in its own process, kernel(s) and output folder: minutes per student, the peak memory of
 all their kernels together, and the slowdown against one student alone (N=1).
@@ -429,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="memory kept back for the OS, JupyterHub and each student's Jupyter server (default 4)")
     ap.add_argument("--wait-minutes", type=float, default=15.0,
                     help="the most a student's path may take, all computing (default 15: waiting in a 90-minute lab)")
+    ap.add_argument("--shared-runs", help="the class's store of the lecturer's runs ($SBERTLIB_SHARED_RUNS, filled "
+                    "by `python -m sbertlib train ... --output-dir DIR --reuse`): every student's kernel loads from it")
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--keep", help="keep the students' output folders under this folder (default: temporary)")
     # internal: one simulated student, run by the runner in its own process
@@ -446,12 +451,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from sbertlib.workbook.profiles import get_profile
     get_profile(args.profile)  # an unknown profile fails here, not in every kernel
+    if args.shared_runs:   # inherited by every student's process and kernel
+        from sbertlib import places
+        os.environ[places.SHARED_RUNS_ENV] = str(Path(args.shared_runs).resolve())
     alone_nb, path, counts = parse_notebooks(args.alone), parse_notebooks(args.path), [int(x) for x in args.students.split(",") if x.strip()]
     notebook_paths(alone_nb + path, folder)
     m = machine()
     print(f"# Class sizing, profile {args.profile}\n\nMachine: {machine_text(m)}\n", flush=True)
     print(f"Torch threads per kernel: {args.threads or 'torch default (one per core)'}\n", flush=True)
-    report: dict = {"profile": args.profile, "machine": m, "threads_per_kernel": args.threads, "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
+    print(f"The lecturer's shared runs: {args.shared_runs or 'none (every student trains every run)'}\n", flush=True)
+    report: dict = {"profile": args.profile, "machine": m, "threads_per_kernel": args.threads, "shared_runs": args.shared_runs, "command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
                     "sampling": {"interval_s": args.interval, "peak": "max of the kernel tree's sampled RSS and the "
                                  "kernel's VmHWM (/proc/PID/status); PSS every 5th sample"}}
     with tempfile.TemporaryDirectory(prefix="sbert-class-") as tmp:

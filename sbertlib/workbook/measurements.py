@@ -175,6 +175,13 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "2 students at once on offline with torch's default threads, 02-05 (stopped in 05): at least",
                 SIZING.format(profile="offline", args="--students 2"), EPYC + ", 23.5 GiB", "2026-11-27",
                 {"total": 2130, "03": 888, "05 at least": 1000}),
+    Measurement("sizing-smoke-store-2026-12-07", "one student, notebooks 02-06 in order, smoke, the lecturer's shared "
+                "runs filled (train --objective sts and two-stage)", SIZING.format(
+                    profile="smoke", args="--alone 02-06 --shared-runs /tmp/store-smoke"), EPYC_AVX2, "2026-12-07",
+                {"total": 110, **_nb(12, 38, 23, 20, 17, first=2)}),
+    Measurement("sizing-smoke-no-store-2026-12-07", "the same, right after it, no shared runs",
+                SIZING.format(profile="smoke", args="--alone 02-06"), EPYC_AVX2, "2026-12-07",
+                {"total": 107, **_nb(12, 37, 22, 19, 17, first=2)}),
     Measurement("tests-default-avx2-2026-12-07", "the README's test command: the default tier (2,081 tests)",
                 "make test", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 650}),
     Measurement("tests-integration-avx2-2026-12-07", "the integration tier (38 tests)", "make test-integration",
