@@ -1,14 +1,9 @@
 """Self-checks for the notebooks' exercises: one module per notebook (``nb01`` …), each declaring its exercises.
 
-**Three kinds of exercise**, each declared once in its lesson module's ``EXERCISES``:
-
-* a function — :class:`Exercise`: the student's function against the reference on hidden inputs, each everyday
-  mistake (a *slip*) declared as the same function written with that mistake, so a wrong answer is named;
-* an objective — :class:`~sbertlib.workbook.lessons.kinds.Objective`: a loss class, its data kind, its value and
-  gradient on hidden vectors and one batch end to end;
-* a run — :class:`~sbertlib.workbook.lessons.kinds.Run`: a training function beside the library's own run of the
-  check's small recipes, every step's loss compared.
-
+**Three kinds of exercise**, each declared once in its lesson module's ``EXERCISES``: a function (:class:`Exercise`,
+against the reference on hidden inputs, each everyday mistake — a *slip* — declared as the function written with it,
+so a wrong answer is named), an objective (:class:`~sbertlib.workbook.lessons.kinds.Objective`: a loss class) and a
+run (:class:`~sbertlib.workbook.lessons.kinds.Run`: a training function beside the library's run of small recipes).
 The few predictions and open answers are plain functions of a screen each.
 
 **What a self-check is for.** It teaches: it compares with the reference, names the everyday mistake in the
@@ -19,16 +14,15 @@ answer written another way — the reference is computed under a fresh process's
 **What it does not try to stop.** A student who sets out to fool a check in their own kernel can always do it (rebind
 ``lessons.nbNN.check_x``, patch the library, return the reference's answer): nothing running in that kernel can hold.
 Grading integrity lives elsewhere: nbgrader's hidden tests (each exercise's ``probe``, run by the grader in a fresh
-kernel on fixed inputs, values stored from the lecturer's solutions; see
-:mod:`sbertlib.workbook.publish.nbgrader_export` and its threat model).
-A failed check shows its message, never the check's code (:meth:`ExerciseError._render_traceback_`).
+kernel on fixed inputs; see :mod:`sbertlib.workbook.publish.nbgrader_export` and its threat model). A failed check
+shows its message, never the check's code (:meth:`ExerciseError._render_traceback_`).
 """
 import re
 from typing import Any
 
 from .checking import (  # noqa: F401 - the machinery, as the lesson modules import it: `from . import call`
     VALUE, Exercise, ExerciseError, _brief, _guarded, as_array, call, guard, hinted, named_slip, ok, one_number,
-    reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit)
+    readable, reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit, within)
 from .kinds import Objective, Run  # noqa: F401 - the two other kinds of exercise
 
 
@@ -41,9 +35,6 @@ def numbers() -> list[str]:
 def lesson(number: str):
     """Notebook ``number``'s lesson module (:mod:`sbertlib.workbook.lessons.nb03` for ``"03"``)."""
     import importlib
-    if not re.fullmatch(r"\d\d", str(number)):
-        from ...errors import UnknownName
-        raise UnknownName(f"{number!r} is no notebook number: write it as \"03\"")
     return importlib.import_module(f"{__name__}.nb{number}")
 
 

@@ -35,8 +35,7 @@ def _where(filename: str) -> str:
 
 
 def student_frames(error: BaseException) -> list[str]:
-    """The traceback of ``error`` in the frames of the student's own code (a notebook cell, their module), as Python
-    formats it, then the error's own line; ``[]`` when no frame is the student's."""
+    """``error``'s traceback in the student's own frames (a cell, their module), then its line; ``[]`` for none."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if not _library_frame(f.filename)]
     if not frames:
         return []
@@ -63,9 +62,8 @@ class ExerciseError(AssertionError):
 
 
 def guard(namespace: dict) -> None:
-    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``, called last) so that an error of the
-    check's own code — a value it could not read, or its fault — shows as an :class:`ExerciseError` naming it, never
-    as a traceback through the check's source, which can hold the answer."""
+    """Wrap every ``check_*`` function a lesson module defines (its ``globals()``, called last): an error of the check's
+    own code shows as an :class:`ExerciseError` naming it, never as a traceback through its source (it has answers)."""
     for name, fn in list(namespace.items()):
         if name.startswith("check_") and callable(fn) and getattr(fn, "__module__", None) == namespace["__name__"]:
             namespace[name] = _guarded(fn)
@@ -88,9 +86,8 @@ def _guarded(fn):
 
 @contextmanager
 def reference_numerics():
-    """Within: torch computes as in a fresh process (no autocast, full-precision float32 matmuls, float32 by default),
-    whatever the student switched on earlier (``torch.set_float32_matmul_precision("high")``). A check computes its
-    reference inside; the student's code runs as their kernel is set."""
+    """Within: torch computes as in a fresh process (no autocast, full float32 matmuls, float32 default), whatever the
+    student switched on (``set_float32_matmul_precision("high")``): a check's reference is computed inside."""
     import torch
     precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
     tf32 = torch.backends.cuda.matmul.allow_tf32
@@ -112,8 +109,7 @@ def unfinished(error: BaseException) -> bool:
 
 
 def student_raised(what: str, error: Exception) -> ExerciseError:
-    """The ExerciseError to raise ``from error`` when the student's own code raised ``error``; Jupyter shows the
-    student's failing line above it (:meth:`ExerciseError._render_traceback_`), never the check's lines."""
+    """The ExerciseError to raise ``from error`` when the student's code raised ``error`` (their lines shown above)."""
     if isinstance(error, ExerciseError):
         return error
     return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
@@ -132,9 +128,8 @@ def require(condition: bool, message: str, hint: str = "") -> None:
 
 
 def require_gradient(got, inputs: dict, truth, what: str) -> None:
-    """The student's loss ``got`` of the right value, computed from ``inputs`` (name → leaf tensor), must be a 0-dim
-    tensor that back-propagates into each input what ``truth(*inputs)`` does: a gradient cut (``.detach()`` on one
-    side), scaled or gone trains another model, so it fails, the input named."""
+    """The student's loss ``got`` (of the right value) from ``inputs`` (name → leaf) must be a 0-dim tensor giving each
+    input ``truth(*inputs)``'s gradient: one cut (``.detach()``), scaled or gone trains another model, so it fails."""
     __tracebackhide__ = True  # noqa: F841
     import torch
     require(got.dim() == 0, f"{what} is a tensor of shape {tuple(got.shape)}, not a scalar (shape ())",
@@ -163,11 +158,8 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
 
 
 def two_items(value, said: str, hint: str) -> list:
-    """``value`` as a list of exactly two items, or an ExerciseError: ``said`` opens its message ("your function
-    returned"), ``hint`` says what to return."""
+    """``value`` as a list of exactly two items, or an ExerciseError opening with ``said`` ("your f returned")."""
     __tracebackhide__ = True  # noqa: F841
-    require(value is not None and value is not NotImplemented and value is not Ellipsis,
-            f"{said} {value!r}", hint)
     try:
         items = list(value)
     except TypeError:
@@ -216,13 +208,9 @@ def _same(before, after) -> bool:
             _same(v, after[k]) for k, v in before.items())
     if isinstance(before, (list, tuple)):
         return type(after) is type(before) and len(before) == len(after) and all(map(_same, before, after))
-    if isinstance(before, np.ndarray):
-        if not (isinstance(after, np.ndarray) and before.shape == after.shape):
-            return False
-        try:
-            return bool(np.array_equal(before, after, equal_nan=True))
-        except TypeError:  # strings or objects: no NaN to speak of
-            return bool(np.array_equal(before, after))
+    if isinstance(before, np.ndarray):   # NaN equal to NaN in floats; strings or objects have none to speak of
+        return isinstance(after, np.ndarray) and before.shape == after.shape and bool(
+            np.array_equal(before, after, equal_nan=before.dtype.kind in "fcmM"))
     if isinstance(before, torch.Tensor):
         return (isinstance(after, torch.Tensor) and before.shape == after.shape
                 and bool(torch.equal(before, after.detach()) or torch.allclose(before, after.detach(), equal_nan=True)))
@@ -239,6 +227,7 @@ def call(fn, *args, what: str = "your function"):
     """``fn(*args)``, the student's function, as a careful marker calls it: an unfinished stub, an error in their code
     (named, their lines shown) or an argument changed in place (the notebook's own data) becomes an ExerciseError."""
     __tracebackhide__ = True  # noqa: F841
+    require(callable(fn), f"pass your function itself, not {type(fn).__name__}", "no parentheses after its name")
     before = [_snapshot(a) for a in args]
     try:
         result = fn(*args)
@@ -275,8 +264,7 @@ def call(fn, *args, what: str = "your function"):
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:
     """The hint of the first slip whose value equals ``got`` (``slips``: hint → what that mistake gives, or a
     function computing it), else ``fallback``: how every check names a usual mistake in the student's terms."""
-    import numpy as np
-    same = close or (lambda a, b: np.shape(a) == np.shape(b) and np.allclose(a, b, atol=1e-6, equal_nan=False))
+    same = close or _close
     for hint, value in slips.items():
         try:
             wrong = value() if callable(value) else value
@@ -321,25 +309,43 @@ def unit(x, axis=1):
     return x / np.maximum(np.linalg.norm(x, axis=axis, keepdims=True), 1e-300)
 
 
+def within(rtol: float, atol: float, nan: bool = False, squeeze: bool = False):
+    """An Exercise's ``compare``: the same shape (``squeeze``: axes of length 1 dropped), each value within ``rtol`` and
+    ``atol`` as float64 (NaN equal to NaN where ``nan``)."""
+    import numpy as np
+
+    def same(got, want) -> bool:
+        a, b = (as_array(x).squeeze() if squeeze else as_array(x) for x in (got, want))
+        with np.errstate(all="ignore"):
+            return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=nan))
+    return same
+
+
+def readable(compare):
+    """``compare`` taking a value it cannot read (None, text, ragged lists) for a wrong answer, not a fault."""
+    def same(got, want) -> bool:
+        try:
+            return bool(compare(got, want))
+        except (TypeError, ValueError, IndexError, RuntimeError):
+            return False
+    return same
+
+
 # ----------------------------------------------------------------------------- an exercise, declared once
 VALUE = "value"  # an Exercise's probe: the hidden test compares the name's own value (``_result = name``)
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``: its check (:meth:`check`, given
-    ``reference`` and ``inputs``), the nbgrader export's hidden test (``probe``), what later notebooks load until the
-    student keeps their own (``reference`` with ``kept=True``, :func:`sbertlib.workbook.mine.load`) and the mistakes
-    the instructor notes list (``slips``).
+    """One exercise of a notebook, declared once in its lesson module's ``EXERCISES``: its check (:meth:`check`), the
+    nbgrader export's hidden test (``probe``) and what later notebooks load until the student keeps theirs (``kept``).
 
-    * ``name``: what the student's cell defines; ``probe``: hidden-test code setting ``_result`` from the student's
-      objects on fixed inputs (helpers ``_np``, ``_torch``, ``_pd``, ``_Model``:
-      :mod:`sbertlib.workbook.publish.nbgrader_export`), :data:`VALUE` for the name's value, ``None`` where the check
-      grades (many right answers).
-    * ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the mistake: the function
-      written with it}``; ``hint``: said when no slip matches (or ``hint(got, *inputs)``, never the reference's value);
-      ``ok``: a right answer's message; ``compare(got, want)`` (default: same shape, within 1e-6); ``returns(value,
-      what)``: reads the student's result (one number of a 0-d tensor), raising ExerciseError for what it cannot read.
+    * ``name``: what the student's cell defines; ``probe``: hidden-test code setting ``_result`` on fixed inputs
+      (helpers: :mod:`sbertlib.workbook.publish.nbgrader_export`), :data:`VALUE` for the name's value, ``None`` where
+      the check grades; ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the
+      mistake: the function written with it}``; ``hint``: said when no slip matches (or ``hint(got, *inputs)``, never
+      the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a value it cannot read is
+      wrong); ``returns(value, what)``: reads the student's result, raising ExerciseError for what it cannot read.
     """
 
     name: str
@@ -359,15 +365,11 @@ class Exercise:
         return f"_result = {self.name}" if self.probe == VALUE else self.probe
 
     def check(self, fn) -> None:
-        """Grade the student's ``fn`` as a careful marker would: called on copies of each hidden input (a changed
-        input, an error or an unfinished stub is named, see :func:`call`); a wrong result is matched against the
-        named slips, so the message says which mistake gives it."""
+        """Grade ``fn`` on copies of each hidden input (see :func:`call`), a wrong result matched against the slips."""
         __tracebackhide__ = True  # noqa: F841
         if self.reference is None or self.inputs is None:
             raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
-        require(callable(fn), f"pass your function itself, not {type(fn).__name__}",
-                f"check_{self.name}({self.name}): no parentheses after the name")
-        same = self.compare or _close
+        same = readable(self.compare or _close)
         cases = list(self.inputs())
         for args in cases:
             got = call(fn, *_copies(args), what=f"your {self.name}")

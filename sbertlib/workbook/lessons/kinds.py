@@ -1,6 +1,5 @@
 """The two kinds of exercise beside a function (:class:`~sbertlib.workbook.lessons.Exercise`): :class:`Objective`, a
-loss class, and :class:`Run`, a training function, each described in its docstring (and, with what a self-check does
-not try to stop, in the package's)."""
+loss class, and :class:`Run`, a training function (what a self-check does not try to stop: the package's docstring)."""
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -8,9 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from .checking import ExerciseError, call, named_slip, ok, reference_numerics, require, require_gradient
-
-COLUMNS = ("the first column", "the second column", "the third column")
+from .checking import ExerciseError, call, hinted, named_slip, ok, reference_numerics, require, require_gradient
 
 
 def as_number(value, what: str) -> float:
@@ -38,13 +35,11 @@ def close(got: float, want: float, rel: float = 1e-4) -> bool:
 @dataclass(frozen=True)
 class Objective:
     """A loss class exercise: ``name`` is the class the student writes; ``reference(model, **setting)`` the library's
-    loss; ``settings`` the constructor settings the check builds the class with (the first is the default, ``{}``:
-    none); ``batches()`` hidden ``(embeddings, labels)``; ``examples()`` (or ``examples(encoder)``) records for one
-    batch end to end; ``slips``: ``{message: loss_from_embeddings written with that mistake, f(embeddings, labels,
-    **setting)}``; ``columns`` names the embeddings' columns in messages; ``stretch``: for a loss of cosines, the
-    message when the student's loss moves as each vector is stretched (dot products, however scaled); ``hint``: what
-    to say when nothing matches; ``probe``/``kept`` as :class:`Exercise`'s. A setting the student's class ignores (a
-    number written where ``self.x`` belongs) is named by itself: the loss is the reference's for another value of it."""
+    loss, built with each of ``settings`` (the first the default); ``batches()`` hidden ``(embeddings, labels)``;
+    ``examples()`` (or ``examples(encoder)``) records for one batch end to end; ``slips``: ``{message:
+    loss_from_embeddings written with that mistake, f(embeddings, labels, **setting)}``; ``columns`` names the
+    embeddings' columns; ``stretch``: for a loss of cosines, the message when the loss moves as vectors are stretched;
+    ``hint``: said when nothing matches. A setting ignored (a number where ``self.x`` belongs) is named by itself."""
 
     name: str
     reference: Callable
@@ -52,7 +47,7 @@ class Objective:
     examples: Callable[[], list]
     settings: tuple[dict, ...] = ({},)
     slips: Mapping[str, Callable] = field(default_factory=dict)
-    columns: tuple[str, ...] = COLUMNS
+    columns: tuple[str, ...] = ("the first column", "the second column", "the third column")
     stretch: str = ""
     hint: str = ""
     ok: str = ""
@@ -82,15 +77,10 @@ class Objective:
                     and k.__module__.startswith("sbertlib.losses")]
         require(not borrowed, f"your {self.name} is (or extends) the library's {borrowed[0] if borrowed else ''}, "
                 "which already is the loss", f"extend losses.SBERTLoss and write loss_from_embeddings yourself")
-        shown = ", ".join(f"{k}={v!r}" for k, v in setting.items())
-        try:
-            objective = call(lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{', ' + shown if shown else ''})")
-        except ExerciseError as exc:
-            if isinstance(exc.__cause__, TypeError) and setting:
-                raise ExerciseError(f"{self.name}(model, {shown}) fails: {exc.__cause__}\nHint: "
-                                    f"{', '.join(setting)} is an argument of the objective: keep it (self.…) for "
-                                    "loss_from_embeddings") from None
-            raise
+        shown = "".join(f", {k}={v!r}" for k, v in setting.items())
+        kept = {"TypeError": f"{', '.join(setting)} is an argument of the objective: keep it (self.…) for "
+                             "loss_from_embeddings"} if setting else {}
+        objective = hinted(call, kept, lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{shown})")
         require(getattr(objective, "model", None) is encoder, f"your {self.name}'s .model is not the encoder it was given",
                 "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
         return objective
@@ -171,20 +161,13 @@ class Objective:
 # ----------------------------------------------------------------------------- a run
 
 
-def trained_weights_differ(a, b) -> bool:
-    """Whether two models' weights differ anywhere."""
-    pa, pb = dict(a.named_parameters()), dict(b.named_parameters())
-    return any(n not in pb or not torch.equal(p.detach().cpu(), pb[n].detach().cpu()) for n, p in pa.items())
-
-
 @dataclass(frozen=True)
 class Run:
     """A training function exercise. ``run(fn, recipe, *context)`` calls a function of this kind (the student's, the
-    reference's or a slip) on one recipe — a dict of its settings — and returns ``(step losses, the trained model,
-    the model it started from)``; ``reference`` is the library's function of the same signature; ``recipes()`` the
-    check's own small recipes; ``slips`` ``{message: the function written with that mistake}`` (run only after the
-    student's run differs); ``ignored`` ``{setting: the value a function that ignores it trains with}``; ``hint``: what
-    to say when nothing matches, or ``hint(got, want, recipe)`` (where the runs part, never the reference's values)."""
+    library's ``reference`` or a slip) on one recipe (a dict) and returns ``(step losses, the trained model, the model
+    it started from)``; ``recipes()``: the check's own; ``slips``: ``{message: the function written with that
+    mistake}``; ``ignored``: ``{setting: the value a function ignoring it trains with}``; ``hint``: said when nothing
+    matches, or ``hint(got, want, recipe)``."""
 
     name: str
     reference: Callable
@@ -215,7 +198,8 @@ class Run:
                 raise ExerciseError(f"with the check's recipe ({shown}) your {self.name} ran {len(got)} steps "
                                     f"(losses {losses}{', …' if len(got) > 3 else ''}): not the library's run of that "
                                     f"recipe\nHint: {self._slip(got, want, recipe, context)}")
-            require(trained_weights_differ(model, start) or not got,
+            require(not got or any(not torch.equal(a.detach().cpu(), b.detach().cpu())
+                                   for a, b in zip(model.parameters(), start.parameters())),
                     f"your {self.name}'s losses are the library's, but the model it was given did not change",
                     "train the model the objective holds (loss.model), not a copy of it")
             steps += len(got)
