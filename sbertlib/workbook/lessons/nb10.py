@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit
+from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit, within
 
 # ----------------------------------------------------------------------------- the explorer's measures
 
@@ -23,20 +23,14 @@ def _measure_cases() -> list[tuple]:
     return [(a.astype(np.float32), b.astype(np.float32), m) for m in ("cosine", "dot", "euclidean", "manhattan")]
 
 
-def _close(got, want) -> bool:   # float32 rounding allowed: relative 1e-4
-    try:
-        return np.shape(_f64(got)) == np.shape(want) and bool(np.allclose(_f64(got), want, rtol=1e-4, atol=1e-4))
-    except (TypeError, ValueError, RuntimeError):
-        return False
-
-
 def _only(measure: str, slip):
     """The right function, but for ``measure``, which ``slip(a, b)`` computes (a string: what that measure gives)."""
     wrong = (lambda a, b: similarity_truth(a, b, slip)) if isinstance(slip, str) else slip
     return lambda a, b, m="cosine": wrong(a, b) if m == measure else similarity_truth(a, b, m)
 
 
-SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, compare=_close, slips={
+SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, compare=within(1e-4, 1e-4),
+                      slips={
     "rows of a, columns of b: out[i, j] compares a[i] with b[j]": lambda a, b, m: similarity_truth(a, b, m).T,
     "that is the dot product: divide by both lengths (normalise the rows first)": _only("cosine", "dot"),
     "only a's rows normalised: a cosine divides by both lengths": _only("cosine", lambda a, b: _unit(a) @ _f64(b).T),
