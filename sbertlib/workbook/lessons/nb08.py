@@ -8,13 +8,10 @@ import numpy as np
 
 from ...data import SentEvalTask
 from ...evaluation import transfer
-from . import Exercise, ExerciseError, as_array, call, guard, ok, one_number, require
+from . import Exercise, ExerciseError, call, guard, ok, one_number, require, within
+from .kinds import close as _close   # an accuracy computed in float32 is right too
 
 _number = lambda got, what: one_number(got, what, "return one number, the accuracy ×100")  # noqa: E731
-
-
-def _close(got, want) -> bool:   # an accuracy computed in float32 is right too
-    return abs(got - want) <= 1e-4 * max(1.0, abs(want))
 
 # ----------------------------------------------------------------------------- the majority-class warm-up
 
@@ -23,17 +20,10 @@ def _labels(task: SentEvalTask, split: str) -> list:
     return task.split(split)[1] if task.splits and split != "all" else task.labels
 
 
-def _majority(task: SentEvalTask, learn: str = "train", score: str = "test", times: float = 100.0) -> float:
-    """Accuracy ×100 on ``score``'s labels of always answering the most frequent label of ``learn``."""
-    top = Counter(_labels(task, learn)).most_common(1)[0][0]
+def _majority(task: SentEvalTask, learn: str = "train", score: str = "test", times: float = 100, top=None) -> float:
+    """Accuracy ×100 on ``score``'s labels of always answering ``top`` (default: ``learn``'s most frequent label)."""
+    top = Counter(_labels(task, learn)).most_common(1)[0][0] if top is None else top
     return times * float(np.mean(np.asarray(_labels(task, score)) == top))
-
-
-def majority_accuracies(task: SentEvalTask) -> set[float]:
-    """Accuracy ×100 of the majority-class baseline for each class tied as most frequent in train (usually one)."""
-    counts = Counter(_labels(task, "train"))
-    return {100.0 * float(np.mean(np.asarray(_labels(task, "test")) == c)) for c in counts
-            if counts[c] == max(counts.values())}
 
 
 def _task(name: str, train: list[int], test: list[int] | None = None, dev: list[int] | None = None) -> SentEvalTask:
@@ -76,7 +66,8 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
     MAJORITY.check(majority_baseline)
     for task in (tasks.values() if isinstance(tasks, dict) else tasks or []):
         got = MAJORITY.returns(call(majority_baseline, task, what="your majority_baseline"), task.name)
-        require(any(_close(got, w) for w in majority_accuracies(task)),
+        counts = Counter(_labels(task, "train"))   # any class tied as the most frequent is right
+        require(any(_close(got, _majority(task, top=c)) for c in counts if counts[c] == max(counts.values())),
                 f"majority_baseline({task.name}) returned {got:.2f}, which is not the majority class's accuracy",
                 MAJORITY.hint)
     if tasks:
@@ -86,8 +77,7 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
 
 
 def fit_and_score_truth(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS, seed: int = 0, dev=None) -> float:
-    """SentEval's classifier on one split (:func:`sbertlib.evaluation.transfer.fit_score`): C chosen from ``Cs`` on
-    the training part (or on ``dev``), features standardised with its statistics; accuracy ×100 on the test part."""
+    """SentEval's classifier on one split, accuracy ×100 (:func:`sbertlib.evaluation.transfer.fit_score`)."""
     return transfer.fit_score(np.asarray(X_train, dtype=np.float64), np.asarray(y_train),
                               np.asarray(X_test, dtype=np.float64), np.asarray(y_test), C=tuple(Cs), seed=seed, dev=dev)
 
@@ -151,8 +141,7 @@ def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # no
 
 
 def cv_accuracy_truth(X, y, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS) -> float:
-    """Stratified ``folds``-fold CV (:func:`sbertlib.evaluation.transfer.cross_val_accuracy`): each fold scored by
-    SentEval's classifier trained on the other folds, C chosen inside; the mean accuracy ×100."""
+    """SentEval's stratified k-fold accuracy ×100 (:func:`sbertlib.evaluation.transfer.cross_val_accuracy`)."""
     return transfer.cross_val_accuracy(np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed, C=tuple(Cs))
 
 
@@ -277,8 +266,7 @@ def check_score_task(score_task, folds: int = 5) -> None:
 
 
 def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:
-    """``vectors`` with each dimension centred and scaled by the mean and standard deviation of that dimension in
-    ``reference``, in float64; a dimension with no spread in ``reference`` centred only (as StandardScaler does)."""
+    """``vectors`` standardised per dimension by ``reference``'s statistics, in float64 (one with no spread centred)."""
     ref, x = np.asarray(reference, dtype=np.float64), np.asarray(vectors, dtype=np.float64)
     std = ref.std(axis=0, ddof=ddof)
     return (x - ref.mean(axis=0)) / np.where(std > 0, std, 1.0)
@@ -322,21 +310,13 @@ def _standardise_slips(ddof: int) -> dict:
     }.items()}
 
 
-def _near(got, want) -> bool:
-    try:
-        got = as_array(got)
-    except (TypeError, ValueError):
-        return False
-    with np.errstate(all="ignore"):
-        return got.shape == np.shape(want) and bool(np.allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True))
-
-
 STANDARDISE = Exercise('standardise', probe="""
             _rng = _np.random.default_rng(2029)
             _result = standardise(_rng.normal(2.0, 3.0, size=(12, 4)), _rng.normal(size=(5, 4)))
-            """, reference=standardise_truth, inputs=_standardise_cases, compare=_near, slips=_standardise_slips(0),
-    hint="each dimension: minus the reference's mean of that dimension, divided by the reference's spread of it "
-         "(statistics per dimension, from `reference` only, in float64)",
+            """, reference=standardise_truth, inputs=_standardise_cases, compare=within(1e-6, 1e-6, nan=True),
+    slips=_standardise_slips(0), hint="each dimension: minus the reference's mean of that dimension, divided by the "
+                                      "reference's spread of it (statistics per dimension, from `reference` only, in "
+                                      "float64)",
     ok="standardise is right: every dimension centred and scaled with the reference sample's statistics")
 
 
