@@ -1,5 +1,4 @@
-"""Self-checks for ``07_ablations``: three functions, the grid's runner on a stand-in, and points of the check's own
-beside the library's run of each (``fit``)."""
+"""Self-checks for ``07_ablations``: three functions, the grid's runner on a stand-in, points beside ``fit``'s runs."""
 import copy
 import functools
 import math
@@ -11,16 +10,10 @@ import pandas as pd
 from ... import paper
 from ...errors import UnknownName
 from ...evaluation import ablation
-from . import Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, reference_numerics, require
+from . import (Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, one_number, reference_numerics,
+               require, within)
 
-
-def _equal(a, b) -> bool:   # equal within float32's rounding, NaN equal to NaN (the se of one seed)
-    try:
-        a, b = (np.asarray(x, dtype=float).squeeze() for x in (a, b))
-        return a.shape == b.shape and np.allclose(a, b, rtol=1e-4, atol=1e-6, equal_nan=True)
-    except (TypeError, ValueError):
-        return False
-
+_equal = within(1e-4, 1e-6, nan=True, squeeze=True)   # float32's rounding; NaN equal to NaN (the se of one seed)
 
 # ----------------------------------------------------------------------------- the classifier's size
 PLACEHOLDERS = "the stub's `...` placeholders are still there: the exercise is not done yet — replace each `...`"
@@ -234,15 +227,11 @@ def _scored(train_and_score, args: tuple, start, what: str) -> float:
                if v != before[k]]
     require(not changed, f"{what} changed `start`, the untrained network: its {', '.join(changed)}", "work on a fresh "
             "copy (copy.deepcopy) in every call: `start` is shared by every run of the grid")
-    require(isinstance(value, (int, float, np.number)) and not isinstance(value, bool), f"{what} returned a "
-            f"{type(value).__name__}", "the STSb dev score of the trained copy, stsb_dev(encoder): one float")
-    return float(value)
+    return one_number(value, what, "the STSb dev score of the trained copy, stsb_dev(encoder): one float")
 
 
 def check_train_and_score(train_and_score, start, evaluator, nli_pairs, stsb_pairs) -> None:
     """Each of :data:`POINTS` (the first twice) beside :func:`library_point`; a score 0.01 away: :data:`POINT_SLIPS`."""
-    require(callable(train_and_score), f"pass your function itself, not {type(train_and_score).__name__}",
-            "check_train_and_score(train_and_score, start, stsb_dev, nli_pairs, stsb_train)")
     for k, (config, seed, objective, n, epochs) in enumerate(POINTS):
         pairs = list((nli_pairs if objective == "classification" else stsb_pairs)[:n])
         args = (config, seed, pairs, objective, 6, 3e-3, epochs)[:6 + (epochs > 1)]
