@@ -128,8 +128,7 @@ def check_siamese_classifier(cls, encoder) -> None:
 
 
 def pair_loss_truth(model, fa, fb, target, detach_a: bool = False, detach_b: bool = False) -> torch.Tensor:
-    """``(cos(u, v) − target)²`` (mean over the pairs), ``u = model(fa)``, ``v = model(fb)``; a detached branch is a
-    constant for autograd."""
+    """``(cos(u, v) − target)²`` (mean over pairs), ``u = model(fa)``, ``v = model(fb)``; a detached branch constant."""
     u, v = model(fa), model(fb)
     return F.mse_loss(F.cosine_similarity(u.detach() if detach_a else u, v.detach() if detach_b else v), target)
 
@@ -163,16 +162,17 @@ PAIR_LOSS = Exercise('pair_loss', probe="""
         lambda m, a, b, t, detach_a=False, detach_b=False: pair_loss_truth(m, a, b, t, detach_b, detach_a)})
 
 
-def _graded(loss, model) -> tuple[float, torch.Tensor]:
-    """A pair loss's value and its gradient into every parameter of ``model``, flattened (the model's .grad untouched)."""
-    grads = torch.autograd.grad(loss, params := [*model.parameters()], allow_unused=True, retain_graph=True)
-    return float(loss.detach()), torch.cat([(g if g is not None else 0 * p).flatten() for g, p in zip(grads, params)])
+def _graded(loss, model) -> tuple[float, dict[str, torch.Tensor]]:
+    """A loss's value and its gradient into each parameter of ``model`` by name, zeros where none (.grad untouched)."""
+    named = dict(model.named_parameters())
+    grads = torch.autograd.grad(loss, list(named.values()), allow_unused=True, retain_graph=True)
+    return float(loss.detach()), {k: torch.zeros_like(p) if g is None else g for (k, p), g in zip(named.items(), grads)}
 
 
 def check_pair_loss(pair_loss, encoder) -> None:
     model = copy.deepcopy(encoder).cpu().eval()
     args = model, model.tokenize(["A dog runs across the field."]), model.tokenize(["Markets closed."]), torch.tensor([.2])
-    same = lambda a, b: abs(a[0] - b[0]) < 1e-5 and torch.allclose(a[1], b[1], rtol=1e-4, atol=1e-7)  # noqa: E731
+    same = lambda a, b: abs(a[0] - b[0]) < 1e-5 and _all_close(a[1], b[1])  # noqa: E731
     for flags in ({}, {"detach_a": True}, {"detach_b": True}):
         shown = f"pair_loss(model, fa, fb, target{''.join(f', {k}=True' for k in flags)})"
         got = call(lambda *a: pair_loss(*a, **flags), *args, what=f"your {shown}")
@@ -190,15 +190,6 @@ def check_pair_loss(pair_loss, encoder) -> None:
     ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
 
 
-def gradients_truth(model, fa, fb, target, **detach) -> tuple[float, dict[str, torch.Tensor]]:
-    """``(loss, {parameter name: its gradient, zeros where none})`` of :func:`pair_loss_truth`, .grad cleared."""
-    model.zero_grad(set_to_none=True)
-    (value := pair_loss_truth(model, fa, fb, target, **detach)).backward()
-    grads = {k: p.grad.clone() if p.grad is not None else torch.zeros_like(p) for k, p in model.named_parameters()}
-    model.zero_grad(set_to_none=True)
-    return float(value.detach()), grads
-
-
 def _as_grads(got, names: list, what: str) -> dict:
     value, grads = two_items(got, f"{what} returned", "return two things: the loss's value and {parameter name: gradient}")
     require(isinstance(value, (int, float)) or torch.is_tensor(value) and value.numel() == 1,
@@ -210,8 +201,7 @@ def _as_grads(got, names: list, what: str) -> dict:
 
 
 def check_gradients(gradients, encoder) -> None:
-    """:func:`gradients_truth` for branch A alone, B alone, the pair twice, call after call on one model (with a
-    parameter no loss reaches), as the notebook calls it."""
+    """The pair loss's gradients: branch A alone, B alone, the pair twice, on one model (with a parameter unreached)."""
     model = copy.deepcopy(encoder).cpu().eval()
     model.register_parameter("never_reached", torch.nn.Parameter(torch.zeros(3)))
     fa, fb, target = model.tokenize(["Two children play in the snow."]), model.tokenize(["A chef."]), torch.tensor([.1])
@@ -220,7 +210,7 @@ def check_gradients(gradients, encoder) -> None:
                                        "(detach_a=True)", {"detach_a": True}), ("the pair", {}), ("the pair again", {}))):
         grads = _as_grads(call(lambda *a: gradients(*a, **flags), model, fa, fb, target), names, "your gradients")
         returned.append((grads, {n: grads[n].detach().clone() for n in names}))
-        wants.append(gradients_truth(reference, fa, fb, target, **flags)[1])
+        wants.append(_graded(pair_loss_truth(reference, fa, fb, target, **flags), reference)[1])
         if _all_close(returned[k][1], wants[k]):
             continue
         require(not k or not _all_close(returned[k][1], {n: sum(w[n] for w in wants) for n in names}), f"for {what} you "
