@@ -2,13 +2,12 @@
 import numpy as np
 
 from ...model.word_average import AverageWordEmbeddings, simple_tokenize
-from . import Exercise, as_array as _f64, guard, one_number as _number, unit as _unit
+from . import Exercise, as_array as _f64, guard, one_number as _number, unit as _unit, within
 
 _cos = lambda x, axis=1: _unit(x, axis) @ _unit(x, axis).T
 _offdiag = lambda c: c[~np.eye(len(c), dtype=bool)]   # the entries i ≠ j
 _pairs = lambda n: n * (n - 1) // 2
-_close = lambda got, want: bool(np.isclose(got, want, rtol=1e-6, atol=1e-12))
-_same = lambda tol, nan=False: lambda a, b: np.shape(a) == np.shape(b) and np.allclose(_f64(a), b, 1e-5, tol, nan)
+_close = within(1e-6, 1e-12)
 _known = lambda sentences, vocab=None: np.array([[sum(vocab is None or t in vocab for t in simple_tokenize(s.lower()))]
                                                  for s in sentences])   # how many tokens of each (are in vocab)
 _WORDS = "a man is playing guitar . , ! the cat sleeps on sofa someone music loud".split()   # the hidden vocabulary
@@ -78,7 +77,7 @@ ANISOTROPY = Exercise(
             """)
 centre_truth = lambda vectors: _f64(vectors) - _f64(vectors).mean(axis=0)   # every row minus the mean row
 CENTRE = Exercise(
-    "centre", reference=centre_truth, inputs=lambda: _spread()[:2], compare=_same(1e-4), slips={
+    "centre", reference=centre_truth, inputs=lambda: _spread()[:2], compare=within(1e-5, 1e-4), slips={
         "you subtracted each row's own mean (axis=1): the mean vector is axis=0": lambda x: x - x.mean(1)[:, None],
         "you subtracted one number, the mean of every entry: the mean *vector* (axis=0)": lambda x: x - x.mean(),
         "you normalised the rows first: centre the vectors as they are": lambda x: centre_truth(_unit(x)),
@@ -90,7 +89,7 @@ CENTRE = Exercise(
 average_word_vectors_truth = _avg = lambda sentences, vocab, vectors, lower=True: AverageWordEmbeddings(
     vocab, np.asarray(vectors), lowercase=lower, name="hidden").encode(list(sentences)).astype(float)
 AVERAGE_WORD_VECTORS = Exercise(
-    "average_word_vectors", reference=average_word_vectors_truth, compare=_same(1e-5, nan=True),
+    "average_word_vectors", reference=average_word_vectors_truth, compare=within(1e-5, 1e-5, nan=True),
     inputs=lambda: [(["A man is playing a guitar.", "The cat sleeps on the sofa!", "Zebras juggle quietly",
                       "Someone plays MUSIC, loud and clear."], {w: i for i, w in enumerate(_WORDS)},
                      (np.random.default_rng(58).standard_normal((len(_WORDS), 6)) + 0.5).astype(np.float32))],
