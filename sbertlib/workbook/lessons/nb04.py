@@ -91,9 +91,8 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
                        spearman(_rng.normal(size=30), _rng.normal(size=30))]
             """)
 
+
 # ----------------------------------------------------------------------------- your STS evaluation
-
-
 def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
     """``(Spearman ×100, cosine of every pair)`` as :func:`sbertlib.evaluation.evaluate_sts` computes them."""
     from ...evaluation import evaluate_sts
@@ -185,9 +184,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
             _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
             """)
 
+
 # ----------------------------------------------------------------------------- the two conventions of an STS year
-
-
 def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False):
     """(all, wmean) ×100, one part replaced (``mean`` of the subsets' scores and sizes, ``corr``); ``blocks``: each
     subset's cosines taken as the next block of the list, not its own pairs' (misaligned)."""
@@ -242,9 +240,8 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
             _result = pooled_and_wmean(_pairs, _rng.normal(size=30))
             """)
 
+
 # ----------------------------------------------------------------------------- the largest rank errors
-
-
 def _worst(gold, predicted, k=10, rank=rankdata, size=np.abs, diff=None):
     e = (diff or (lambda p, g: rank(p) - rank(g)))(_np(predicted), _np(gold))
     top = np.argsort(-size(e), kind="stable")[:k]
@@ -320,9 +317,8 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
                        "all": sorted([int(i), float(e)] for i, e in zip(*(_np.asarray(x).tolist() for x in _all)))}
             """)
 
+
 # ----------------------------------------------------------------------------- which genres the errors come from
-
-
 def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, over=None):
     """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as anywhere);
     a genre absent from the worst has share 0. A slip: another ``of_all(counts)``, ``of_worst(counts among the
