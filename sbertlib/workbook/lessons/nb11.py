@@ -8,13 +8,11 @@ from . import Exercise, ExerciseError, guard, hinted, one_number
 
 # ----------------------------------------------------------------------------- padding share
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
-    """The lengths in batches of ``batch_size``: in input order, or sorted longest (``ascending``: shortest) first."""
     ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
     return [ls[s:s + batch_size] for s in range(0, len(ls), batch_size)]
 
 
 def _share(batches, pad_to=None) -> float:
-    """The share of the slots that are padding, each batch padded to its longest member (or to ``pad_to``)."""
     return 1 - sum(map(sum, batches)) / sum((pad_to or max(b)) * len(b) for b in batches)
 
 
