@@ -4,13 +4,12 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from . import Exercise, as_array as _f64, guard, two_items, unit as _unit
+from . import Exercise, as_array as _f64, guard, two_items, unit as _unit, within
 
 _off = lambda m, fill=-np.inf: np.where(np.eye(len(m), dtype=bool), fill, _f64(m))   # the diagonal set to fill
 _at = lambda m: tuple(sorted(divmod(int(np.argmax(m)), m.shape[1])))   # (row, column) of the largest
 _nn = lambda m, fill=-np.inf: [(i, int(j)) for i, j in enumerate(_off(m, fill).argmax(axis=1))]
 _as = lambda like, m: torch.as_tensor(m, dtype=like.dtype) if torch.is_tensor(like) else m   # as the notebook's
-_same = lambda got, want: np.shape(got) == np.shape(want) and bool(np.allclose(_f64(got), want, atol=1e-5))
 _hit = lambda m, p, fill=-np.inf, key=sorted: sum(tuple(key(x)) in p for x in _nn(m, fill))
 cosine_matrix_truth = lambda a, b: _unit(a) @ _unit(b).T   # out[i, j] = cos(a[i], b[j]), in float64
 most_similar_pair_truth = lambda matrix: _at(_off(matrix))   # (i, j), i < j, of the largest cosine off the diagonal
@@ -26,7 +25,7 @@ def _rows() -> list[tuple[np.ndarray, np.ndarray]]:   # float32, as encode gives
 
 
 COSINE_MATRIX = Exercise(
-    "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=_same, slips={
+    "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=within(1e-5, 1e-5), slips={
         "rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), a @ bᵀ": lambda a, b: cosine_matrix_truth(b, a),
         "you compared `a` with itself: out[i, j] = cos(a[i], b[j])": lambda a, b: cosine_matrix_truth(a, a),
         "that is the dot product a·b: normalise each row to length 1 first": lambda a, b: _f64(a) @ _f64(b).T,

@@ -7,7 +7,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, Objective, call, guard, require, require_gradient, two_items
+from . import Exercise, Objective, call, guard, require, require_gradient, two_items, within
 from .kinds import as_number, close
 from .nb03 import MNRL
 
@@ -173,8 +173,7 @@ def _hidden_triplets():
 _d = lambda **slip: lambda model, triplets: triplet_distances_truth(model, triplets, **slip)  # noqa: E731
 TRIPLET_DISTANCES = Exercise(
     "triplet_distances", probe="_result = triplet_distances(encoder, heldout[:12])", reference=triplet_distances_truth,
-    kept=True, inputs=_hidden_triplets, compare=lambda got, want: np.shape(got) == np.shape(want) and np.allclose(
-        np.asarray(got, dtype=float), want, rtol=1e-4, atol=1e-5),
+    kept=True, inputs=_hidden_triplets, compare=within(1e-4, 1e-5),
     slips={"the two are swapped: first the distance to the positive, then the negative": _d(ends=((0, 2), (0, 1))),
            "those are squared distances: the Euclidean distance is the square root": _d(d=SQUARED),
            "that is the cosine distance 1 − cos: the triplet objective here is Euclidean": _d(d=COSINE),

@@ -157,7 +157,8 @@ def _check(exercise: Exercise, fn: Callable, emb, labels, shown: str) -> float:
     if emb is None:
         exercise.check(fn)
         return exercise.reference(*exercise.inputs()[0])
-    require(np.ndim(emb) == 2 and len(emb) >= 2, f"Embeddings must have shape (n, dim) with n ≥ 2, got {np.shape(emb)}.")
+    require(np.ndim(emb) == 2 and len(emb) >= 2, f"Embeddings must have shape (n, dim) with n ≥ 2, got "
+            f"{np.shape(emb)}.")
     require(len(labels) == len(emb), f"{len(labels)} labels for {len(emb)} embeddings.")
     value = exercise.reference(emb, labels)
     replace(exercise, inputs=lambda: [*exercise.inputs(), (emb, labels)],
@@ -270,8 +271,8 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
 
 def check_chance(chance: Callable) -> None:
     """Σ share² (with replacement: :data:`CHANCE`) or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other* sentence)."""
-    if callable(chance) and all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
-                                for a in CHANCE.inputs()):
+    if all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
+           for a in CHANCE.inputs()):
         return ok("chance is right: Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence (drawn without "
                   "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a "
                   "large n")
