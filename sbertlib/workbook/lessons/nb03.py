@@ -1,5 +1,4 @@
-"""Self-checks for ``03_train_it_yourself``: the training loop (a :class:`Run`: every step's loss beside ``fit``'s on
-the check's two recipes; :func:`_loop` names a difference) and MNRL (an :class:`Objective`)."""
+"""Self-checks for ``03_train_it_yourself``: the training loop (a Run beside ``fit``) and MNRL (an Objective)."""
 import copy
 import math
 
@@ -150,8 +149,7 @@ _cos = lambda a, c, dim=1: F.normalize(a, dim=dim) @ F.normalize(c, dim=dim).T  
 
 def _mnrl(e, scale=20.0, *, pick=lambda e: (e[0], torch.cat(e[1:])), score=_cos, w=lambda s: s, target=lambda r: r,
           dim=1, total=False):
-    """MNRL; a slip: other anchors or candidates (``pick``), another ``score``, ``w(scale)`` for the scale, other
-    targets, the softmax over ``dim``, the total."""
+    """MNRL as the library computes it; each keyword replaces one of its parts with a slip's."""
     (a, c), rows = pick(e), torch.arange(len(e[0]))
     picked = torch.log_softmax(score(a, c) * w(scale), dim=dim)[rows, target(rows)]
     return -(picked.sum() if total else picked.mean())

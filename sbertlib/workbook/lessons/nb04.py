@@ -129,8 +129,7 @@ def hidden_sts(seed: int = 4) -> tuple[HiddenEncoder, list]:
 
 
 def _sts(model, pairs, sim=lambda u, v: _dot(_unit(u), _unit(v)), corr=spearman_truth, times=100, halves=False):
-    """The evaluation, one part replaced (``sim``, ``corr``, ``times``); ``halves``: both sides encoded as one
-    interleaved list, then cut in halves."""
+    """The evaluation, one part a slip's (``sim``, ``corr``, ``times``; ``halves``: one interleaved list cut in two)."""
     order = [s for p in pairs for s in (p.sentence1, p.sentence2)] if halves else \
         [p.sentence1 for p in pairs] + [p.sentence2 for p in pairs]
     u, v = np.split(_np(model.encode(order, show_progress_bar=False)), 2)
@@ -187,8 +186,7 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
 
 # ----------------------------------------------------------------------------- the two conventions of an STS year
 def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False):
-    """(all, wmean) ×100, one part replaced (``mean`` of the subsets' scores and sizes, ``corr``); ``blocks``: each
-    subset's cosines taken as the next block of the list, not its own pairs' (misaligned)."""
+    """(all, wmean) ×100, one part a slip's (``mean``, ``corr``; ``blocks``: each subset's cosines the next block)."""
     gold, src, cos = np.array([p.score for p in pairs]), np.array([p.source for p in pairs]), _np(cosines)
     names = list(dict.fromkeys(src))
     n = np.array([np.sum(src == s) for s in names])
@@ -321,8 +319,7 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
 # ----------------------------------------------------------------------------- which genres the errors come from
 def genre_shares_truth(all_sources, worst_sources, of_all=None, of_worst=None, over=None):
     """Each genre's share of all pairs and of the worst, and the second over the first (1 = as often as anywhere);
-    a genre absent from the worst has share 0. A slip: another ``of_all(counts)``, ``of_worst(counts among the
-    worst, number of all pairs)`` or ``over(share of the worst, share of all)``."""
+    a genre absent from the worst has share 0. Each keyword is a slip's."""
     import pandas as pd
     counts = pd.Series(list(all_sources)).value_counts()
     every = (of_all or (lambda c: c / c.sum()))(counts)

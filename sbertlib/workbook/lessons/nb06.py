@@ -1,5 +1,4 @@
-"""Self-checks for ``06_triplet_objective``: triplets from NLI, the triplet loss, held-out distances and scores (each
-an :class:`Exercise`) and the triplet objective (an :class:`Objective`)."""
+"""Self-checks for notebook 06: triplets from NLI, the triplet loss and objective, held-out distances and scores."""
 from dataclasses import astuple
 
 import numpy as np
@@ -19,8 +18,7 @@ MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) **
 # ----------------------------------------------------------------------------- triplets from NLI
 def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
               out=lambda k, h, n: (k, h, n)):
-    """data.nli_triplets; a slip: other labels, entailed repeats kept, another ``order`` of premises or of ``hyps``,
-    negatives picked ``each(contradictions, j)`` for the j-th entailed, triplets laid ``out`` another way."""
+    """data.nli_triplets; a slip: other labels, repeats kept, another ``order``, ``hyps``, ``each`` or ``out``."""
     by: dict = {}
     for p in pairs:
         for side, labels, o in zip(by.setdefault(p.premise, ([], [])), (pos, neg), (once, True)):

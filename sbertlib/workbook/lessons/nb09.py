@@ -1,5 +1,4 @@
-"""Self-checks for notebook 09 (visualising embeddings): the premise–hypothesis cosines by label, two scores of how
-well labels group (separation: global; 1-NN agreement: local), PCA by SVD and the chance agreement."""
+"""Self-checks for notebook 09: cosines by label, separation, 1-NN agreement, PCA by SVD, the chance agreement."""
 from dataclasses import replace
 from functools import partial
 from typing import Callable, Sequence
@@ -25,8 +24,7 @@ def _one_number(value, what: str) -> float:
 
 
 def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str], sim=None) -> dict[str, float]:
-    """The mean cosine of pair i's premise and hypothesis (row i with row i) over the pairs of each gold label (a
-    slip: another ``sim`` of the two matrices, one value per pair)."""
+    """The mean cosine of pair i's premise and hypothesis over the pairs of each gold label (``sim``: a slip's)."""
     cos = (sim or (lambda p, h: np.sum(_unit(p) * _unit(h), axis=1)))(_raw(premise), _raw(hypothesis))
     gold = _labels(gold)
     return {lab: float(cos[gold == lab].mean()) for lab in labels}
@@ -87,8 +85,7 @@ def _gap_per_label(emb, labels) -> float:
 
 
 def nn_agreement_truth(emb, labels: Sequence, score="cosine", exclude_self=True, largest=True) -> float:
-    """Fraction of rows whose nearest other row (highest cosine, itself excluded) has the same label; a slip: the
-    neighbour by another ``score`` ("dot", "euclidean" of the raw rows), itself not excluded, the least similar."""
+    """Share of rows whose nearest other row (highest cosine, itself excluded) has the same label; keywords: slips'."""
     from scipy.spatial.distance import cdist
     raw, lab = _raw(emb), _labels(labels)
     m = {"cosine": lambda: _unit(raw) @ _unit(raw).T, "dot": lambda: raw @ raw.T,
@@ -178,8 +175,7 @@ def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None
 
 def pca_truth(emb, k: int = 2, prepare=None, coords=None, explained=None, last=False) -> tuple[np.ndarray, np.ndarray]:
     """``(coords (n, k), explained (k,))``: the centred rows projected on the first ``k`` right singular vectors (any
-    sign), and each one's share of the total variance (``S² / ΣS²``). A slip: another ``prepare`` of the rows,
-    ``coords(x, u, s, vt)``, ``explained(s)``, the ``last`` directions."""
+    sign), and each one's share of the total variance (``S² / ΣS²``); each keyword is a slip's."""
     x = (prepare or (lambda x: x - x.mean(axis=0)))(_raw(emb))
     u, s, vt = np.linalg.svd(x, full_matrices=False)
     u, s, vt = (u[:, ::-1], s[::-1], vt[::-1]) if last else (u, s, vt)

@@ -1,5 +1,4 @@
-"""Self-checks for notebook 11 (the speed lab): padding share, token-budget batches, bf16 rounding by hand (PyTorch's
-own bfloat16 conversion passes too), the rule that picks a precision."""
+"""Self-checks for notebook 11 (speed): padding share, token-budget batches, bf16 by hand, picking a precision."""
 import numpy as np
 import torch
 
@@ -55,8 +54,7 @@ PADDING = Exercise('padding_share_by_hand', probe="""
 
 # ----------------------------------------------------------------------------- token-budget batches
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
-    """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them: longest first (stable
-    among equal lengths); a batch grows while rows × its longest member stays within ``max_tokens``."""
+    """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them (the library's own)."""
     from ...model.tokenising import length_batches
     return [[int(i) for i in batch] for batch in length_batches([int(n) for n in lengths], 1, True, max_tokens)]
 

@@ -160,8 +160,7 @@ def _check_one(split_pairs: Callable, pairs: list, share: float, seed: int) -> N
 
 
 def check_split(split_pairs: Callable) -> None:
-    """:func:`_check_one` for shares 0.2 and 0.3 and ten seeds each (a large group cannot land in test unnoticed), and
-    the same split for the same seed."""
+    """:func:`_check_one` for shares 0.2, 0.3 and ten seeds each (a large group cannot hide); one split per seed."""
     pairs = _hidden_pairs()
     for share in (0.2, 0.3):
         for seed in SEEDS:
