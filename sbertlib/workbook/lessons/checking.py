@@ -407,11 +407,12 @@ def _brief(value) -> str:
         if _is_pandas(value):   # a table: its shape and columns (its cells may be text)
             return f"a {type(value).__name__} of shape {tuple(value.shape)}" + (
                 f" with columns {list(value.columns)[:6]}" if hasattr(value, "columns") else "")
-        flat = np.asarray(value).ravel()[:4]
+        kind = "a tensor" if hasattr(value, "detach") else "an array"
+        flat = np.asarray(value.detach().flatten()[:4].tolist() if hasattr(value, "detach") else value).ravel()[:4]
         try:
-            return f"an array of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
+            return f"{kind} of shape {tuple(np.shape(value))} starting {np.round(flat.astype(float), 4).tolist()}"
         except (TypeError, ValueError):   # text or objects
-            return f"an array of shape {tuple(np.shape(value))} starting {flat.tolist()}"
+            return f"{kind} of shape {tuple(np.shape(value))} starting {flat.tolist()}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 

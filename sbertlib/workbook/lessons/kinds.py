@@ -7,22 +7,14 @@ from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from .checking import ExerciseError, call, hinted, named_slip, ok, reference_numerics, require, require_gradient
+from .checking import (ExerciseError, call, hinted, named_slip, ok, one_number, reference_numerics, require,
+                       require_gradient)
 
 
 def as_number(value, what: str) -> float:
     """One number out of a 0-d (or one-element) tensor, array or a float; an ExerciseError naming what came back."""
-    require(value is not None and not isinstance(value, (bool, str)), f"{what} returned {value!r}",
-            "return the loss: one number, a scalar tensor")
-    if isinstance(value, torch.Tensor):
-        require(value.numel() == 1, f"{what} returned a tensor of shape {tuple(value.shape)}, not one number",
-                "the loss of a batch is the mean over its rows: one scalar (.mean())")
-        return float(value.detach().double().reshape(()))
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ExerciseError(f"{what} returned a {type(value).__name__}, not a number\n"
-                            "Hint: return the loss as a scalar tensor") from None
+    return one_number(value, what, "the loss of a batch is the mean over its rows: one scalar (.mean())"
+                      if isinstance(value, torch.Tensor) else "return the loss: one number, a scalar tensor")
 
 
 def close(got: float, want: float, rel: float = 1e-4) -> bool:
