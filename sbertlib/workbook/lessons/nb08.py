@@ -76,12 +76,6 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
 # ----------------------------------------------------------------------------- SentEval's classifier, one split
 
 
-def fit_and_score_truth(X_train, y_train, X_test, y_test, Cs=transfer.DEFAULT_CS, seed: int = 0, dev=None) -> float:
-    """SentEval's classifier on one split, accuracy ×100 (:func:`sbertlib.evaluation.transfer.fit_score`)."""
-    return transfer.fit_score(np.asarray(X_train, dtype=np.float64), np.asarray(y_train),
-                              np.asarray(X_test, dtype=np.float64), np.asarray(y_test), C=tuple(Cs), seed=seed, dev=dev)
-
-
 def _fit_score(Xtr, ytr, Xte, yte, Cs=transfer.DEFAULT_CS, seed=0, dev=None, slip: str = "") -> float:
     """fit_and_score written with one ``slip`` (see FIT_AND_SCORE), step by step as the notebook asks."""
     from sklearn.exceptions import ConvergenceWarning
@@ -127,8 +121,8 @@ _FIT_SLIPS = {
     "C = 1": "C is not fixed: choose it from Cs, on the training part (transfer.select_C)",
     "first C": "C is not always the first of Cs: choose it on the training part (transfer.select_C)",
     "on train": "that is the accuracy on the training part: score on the test part"}
-FIT_AND_SCORE = Exercise(
-    "fit_and_score", reference=fit_and_score_truth, inputs=_split_cases, returns=_number, compare=_close,
+FIT_AND_SCORE = Exercise(   # the library's fit_score takes the exercise's arguments, in its order
+    "fit_and_score", reference=transfer.fit_score, inputs=_split_cases, returns=_number, compare=_close,
     slips={hint: (lambda *a, slip=slip: _fit_score(*a, slip=slip)) for slip, hint in _FIT_SLIPS.items()},
     hint="the exercise's three steps, each learnt from the training part only (C: on dev when one is given), each "
          "following `seed`; then the accuracy ×100 on the test part",
@@ -138,11 +132,6 @@ FIT_AND_SCORE = Exercise(
 def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # noqa: E704
 
 # ----------------------------------------------------------------------------- SentEval's k-fold protocol
-
-
-def cv_accuracy_truth(X, y, folds: int = 10, seed: int = 0, Cs=transfer.DEFAULT_CS) -> float:
-    """SentEval's stratified k-fold accuracy ×100 (:func:`sbertlib.evaluation.transfer.cross_val_accuracy`)."""
-    return transfer.cross_val_accuracy(np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed, C=tuple(Cs))
 
 
 def _cv(X, y, folds=10, seed=0, Cs=transfer.DEFAULT_CS, slip: str = "") -> float:
@@ -177,8 +166,8 @@ _CV_SLIPS = {
     "last": "one fold is missing from the mean: every fold is held out once",
     "sum": "that is the sum of the fold accuracies: return their mean",
     "fraction": _FIT_SLIPS["fraction"]}
-CV_ACCURACY = Exercise(
-    "cv_accuracy", reference=cv_accuracy_truth, inputs=_cv_cases, returns=_number, compare=_close,
+CV_ACCURACY = Exercise(   # as fit_score, cross_val_accuracy takes the exercise's arguments, in its order
+    "cv_accuracy", reference=transfer.cross_val_accuracy, inputs=_cv_cases, returns=_number, compare=_close,
     slips={hint: (lambda *a, slip=slip: _cv(*a, slip=slip)) for slip, hint in _CV_SLIPS.items()},
     hint="every fold of the stratified folds that `folds` and `seed` give is held out once and scored by your "
          "fit_and_score, trained on the other folds only; the result is the mean of those accuracies (×100)",
@@ -189,9 +178,9 @@ def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 
     """:data:`CV_ACCURACY`, then on the notebook's ``(X, y)`` if given; returns the protocol's accuracy there."""
     if X is None:
         return CV_ACCURACY.check(cv_accuracy)
-    want = cv_accuracy_truth(X, y, folds, seed, Cs)
-    replace(CV_ACCURACY, inputs=lambda: [*_cv_cases(), (np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed,
-                                                        tuple(Cs))],
+    mine = (np.asarray(X, dtype=np.float64), np.asarray(y), folds, seed, tuple(Cs))
+    want = transfer.cross_val_accuracy(*mine)
+    replace(CV_ACCURACY, inputs=lambda: [*_cv_cases(), mine],
             ok=f"{CV_ACCURACY.ok} and on the notebook's ({want:.2f})").check(cv_accuracy)
     return want
 
