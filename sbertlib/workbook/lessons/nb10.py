@@ -29,8 +29,7 @@ def _only(measure: str, slip):
     return lambda a, b, m="cosine": wrong(a, b) if m == measure else similarity_truth(a, b, m)
 
 
-SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, compare=within(1e-4, 1e-4),
-                      slips={
+SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, slips={
     "rows of a, columns of b: out[i, j] compares a[i] with b[j]": lambda a, b, m: similarity_truth(a, b, m).T,
     "that is the dot product: divide by both lengths (normalise the rows first)": _only("cosine", "dot"),
     "only a's rows normalised: a cosine divides by both lengths": _only("cosine", lambda a, b: _unit(a) @ _f64(b).T),
@@ -49,8 +48,8 @@ SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_
     "that is the Euclidean (L2) distance: Manhattan sums the absolute differences": _only("manhattan", "euclidean"),
     "you forgot the absolute value: Manhattan sums |a − b|":
         _only("manhattan", lambda a, b: _f64(b).sum(1) - _f64(a).sum(1)[:, None])},
-    hint="out[i, j] scores a[i] against b[j]: cosine = the dot product of the unit rows, dot = the plain one, "
-         "euclidean and manhattan = minus the L2 and the L1 distance",
+    compare=within(1e-4, 1e-4), hint="out[i, j] scores a[i] against b[j]: cosine = the dot product of the unit rows, "
+                                     "dot = the plain one, euclidean and manhattan = minus the L2 and the L1 distance",
     ok="similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
 
 
