@@ -338,21 +338,17 @@ def _table(got, what: str):
     return got[list(GENRE_COLUMNS)].astype(float)
 
 
+_shares = lambda **slip: lambda a, w: genre_shares_truth(a, w, **slip)  # noqa: E731 - one part a slip's
 GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lambda: [(
     ["main-captions"] * 30 + ["main-news"] * 18 + ["main-forums"] * 8 + ["main-headlines"] * 4,
     ["main-forums"] * 6 + ["main-captions"] * 4 + ["main-news"] * 2)], slips={
-    "those are counts: a share is a genre's count over the number of pairs":
-        lambda a, w: genre_shares_truth(a, w, of_all=lambda c: c),
-    "those are counts among the worst: divide by the number of worst pairs":
-        lambda a, w: genre_shares_truth(a, w, of_worst=lambda c, n: c),
-    "the worst's shares are over the number of WORST pairs, not of all":
-        lambda a, w: genre_shares_truth(a, w, of_worst=lambda c, n: c / n),
+    "those are counts: a share is a genre's count over the number of pairs": _shares(of_all=lambda c: c),
+    "those are counts among the worst: divide by the number of worst pairs": _shares(of_worst=lambda c, n: c),
+    "the worst's shares are over the number of WORST pairs, not of all": _shares(of_worst=lambda c, n: c / n),
     "those are percentages: a share is between 0 and 1": lambda a, w: _any(*(genre_shares_truth(
         a, w, lambda c: x * c / c.sum(), lambda c, n: y * c / c.sum()) for x, y in ((100, 100), (100, 1), (1, 100)))),
-    "the ratio is upside down: share of the worst / share of all":
-        lambda a, w: genre_shares_truth(a, w, over=lambda w, a: a / w),
-    "that is a difference: over-representation is the shares' ratio":
-        lambda a, w: genre_shares_truth(a, w, over=lambda w, a: w - a),
+    "the ratio is upside down: share of the worst / share of all": _shares(over=lambda w, a: a / w),
+    "that is a difference: over-representation is the shares' ratio": _shares(over=lambda w, a: w - a),
     "every genre of all pairs gets a row, share 0 where it is never among the worst":
         lambda a, w: genre_shares_truth(a, w).loc[lambda t: t[WORST] > 0],
     "index the rows by genre (the source), not by number": lambda a, w: genre_shares_truth(a, w).reset_index(drop=True)},

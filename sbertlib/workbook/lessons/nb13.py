@@ -25,7 +25,7 @@ def _good_rows() -> list[tuple[int, dict]]:
 
 
 def examples_from_rows_truth(rows, columns, score_range, scale=None) -> list[tuple[str, str, float]]:
-    """The library's reading (data.own's checks), the score scaled to 0–1 by the range (a slip: another ``scale``)."""
+    """The library's reading (data.own's checks), the score scaled to 0–1 by the range (``scale``: a slip's)."""
     from pathlib import Path
     from ...data.own import _score, _text
     (low, high), out = score_range, []
@@ -33,7 +33,7 @@ def examples_from_rows_truth(rows, columns, score_range, scale=None) -> list[tup
         value, where = _score(row[columns[2]], columns[2], "\t", Path("your file"), line), Path("your file")
         require(low <= value <= high, f"line {line}: score {value:g} outside the range")
         out.append((_text(row, columns[0], where, line), _text(row, columns[1], where, line),
-                    (scale or (lambda v: (v - low) / (high - low)))(value)))
+                    (scale or (lambda v, low, high: (v - low) / (high - low)))(value, low, high)))
     return out
 
 
@@ -45,20 +45,18 @@ def _examples(got, what: str) -> list[tuple]:
     return [(a, b, float(label)) for a, b, label in items]
 
 
+_scaled = lambda scale: lambda r, c, s: examples_from_rows_truth(r, c, s, scale)  # noqa: E731 - a slip's scale
 EXAMPLES = Exercise("examples_from_rows", reference=examples_from_rows_truth, returns=_examples,
                     inputs=lambda: [(_good_rows(), ROW_COLUMNS, ROW_RANGE)],
                     compare=lambda a, b: [x[:2] for x in a] == [x[:2] for x in b] and np.allclose(
                         [x[2] for x in a], [x[2] for x in b], atol=1e-9), slips={
     "those are the scores as written: scale them to 0–1 with the range, (score − low) / (high − low)":
-        lambda r, c, s: examples_from_rows_truth(r, c, s, lambda v: v),
+        _scaled(lambda v, lo, hi: v),
     "score / high is 0–1 only when the scale starts at 0; this one starts at 1: (score − low) / (high − low)":
-        lambda r, c, s: examples_from_rows_truth(r, c, s, lambda v: v / s[1]),
-    "(score − low) / high: divide by the width of the range, high − low":
-        lambda r, c, s: examples_from_rows_truth(r, c, s, lambda v: (v - s[0]) / s[1]),
-    "score_range is ignored (a 0–5 scale written in): scale by the range passed in":
-        lambda r, c, s: examples_from_rows_truth(r, c, s, lambda v: v / 5),
-    "the scale runs the wrong way: low → 0, high → 1":
-        lambda r, c, s: examples_from_rows_truth(r, c, s, lambda v: (s[1] - v) / (s[1] - s[0])),
+        _scaled(lambda v, lo, hi: v / hi),
+    "(score − low) / high: divide by the width of the range, high − low": _scaled(lambda v, lo, hi: (v - lo) / hi),
+    "score_range is ignored (a 0–5 scale written in): scale by the range passed in": _scaled(lambda v, lo, hi: v / 5),
+    "the scale runs the wrong way: low → 0, high → 1": _scaled(lambda v, lo, hi: (hi - v) / (hi - lo)),
     "the sentences are swapped: sentence1 comes from columns[0], sentence2 from columns[1]":
         lambda r, c, s: [(b, a, y) for a, b, y in examples_from_rows_truth(r, c, s)]},
     hint="each example is (the row's columns[0], its columns[1], (score − low) / (high − low))")
