@@ -52,8 +52,7 @@ class ExerciseError(AssertionError):
     """A wrong (or unfinished) exercise answer; the message holds a hint."""
 
     def _render_traceback_(self) -> list[str]:
-        """What IPython shows: the message, never the check's source; where the student's own function raised (the
-        ``__cause__``), the frames of their code first."""
+        """What IPython shows: the student's frames of the ``__cause__`` first, then the message, never the check."""
         lines = student_frames(self.__cause__) if self.__cause__ is not None else []
         if lines:
             lines.append("")
@@ -262,8 +261,8 @@ def call(fn, *args, what: str = "your function"):
 
 
 def named_slip(got, slips: dict, fallback: str, close=None) -> str:
-    """The hint of the first slip whose value equals ``got`` (``slips``: hint → what that mistake gives, or a
-    function computing it), else ``fallback``: how every check names a usual mistake in the student's terms."""
+    """The hint of the first slip whose value is ``got`` (``slips``: hint → its value, or a function giving it), else
+    ``fallback``: how every check names a usual mistake in the student's terms."""
     same = close or _close
     for hint, value in slips.items():
         try:

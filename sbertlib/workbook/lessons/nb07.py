@@ -15,7 +15,6 @@ from . import (Exercise, ExerciseError, _brief, call, guard, hinted, named_slip,
 
 _equal = within(1e-4, 1e-6, nan=True, squeeze=True)   # float32's rounding; NaN equal to NaN (the se of one seed)
 
-# ----------------------------------------------------------------------------- the classifier's size
 PLACEHOLDERS = "the stub's `...` placeholders are still there: the exercise is not done yet — replace each `...`"
 CLASSIFIER_SIZE = Exercise('classifier_size', probe="""
             _result = [classifier_size(c, n, k) for c in (("u", "v"), ("u", "v", "|u-v|"), ("u", "v", "|u-v|", "u*v"))
@@ -37,7 +36,6 @@ def check_classifier_size(classifier_size):
     hinted(CLASSIFIER_SIZE.check, {"'ellipsis'": PLACEHOLDERS}, classifier_size)
 
 
-# ----------------------------------------------------------------------------- what a part is worth
 PARTS, UV, ORDER = ("|u-v|", "u*v"), ("u", "v"), ("u", "v", "|u-v|", "u*v")  # ORDER: Table 6's order of the parts
 
 
@@ -123,8 +121,6 @@ def check_gain(gain, most_important, results: pd.DataFrame) -> None:
        f"{theirs['|u-v|']:+.2f}, {theirs['u*v']:+.2f}): {pick} first, {agree}; the two differ by {d:+.2f} ± {se:.2f}, "
        + ("one seed" if se != se else "beyond 2 standard errors" if abs(d) > 2 * se else "within seed noise"))
 
-# ----------------------------------------------------------------------------- difference ± standard error
-
 
 def _diff(d=float, se=lambda s, t, m, n: math.sqrt(s ** 2 / m + t ** 2 / n)):
     """``diff_and_se`` as the text's formula — ``se(std_a, std_b, n_a, n_b)`` — or written with a mistake."""
@@ -171,8 +167,6 @@ def check_difference(diff_and_se, results: pd.DataFrame | None = None) -> None:
         else []
     replace(DIFF_AND_SE, inputs=lambda: _difference_inputs() + mine, ok=f"diff_and_se matches the library on "
             f"{4 + len(mine)} tables (difference of means, √(s_a²/n_a + s_b²/n_b))").check(diff_and_se)
-
-# ----------------------------------------------------------------------------- one point of the grid
 
 
 def copy_with_pooling(start, pooling: str):
@@ -250,8 +244,6 @@ def check_train_and_score(train_and_score, start, evaluator, nli_pairs, stsb_pai
                     "loss, your loop given the point's settings, the score", close=lambda a, b: abs(a - b) <= 0.01))
     ok("train_and_score trains each point as the library's grid does (fresh copy, pooling, seed, objective, "
        "concatenation, and the batch size, lr and epochs passed in) — with your training loop")
-
-# ----------------------------------------------------------------------------- the grid runner
 
 
 def _fake_scores(config, seed: int) -> float:

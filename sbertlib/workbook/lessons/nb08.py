@@ -13,8 +13,6 @@ from .kinds import close as _close   # an accuracy computed in float32 is right 
 
 _number = lambda got, what: one_number(got, what, "return one number, the accuracy ×100")  # noqa: E731
 
-# ----------------------------------------------------------------------------- the majority-class warm-up
-
 
 def _labels(task: SentEvalTask, split: str) -> list:
     return task.split(split)[1] if task.splits and split != "all" else task.labels
@@ -73,8 +71,6 @@ def check_majority_baseline(majority_baseline, tasks=None) -> None:
     if tasks:
         ok(f"majority_baseline is right on the notebook's {len(tasks)} tasks too")
 
-# ----------------------------------------------------------------------------- SentEval's classifier, one split
-
 
 def _fit_score(Xtr, ytr, Xte, yte, Cs=transfer.DEFAULT_CS, seed=0, dev=None, slip: str = "") -> float:
     """fit_and_score written with one ``slip`` (see FIT_AND_SCORE), step by step as the notebook asks."""
@@ -131,8 +127,6 @@ FIT_AND_SCORE = Exercise(   # the library's fit_score takes the exercise's argum
 
 def check_fit_and_score(fit_and_score): FIT_AND_SCORE.check(fit_and_score)  # noqa: E704
 
-# ----------------------------------------------------------------------------- SentEval's k-fold protocol
-
 
 def _cv(X, y, folds=10, seed=0, Cs=transfer.DEFAULT_CS, slip: str = "") -> float:
     """cv_accuracy written with one ``slip`` (see CV_ACCURACY), or with a slip of each fold's fit_and_score."""
@@ -183,8 +177,6 @@ def check_cv_accuracy(cv_accuracy, X=None, y=None, folds: int = 10, seed: int = 
     replace(CV_ACCURACY, inputs=lambda: [*_cv_cases(), mine],
             ok=f"{CV_ACCURACY.ok} and on the notebook's ({want:.2f})").check(cv_accuracy)
     return want
-
-# ----------------------------------------------------------------------------- which protocol for which task
 
 
 class _SignalEncoder:
@@ -250,8 +242,6 @@ SCORE_TASK = Exercise(
 
 def check_score_task(score_task, folds: int = 5) -> None:
     replace(SCORE_TASK, inputs=lambda: SCORE_TASK.inputs(folds)).check(score_task)
-
-# ----------------------------------------------------------------------------- re-weighting dimensions (§5)
 
 
 def standardise_truth(reference, vectors, ddof: int = 0) -> np.ndarray:

@@ -6,8 +6,6 @@ import numpy as np
 
 from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit, within
 
-# ----------------------------------------------------------------------------- the explorer's measures
-
 
 def similarity_truth(a, b, measure: str = "cosine") -> np.ndarray:
     """The library's :func:`~sbertlib.model.similarity.similarity_matrix` in float64: (n, m), larger = more similar."""
@@ -56,7 +54,6 @@ SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_
 def check_similarity(similarity): SIMILARITY.check(similarity)  # noqa: E704
 
 
-# ----------------------------------------------------------------------------- a paraphrase without shared words
 STOPWORDS = frozenset("""a an the this that these those some any each every all both either neither no not nor is are
 was were be been being am do does did doing done has have had having will would shall should can could may might must
 i me my mine myself you your yours yourself he him his himself she her hers herself it its itself we us our ours

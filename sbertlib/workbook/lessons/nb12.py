@@ -19,8 +19,6 @@ def _same_hits(got, want, tol: float = 1e-4) -> bool:
     return all(np.allclose(np.sort(x[g]), np.sort(y[g]), atol=tol) for r, x, y in zip(ws, i, wi)
                for v in r[np.abs(r - r[-1:]) > tol] for g in [np.abs(r - v) <= tol])
 
-# ----------------------------------------------------------------------------- top-k search
-
 
 def _top(q, c, k: int, rank="cos", score="cos", axis=1, skip=0, flip=False):
     """Each query's k best corpus rows by the matrix ``rank``, best first: (their ``score``, or None; ids)."""
@@ -55,8 +53,6 @@ TOP_K = Exercise("top_k", probe="""
     "a Euclidean distance of unnormalised vectors is not a cosine": lambda *a: _top(*a, rank="-euclid", score=None)},
     hint="the cosine of every query with every corpus row (q × n), then each query's k largest, best first, with ids")
 check_top_k = TOP_K.check   # check_top_k(top_k)
-
-# ----------------------------------------------------------------------------- recall@k
 
 
 def _recall_inputs():   # (approx, exact, k); the last: pooled, every id is a hit
@@ -95,8 +91,6 @@ MY_RECALL = Exercise("my_recall", probe="""
     hint="per query, the share of the exact top-k ids that the approximate top-k also holds; then the mean")
 check_recall_at_k = MY_RECALL.check   # check_recall_at_k(my_recall)
 
-# ----------------------------------------------------------------------------- paraphrase mining
-
 
 def _mine(emb, top: int, cells="above", score="cos") -> list:
     """The ``top`` pairs (score, i, j) of highest ``score``, best first, among the ``cells`` of the matrix."""
@@ -122,8 +116,6 @@ MINE_PAIRS = Exercise("mine_pairs", reference=_mine, inputs=lambda: [(_community
     "off by one: one pair too many — exactly `top` pairs": lambda e, t: _mine(e, t + 1)},
     hint="the cosine of every row with every other, each pair once (above the diagonal), the `top` largest first")
 check_mine_pairs = MINE_PAIRS.check   # check_mine_pairs(mine_pairs)
-
-# ----------------------------------------------------------------------------- retrieve and re-rank
 
 
 def _rerank_inputs():   # the top-k vectors, with texts; a stand-in cross-encoder: a score per ordered pair
@@ -157,8 +149,6 @@ RETRIEVE_AND_RERANK = Exercise("retrieve_and_rerank", reference=_rerank, inputs=
     hint="retrieve each query's k candidates by cosine, score (query, candidate) with the cross-encoder, best first")
 check_rerank = RETRIEVE_AND_RERANK.check   # check_rerank(retrieve_and_rerank)
 
-# ----------------------------------------------------------------------------- purity
-
 
 def _purity_inputs():   # types as strings; ids not 0…k−1; a large mixed cluster
     rng = np.random.default_rng(1216)
@@ -188,8 +178,6 @@ PURITY = Exercise("purity", reference=lambda labels, clusters: _table(labels, cl
     "you counted the clusters 0, 1, …, k−1" + POSITIONS: lambda l, c: _ranged(l, c, len(np.unique(c)))},
     hint="per cluster, the items of its most common type; add those counts, divide by the number of items")
 check_purity = PURITY.check   # check_purity(purity)
-
-# ----------------------------------------------------------------------------- communities
 
 
 def _community_case(seed: int) -> np.ndarray:
@@ -241,8 +229,6 @@ COMMUNITIES = Exercise("communities", reference=lambda e, t, m: community_detect
     hint="each row proposes its rows within the threshold (itself too); largest first, drop claimed rows, ≥ min_size")
 check_communities = COMMUNITIES.check   # check_communities(communities)
 EXERCISES = (TOP_K, MY_RECALL, MINE_PAIRS, RETRIEVE_AND_RERANK, PURITY, COMMUNITIES)
-
-# ----------------------------------------------------------------------------- nprobe
 
 
 def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float = 0.95) -> float:
