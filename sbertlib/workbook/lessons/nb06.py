@@ -6,7 +6,7 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, Objective, call, guard, require, require_gradient, two_items, within
+from . import Exercise, Objective, _guarded, call, guard, require, require_gradient, two_items, within
 from .kinds import as_number, close
 from .nb03 import MNRL
 
@@ -240,8 +240,7 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
             """)
 
 EXERCISES = (TRIPLET_LOSS, TRIPLET_OBJECTIVE, TRIPLET_DISTANCES, TRIPLET_SCORES, NLI_TRIPLETS)
-_checked = lambda exercise: lambda fn, *context: exercise.check(fn, *context)  # noqa: E731 - each guarded below
 check_triplet_objective, check_triplet_distances, check_triplet_scores, check_nli_triplets = map(
-    _checked, EXERCISES[1:])
+    _guarded, (exercise.check for exercise in EXERCISES[1:]))
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError

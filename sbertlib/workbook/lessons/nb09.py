@@ -5,7 +5,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import Exercise, _brief, as_array as _raw, call, guard, ok, one_number, require, two_items, unit as _unit
+from . import (Exercise, _brief, _guarded, as_array as _raw, call, guard, ok, one_number, require, two_items,
+               unit as _unit)
 
 
 def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
@@ -59,6 +60,7 @@ COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, i
     hint="cosine of row i of premise with row i of hypothesis, averaged over the pairs of each label",
     ok="cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label",
     compare=lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1e-6 for k in a), returns=_by_label)
+check_cosine_by_label = _guarded(COSINE_BY_LABEL.check)
 
 # ----------------------------------------------------------------------------- separation and 1-NN agreement
 
@@ -273,9 +275,6 @@ def check_chance(chance: Callable) -> None:
                   "replacement), as 1-NN agreement's neighbour is; Σ share² (with replacement) is the same for a "
                   "large n")
     CHANCE.check(chance)
-
-
-def check_cosine_by_label(cosine_by_label: Callable): COSINE_BY_LABEL.check(cosine_by_label)  # noqa: E704
 
 
 EXERCISES = (SEPARATION, NN_AGREEMENT, COSINE_BY_LABEL, PCA, CHANCE)
