@@ -203,9 +203,7 @@ class Run:
         return len(got) == len(want) and all(close(g, w, self.tolerance) for g, w in zip(got, want))
 
     def _slip(self, got: list[float], want: list[float], recipe: dict, context: tuple) -> str:
-        slips: dict[str, Callable] = {}
-        for message, slip in self.slips.items():
-            slips[message] = lambda slip=slip: self.run(slip, recipe, *context)[0]
+        slips = {m: (lambda slip=slip: self.run(slip, recipe, *context)[0]) for m, slip in self.slips.items()}
         for key, default in self.ignored.items():
             if key in recipe and recipe[key] != default:
                 slips[f"your {self.name} trained with {key}={default!r}, not the {key}={recipe[key]!r} it was given: "

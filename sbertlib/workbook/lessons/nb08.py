@@ -24,11 +24,14 @@ def _majority(task: SentEvalTask, learn: str = "train", score: str = "test", tim
     return times * float(np.mean(np.asarray(_labels(task, score)) == top))
 
 
-def _task(name: str, train: list[int], test: list[int] | None = None, dev: list[int] | None = None) -> SentEvalTask:
+def _task(name: str, train: list[int], test: list[int] | None = None, dev: list[int] | None = None,
+          first: int | None = None) -> SentEvalTask:
+    """Splits where ``test`` is given; from ``first`` on, texts ``"<label>|<id>"`` for :class:`_SignalEncoder`."""
     parts = {k: v for k, v in (("train", train), ("dev", dev), ("test", test)) if v is not None and test is not None}
     labels = [y for ys in (parts.values() if parts else [train]) for y in ys]
     bounds = np.cumsum([0] + [len(v) for v in parts.values()])
-    return SentEvalTask(name, [f"{name} {i}" for i in range(len(labels))], labels, tuple(f"c{i}" for i in range(6)),
+    texts = [f"{name} {i}" if first is None else f"{y}|{first + i}" for i, y in enumerate(labels)]
+    return SentEvalTask(name, texts, labels, tuple(f"c{i}" for i in range(6)),
                         {k: range(bounds[i], bounds[i + 1]) for i, k in enumerate(parts)})
 
 
@@ -194,16 +197,12 @@ class _SignalEncoder:
 
 def _protocol_tasks() -> list[SentEvalTask]:
     """No split; train/test; train/dev/test twice (the second: dev moves C)."""
-    rng_rest, tasks = np.random.default_rng(47), []
-    for name, sizes, k, first in (("CV-TASK", {"": 90}, 2, 0), ("TRAIN-TEST", {"train": 120, "test": 80}, 3, 90),
-                                  ("WITH-DEV", {"train": 100, "dev": 60, "test": 90}, 2, 290),
-                                  ("DEV-MOVES-C", {"train": 100, "dev": 60, "test": 90}, 2, 10_000)):
-        rng = np.random.default_rng(40) if name == "DEV-MOVES-C" else rng_rest
-        labels = rng.choice(k, size=sum(sizes.values())).tolist()
-        bounds = np.cumsum([0, *sizes.values()])
-        tasks.append(SentEvalTask(name, [f"{y}|{first + i}" for i, y in enumerate(labels)], labels,
-                                  tuple(f"c{i}" for i in range(k)),
-                                  {s: range(bounds[i], bounds[i + 1]) for i, s in enumerate(sizes) if s}))
+    rest, tasks = np.random.default_rng(47), []
+    for name, (train, dev, test), k, first in (("CV-TASK", (90, 0, 0), 2, 0), ("TRAIN-TEST", (120, 0, 80), 3, 90),
+                                               ("WITH-DEV", (100, 60, 90), 2, 290),
+                                               ("DEV-MOVES-C", (100, 60, 90), 2, 10_000)):
+        y = (np.random.default_rng(40) if name == "DEV-MOVES-C" else rest).choice(k, size=train + dev + test).tolist()
+        tasks.append(_task(name, y[:train], y[train + dev:] or None, y[train:train + dev] or None, first))
     return tasks
 
 
