@@ -99,3 +99,16 @@ def safe_name(text: str) -> str:
     """``text`` as one folder name that every OS accepts: ``/`` becomes ``__`` (so older folders keep
     their names), the characters Windows refuses (``<>:"\\|?*``) become ``_``, and no trailing dot or space."""
     return text.replace("/", "__").translate(_NOT_ON_WINDOWS).rstrip(". ") or "_"
+
+
+def release_memory() -> None:
+    """Collect garbage and give the heap memory it freed back to the system (glibc's ``malloc_trim``): without it a
+    long-lived process (a notebook's kernel) keeps a finished training run's gradients and optimizer state resident.
+    Elsewhere (another C library) only the collection."""
+    import ctypes
+    import gc
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass

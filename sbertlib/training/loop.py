@@ -44,6 +44,7 @@ from .history import History
 from .state import (CHECKPOINT_DIR, checkpoint_path, fingerprint, load_checkpoint, rng_state, save_checkpoint,
                     seed_everything)
 from ..errors import PathExists, SettingError
+from ..util import release_memory
 
 BEST_DIR, FINAL_DIR = "best", "final"
 NO_DECAY = ("bias", "LayerNorm.weight", "LayerNorm.bias")  # as sentence-transformers' fit()
@@ -246,6 +247,8 @@ def fit(model, loss: TrainingLoss, train_data: Sequence, args: TrainingArguments
     finally:
         bar.close()
         model.train(was_training)
+        optimizer = scheduler = scaler = None   # noqa: F841 - their state (twice the weights) is freed, then given back
+        release_memory()
     return history
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .. import places
 from . import recipes
-from ..util import safe_name
+from ..util import release_memory, safe_name
 from ..errors import SettingError
 from ..training.arguments import DEFAULT_SEED
 
@@ -289,6 +289,7 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
     history.contamination = contamination(profile, objective, seed)
     loss.model.save(folder / "final")
     history.save(folder / "history.json")
+    release_memory()   # the notebook's loop has ended: its optimizer's memory goes back to the system
     return history
 
 
