@@ -139,6 +139,7 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     return run
 
 
+@pytest.mark.integration   # a real nbgrader / Jupyter kernel: the integration tier
 def test_generate_assignment_releases_the_stubs_and_the_checks(tmp_path):
     course = tmp_path / "course"
     assert student_cli.main(["--nbgrader", str(course), "--only", "2"]) == 0

@@ -89,6 +89,7 @@ def test_only_the_stubs_bare_not_implemented_error_means_not_written_yet():
     assert ExerciseError("a\nHint: b")._render_traceback_() == ["ExerciseError: a", "Hint: b"]
 
 
+@pytest.mark.integration   # a real nbgrader / Jupyter kernel: the integration tier
 def test_a_failed_check_in_jupyter_shows_its_message_not_the_checks_code(tmp_path):
     """In a real kernel: the error output of a failed check holds its message and the student's own failing line,
     but no line of the check's source (some of which is the answer)."""
