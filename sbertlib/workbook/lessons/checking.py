@@ -27,25 +27,22 @@ def _where(filename: str) -> str:
     """``Cell In[3]`` for a notebook cell (as IPython names it), else ``File "path"``."""
     try:
         from IPython import get_ipython
-        shell = get_ipython()
-        kind, name = shell.compile.format_code_name(filename) if shell is not None else (None, None)
-    except Exception:  # noqa: BLE001 - no IPython, or one without cell names: the plain file name
+        kind, name = get_ipython().compile.format_code_name(filename)
+    except Exception:  # noqa: BLE001 - no IPython (or no shell), or one without cell names: the plain file name
         kind = name = None
     return f"{kind} {name}" if kind and name else f'File "{filename}"'
 
 
-def student_frames(error: BaseException) -> list[str]:
-    """``error``'s traceback in the student's own frames (a cell, their module), then its line; ``[]`` for none."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if not _library_frame(f.filename)]
-    if not frames:
-        return []
+def student_frames(error: BaseException | None) -> list[str]:
+    """``error``'s traceback in the student's own frames (a cell, their module), its line and a blank; else ``[]``."""
+    frames = [f for f in traceback.extract_tb(getattr(error, "__traceback__", None)) if not _library_frame(f.filename)]
     lines = ["In your code:"]
     for frame in frames:
         lines.append(f"  {_where(frame.filename)}, line {frame.lineno}, in {frame.name}")
         if frame.line:
             lines.append(f"    {frame.line.strip()}")
     lines.extend("".join(traceback.format_exception_only(type(error), error)).rstrip("\n").split("\n"))
-    return lines
+    return lines + [""] if frames else []
 
 
 class ExerciseError(AssertionError):
@@ -53,11 +50,8 @@ class ExerciseError(AssertionError):
 
     def _render_traceback_(self) -> list[str]:
         """What IPython shows: the student's frames of the ``__cause__`` first, then the message, never the check."""
-        lines = student_frames(self.__cause__) if self.__cause__ is not None else []
-        if lines:
-            lines.append("")
-        message = str(self).split("\n")
-        return lines + [f"{type(self).__name__}: {message[0]}"] + message[1:]
+        first, *rest = str(self).split("\n")
+        return student_frames(self.__cause__) + [f"{type(self).__name__}: {first}"] + rest
 
 
 def guard(namespace: dict) -> None:
