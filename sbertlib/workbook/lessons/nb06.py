@@ -17,11 +17,12 @@ MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) **
 
 # ----------------------------------------------------------------------------- triplets from NLI
 def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
-              out=lambda k, h, n: (k, h, n)):
-    """data.nli_triplets; a slip: other labels, repeats kept, another ``order``, ``hyps``, ``each`` or ``out``."""
+              out=lambda k, h, n: (k, h, n), once_neg=True):
+    """data.nli_triplets; a slip: other labels, repeats kept (``once``: entailed, ``once_neg``: contradicting), another
+    ``order``, ``hyps``, ``each`` or ``out``."""
     by: dict = {}
     for p in pairs:
-        for side, labels, o in zip(by.setdefault(p.premise, ([], [])), (pos, neg), (once, True)):
+        for side, labels, o in zip(by.setdefault(p.premise, ([], [])), (pos, neg), (once, once_neg)):
             if p.label in labels and not (o and p.hypothesis in side):
                 side.append(p.hypothesis)
     each = each or (lambda ns, j: ns[j % len(ns):][:1] if ns else [])
@@ -30,14 +31,16 @@ def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, ord
 
 _triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
 _n = lambda **slip: lambda pairs: _triplets(pairs, **slip)  # noqa: E731
-# premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless:
-# either reading is right); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps round
+# premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless
+# there: one entailed hypothesis); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps
+# round. The second input's P7 repeats a contradiction that shifts the turns: negatives c1, c2, c1 (kept: c1, c1, c2)
+ROWS7 = "7e1 7c1 7c1 7e2 7c2 7e3".split()
 ROWS, LABEL = ("6e3 5c1 6n1 6c2 4e1 6e1 6c1 4n1 3c1 3e2 5n1 3e2 6e0 6c3 2e0 2c1 2c1 3e1 3c2 2c2 1e2 1e1 1c2 2n1 1e3 "
                "1c1").split(), {"e": "entailment", "n": "neutral", "c": "contradiction"}
 NLI_TRIPLETS = Exercise(
     "nli_to_triplets", reference=nli_triplets, returns=_triples, compare=lambda got, want: got == _triples(want),
-    inputs=lambda: [([NLIPair(f"P{r[0]}", r[1:] if r[2] == "0" else f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in ROWS],),
-                    ([],)],
+    inputs=lambda: [([NLIPair(f"P{r[0]}", r[1:] if r[2] == "0" else f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in rows],)
+                    for rows in (ROWS, ROWS7)] + [([],)],
     slips={"positive and negative swapped: the positive is the entailed hypothesis, the negative a contradicting one":
                _n(out=lambda k, h, n: (k, n, h)),
            "one triplet per contradicting hypothesis: make one per distinct entailed hypothesis, the positive":
@@ -49,6 +52,8 @@ NLI_TRIPLETS = Exercise(
            "a premise that contradicts nothing gave triplets with no negative (None): it gives no triplet":
                _n(each=lambda ns, j: ns[j % len(ns):][:1] if ns else [None]),
            "some triplets repeat: a pair twice in the file is one hypothesis — take each once": _n(once=False),
+           "a contradiction twice in the file is one hypothesis: kept twice, it takes two turns and shifts the "
+           "negatives after it — take each contradicting hypothesis once": _n(once_neg=False),
            "every triplet took the premise's first contradiction: take them in turn": _n(each=lambda ns, j: ns[:1]),
            "the premises are in alphabetical order: keep the order they first appear in": _n(order=sorted),
            "a premise's entailed hypotheses are sorted: keep them in file order": _n(hyps=sorted),
