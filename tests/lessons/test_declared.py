@@ -84,3 +84,21 @@ def test_no_check_refuses_a_right_answer_after_a_gpu_tutorials_matmul_precision(
             ex.check(ex.reference)
     finally:
         torch.set_float32_matmul_precision(before)
+
+
+def test_a_kernel_that_mixed_the_old_and_new_tf32_settings_is_checked_too():
+    """``set_float32_matmul_precision("high")``, then ``torch.backends.cuda.matmul.allow_tf32 = False`` (two GPU
+    tutorials' advice): torch then refuses to say the precision; the checks still pass right answers and leave the
+    kernel's settings as they found them."""
+    matmuls = (torch.backends.cuda.matmul, torch.backends.mkldnn.matmul)
+    before = [m.fp32_precision for m in matmuls]
+    torch.set_float32_matmul_precision("high")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    mixed = [m.fp32_precision for m in matmuls]
+    try:
+        for _, ex in [(n, ex) for n, ex in FUNCTIONS if n in ("00", "04", "09")]:
+            ex.check(ex.reference)
+        assert [m.fp32_precision for m in matmuls] == mixed
+    finally:
+        for m, precision in zip(matmuls, before):
+            m.fp32_precision = precision

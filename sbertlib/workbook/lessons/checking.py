@@ -80,20 +80,28 @@ def _guarded(fn):
 @contextmanager
 def reference_numerics():
     """Within: torch computes as in a fresh process (no autocast, full float32 matmuls, float32 default), whatever the
-    student switched on (``set_float32_matmul_precision("high")``): a check's reference is computed inside."""
+    student switched on (``set_float32_matmul_precision("high")``, ``allow_tf32``): a check's reference is computed
+    inside. Torch ≥ 2.9's per-backend setting is saved and restored; the legacy flag is never read beside it (torch
+    raises where a kernel mixed the two)."""
     import torch
-    precision, dtype = torch.get_float32_matmul_precision(), torch.get_default_dtype()
-    tf32 = torch.backends.cuda.matmul.allow_tf32
+    matmuls = [torch.backends.cuda.matmul, torch.backends.mkldnn.matmul]   # what set_float32_matmul_precision sets
+    new_api = hasattr(torch.backends.mkldnn.matmul, "fp32_precision")
+    saved = [m.fp32_precision for m in matmuls] if new_api else torch.get_float32_matmul_precision()
+    dtype = torch.get_default_dtype()
     try:
-        torch.set_float32_matmul_precision("highest")
+        for m in matmuls if new_api else []:
+            m.fp32_precision = "ieee"
+        if not new_api:
+            torch.set_float32_matmul_precision("highest")
         torch.set_default_dtype(torch.float32)
-        torch.backends.cuda.matmul.allow_tf32 = False
         with torch.autocast("cpu", enabled=False):
             yield
     finally:
-        torch.set_float32_matmul_precision(precision)
+        for m, precision in zip(matmuls, saved) if new_api else []:
+            m.fp32_precision = precision
+        if not new_api:
+            torch.set_float32_matmul_precision(saved)
         torch.set_default_dtype(dtype)
-        torch.backends.cuda.matmul.allow_tf32 = tf32
 
 
 def unfinished(error: BaseException) -> bool:
