@@ -221,8 +221,12 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
     inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.25, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.25, −1,
                      np.array([1.5, 1.0, 1.0, 6.5, 0.5, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.25, 1.0, 5.0)),  # 1, 5.2, 1, 0
                     (np.array([0.2, 0.9, 1.5, 0.3, 2.2, 0.8, 1.25]), np.array([0.9, 0.4, 2.75, 1.8, 2.1, 0.8, 1.75]),
-                     (0.5, 1.25))],        # 7 triplets: a share rounded to a whole per cent shows
+                     (0.5, 1.25)),         # 7 triplets: a share rounded to a whole per cent shows
+                    (np.array([1.0, 1.0, 2.0, 0.5]), np.array([1.1, 3.5, 1.0, 0.5]), (0.5, 2.0))],  # gap 0.1: right,
+                                                                                 # yet no margin met
     slips={"those are shares, not percentages: × 100": _s(pct=1),
+           "your accuracy is the share meeting the first margin: accuracy counts every triplet with d(a,p) < d(a,n), "
+           "however small its gap": lambda p, n, ms: (lambda acc, m: (m[ms[0]], m))(*triplet_scores_truth(p, n, ms)),
            "those are counts: give each as a percentage of all the triplets": lambda p, n, ms: triplet_scores_truth(
                p, n, ms, pct=len(p)),
            "a triplet at equal distances is not right: the anchor must be strictly closer": _s(right=np.less_equal),
