@@ -89,7 +89,7 @@ def test_the_issues_loop_mistakes_are_named_without_fits_values(slip, encoder, n
 
 def test_a_setting_the_loop_ignores_is_named(encoder, nli_data, one_thread):
     ignores_batch_size = lambda loss, examples, batch_size=16, **s: nb03.fit_loop(loss, examples, **s)  # noqa: E731
-    with pytest.raises(ExerciseError, match="trained with batch_size=16, not the batch_size=8 it was given"):
+    with pytest.raises(ExerciseError, match="trained with batch_size=16, not the batch_size=6 it was given"):
         nb03.check_train_loop(ignores_batch_size, encoder, *nli_data)
 
 

@@ -33,7 +33,8 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
     warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
               "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
     floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
-    factor = lambda s: s / max(1, warmup) if s < warmup else max(floor, (total - s) / span)  # noqa: E731
+    decayed = lambda s: 1.0 if slip == "no decay" else max(floor, (total - s) / span)  # noqa: E731
+    factor = lambda s: s / max(1, warmup) if s < warmup else decayed(s)  # noqa: E731
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")))
     loss.train(mode=slip != "eval")                         # the check hands the model over in eval mode
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
@@ -86,7 +87,8 @@ def _where_they_part(got: list, want: list, recipe: dict) -> str:
 
 
 _slip = lambda name: lambda loss, examples, **settings: _loop(loss, examples, **settings, slip=name)  # noqa: E731
-RECIPE = dict(examples=20, epochs=2, batch_size=8, lr=1e-3, warmup_ratio=0.6, max_grad_norm=0.05, seed=7)
+# 8 steps a recipe (20 examples: batches of 6, 6, 6, 2), 4 of them warm-up: the decay shows in the last two losses
+RECIPE = dict(examples=20, epochs=2, batch_size=6, lr=1e-3, warmup_ratio=0.4, max_grad_norm=0.05, seed=7)
 TRAIN_LOOP = Run(
     "train_loop", reference=fit_loop, run=_run, tolerance=1e-5, kept=True, hint=_where_they_part, recipes=lambda: [
         dict(objective=o, **RECIPE, length_grouping=o != "SoftmaxLoss") for o in ("SoftmaxLoss", "MNRL")],
@@ -126,6 +128,8 @@ TRAIN_LOOP = Run(
            "steps": _slip("one-epoch unclamped"),
            "your decay divides by all the steps: after the warm-up the factor is (total − s) / (total − warmup)":
                _slip("decay"),
+           "your rate stays at lr after the warm-up (a constant schedule): it decays linearly to 0, the factor "
+           "(total − s) / (total − warmup)": _slip("no decay"),
            "your warm-up is a share of one epoch's steps, not of the whole run's": _slip("warm-up one epoch"),
            "your warm-up is rounded down: warmup_ratio × total steps, rounded up": _slip("warm-up rounded down"),
            "your schedule counts examples, not steps: a step is a batch": _slip("examples")},
