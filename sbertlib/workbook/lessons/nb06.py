@@ -103,6 +103,9 @@ TRIPLET_LOSS = Exercise(
            "clamp(max=0) keeps the negative side: the hinge is max(·, 0), clamp(min=0)": _t(hinge=lambda v: v.clamp(
                max=0)),
            "the margin is subtracted: max(d(a,p) − d(a,n) + ε, 0)": _t(m=lambda e: -e),
+           "clamp(min=ε) makes ε the floor of each triplet's loss: add ε to the gap, then clamp at 0, "
+           "max(d(a,p) − d(a,n) + ε, 0)": lambda a, p, n, margin=1.0: (EUCLIDEAN(a, p) - EUCLIDEAN(a, n)).clamp(
+               min=margin).mean(),
            "that is the largest triplet's loss: take the mean over the batch": _t(reduce=torch.max),
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _t(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5),
@@ -149,7 +152,15 @@ TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's tripl
         *torch.randn(3, 10, 8, generator=torch.Generator().manual_seed(6)))],
     examples=MNRL.examples, columns=("the anchors", "the positives", "the negatives"),
     slips={"that is the cosine distance 1 − cos (distance='cosine'): the triplet objective is Euclidean, ‖a − p‖":
-           lambda e, labels, margin=1.0: reference_triplet_loss(*e, margin, d=COSINE)},
+           lambda e, labels, margin=1.0: reference_triplet_loss(*e, margin, d=COSINE),
+           "int(margin) cut the margin to a whole number (0.5 becomes 0): keep self.margin as given, a float":
+           lambda e, labels, margin=1.0: reference_triplet_loss(*e, int(margin)),
+           "anchors and positives swapped: give your triplet_loss the columns in their order (anchors, positives, "
+           "negatives)": lambda e, labels, margin=1.0: reference_triplet_loss(e[1], e[0], e[2], margin),
+           "positives and negatives swapped: give your triplet_loss the columns in their order (anchors, positives, "
+           "negatives)": lambda e, labels, margin=1.0: reference_triplet_loss(e[0], e[2], e[1], margin),
+           "every column is the anchors (embeddings[0] three times): give your triplet_loss the columns in their "
+           "order, embeddings[0], [1], [2]": lambda e, labels, margin=1.0: reference_triplet_loss(*e[:1] * 3, margin)},
     hint="give your triplet_loss the columns in their order (anchors, positives, negatives) and self.margin",
     probe="""
             _rng = _np.random.default_rng(2035)
@@ -190,6 +201,11 @@ TRIPLET_DISTANCES = Exercise(
            "your vectors were normalised first: the distance is of the model's vectors as they are":
                _d(d=lambda x, y: EUCLIDEAN(*(v / (v * v).sum(1, keepdims=True) ** 0.5 for v in (x, y)))),
            "the negatives were encoded from the positives column: encode t.negative": _d(ends=((0, 1), (0, 1))),
+           "the positives were encoded from the negatives column: encode t.positive": _d(ends=((0, 2), (0, 2))),
+           "the triplets were sorted: keep them in the order given, row i for triplet i":
+               lambda m, ts: triplet_distances_truth(m, sorted(ts, key=lambda t: t.anchor)),
+           "those are every anchor against every positive (torch.cdist, B × B): one distance per triplet, the "
+           "diagonal": _d(d=lambda x, y: (((x[:, None] - y[None]) ** 2).sum(2)) ** 0.5),
            "the anchors were sorted: keep the triplets' order, row i's anchor with row i's positive and negative":
                lambda m, ts: triplet_distances_truth(m, [Triplet(a, *astuple(t)[1:]) for a, t in zip(sorted(
                    t.anchor for t in ts), ts)]),
@@ -242,6 +258,11 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
                _s(meets=lambda p, n, m: abs(n - p) >= m),
            "that is the ratio d(a,n) / d(a,p): the margin is met by the difference, d(a,n) − d(a,p) ≥ ε":
                _s(meets=lambda p, n, m: n / p >= m),
+           "those are the notebook's MARGINS, not the margins passed in: one entry per ε of the `margins` argument":
+               lambda p, n, ms: triplet_scores_truth(p, n, (0.1, 1.0, 5.0)),
+           "your percentages were cut to whole numbers (integer division //): divide with /": lambda *a: (
+               lambda acc, m: (np.floor(acc + 1e-9), {k: np.floor(v + 1e-9) for k, v in m.items()}))(
+               *triplet_scores_truth(*a)),
            "your percentages are rounded: give each share as it is": lambda *a: (lambda acc, m: (round(acc), {
                k: round(v) for k, v in m.items()}))(*triplet_scores_truth(*a))},
     hint="the share (%) of triplets with d(a,p) < d(a,n); per ε, the share with d(a,n) − d(a,p) ≥ ε",
