@@ -1,4 +1,6 @@
 """Self-checks for ``04_sts_evaluation``: Spearman's ρ, the STS evaluation, a year's two scores, the worst pairs."""
+from dataclasses import replace
+
 import numpy as np
 from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
@@ -136,6 +138,16 @@ def _sts(model, pairs, sim=lambda u, v: _dot(_unit(u), _unit(v)), corr=spearman_
     return times * corr(sim(u, v), [p.score for p in pairs]), sim(u, v)
 
 
+class _Cosines(tuple):
+    """A slip's (score, cosines) known by its cosines alone: its score is whatever was made of them."""
+    cosines_only = True
+
+
+def _same_sides(m, p, side):
+    """_sts with one side's sentences on both sides (``side``: "sentence1" or "sentence2")."""
+    return _Cosines(_sts(m, [replace(q, sentence1=getattr(q, side), sentence2=getattr(q, side)) for q in p]))
+
+
 def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
     score, cos = two_items(got, f"{what} returned", "return two things: the score (Spearman × 100), then the cosines")
     require(np.size(_np(score)) == 1 or np.size(_np(cos)) != 1, f"{what} returned the cosines first", "the score first")
@@ -171,12 +183,17 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     "the second thing you returned is the gold scores: return the cosines":
         lambda m, p: (_sts(m, p)[0], np.array([q.score for q in p])),
     "each cosine must pair a sentence with its own partner: of one interleaved list the sides are [::2] and [1::2], "
-    "not its halves": lambda m, p: _sts(m, p, halves=True)},
+    "not its halves": lambda m, p: _sts(m, p, halves=True),
+    "your cosines are per column (dim=0): one cosine per pair, over its row's numbers (dim=1)":
+        lambda m, p: _Cosines(_sts(m, p, lambda u, v: _dot(_unit(u.T), _unit(v.T)), corr=lambda x, y: spearman_truth(
+            x, y[:len(x)]))),
+    "both sides are the same sentences (each cosine a sentence with itself): encode sentence1 for one side, "
+    "sentence2 for the other": lambda m, p: _any(*(_same_sides(m, p, s) for s in ("sentence1", "sentence2")))},
     hint="encode the first and the second sentences with the `model` passed in (not a model of the notebook), one "
          "cosine per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
-    compare=_either(lambda a, b: abs(a[0] - b[0]) <= 1e-3 and a[1].shape == b[1].shape and np.allclose(a[1], b[1],
-                                                                                                         atol=1e-5)),
+    compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
+                    a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5)),
     returns=_score_and_cosines, probe="""
             from sbertlib import data as _data
             from sbertlib.workbook.profiles import load_encoder as _load_encoder
@@ -185,12 +202,13 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
 
 
 # ----------------------------------------------------------------------------- the two conventions of an STS year
-def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False):
-    """(all, wmean) ×100, one part a slip's (``mean``, ``corr``; ``blocks``: each subset's cosines the next block)."""
+def _year(pairs, cosines, mean=lambda s, n: s @ n / n.sum(), corr=spearman_truth, blocks=False, sub=None):
+    """(all, wmean) ×100, one part a slip's (``mean``, ``corr``, ``sub``: the subsets' own; ``blocks``: each subset's
+    cosines the next block)."""
     gold, src, cos = np.array([p.score for p in pairs]), np.array([p.source for p in pairs]), _np(cosines)
     names = list(dict.fromkeys(src))
     n = np.array([np.sum(src == s) for s in names])
-    s = np.array([100 * corr(cos[c:c + k] if blocks else cos[src == name], gold[src == name])
+    s = np.array([100 * (sub or corr)(cos[c:c + k] if blocks else cos[src == name], gold[src == name])
                   for name, c, k in zip(names, np.cumsum(n) - n, n)])
     return 100 * corr(cos, gold), float(mean(s, n))
 
@@ -224,6 +242,10 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
         lambda p, c: _any((_year(p, c)[1],) * 2, (_year(p, c, lambda s, n: s.mean())[1], _year(p, c)[1])),
     "that is ρ itself: × 100, as the tables print": lambda p, c: tuple(x / 100 for x in _year(p, c)),
     "that is Pearson's r: both conventions use Spearman's ρ": lambda p, c: _year(p, c, corr=_pearson),
+    "wmean is a mean of the subsets' Pearson's r: wmean too uses each subset's Spearman's ρ":
+        lambda p, c: _year(p, c, sub=_pearson),
+    "wmean is ρ itself, not × 100: all and wmean are both on the tables' scale": lambda p, c: (lambda a, w: (
+        a, w / 100))(*_year(p, c)),
     "each subset's cosines must be its own pairs': take them with the gold's mask (cosines[sources == s]), not by "
     "position": lambda p, c: _year(p, c, blocks=True)},
     hint="all: 100 × one Spearman over every pair; wmean: each subset's (pair.source) Spearman × 100, weighted by its "
@@ -288,6 +310,11 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
         lambda g, p, k: _worst(g, p, k, diff=lambda p, g: rankdata(g) - rankdata(p)),
     "you took the largest errors, not the largest in size: far too low is as wrong as far too high":
         lambda g, p, k: _worst(g, p, k, size=lambda e: e),
+    "those are the k largest, but the smallest of them first (the end of an ascending sort): largest |error| first":
+        lambda g, p, k: (lambda e: (lambda i: (i, e[i]))(np.argsort(abs(e), kind="stable")[-k:]))(
+            rankdata(_np(p)) - rankdata(_np(g))),
+    "those are differences of the scores (predicted × 5 − gold): an error here compares ranks, not scores":
+        lambda g, p, k: _worst(g, p, k, diff=lambda p, g: 5 * p - g),
     "those are the smallest errors: sort by |error|, largest first": lambda g, p, k: _worst(g, p, k, size=lambda e: -abs(e)),
     "you returned the sizes |error|: return the signed errors": lambda g, p, k: (lambda i, e: (i, abs(e)))(*_worst(g, p, k)),
     "those errors are the list's first k, not those of the pairs you picked: errors[order]":
@@ -344,6 +371,10 @@ GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lam
     ["main-forums"] * 6 + ["main-captions"] * 4 + ["main-news"] * 2)], slips={
     "those are counts: a share is a genre's count over the number of pairs": _shares(of_all=lambda c: c),
     "those are counts among the worst: divide by the number of worst pairs": _shares(of_worst=lambda c, n: c),
+    "those are counts in both columns: a share is a genre's count over the number of pairs (all, or the worst)":
+        _shares(of_all=lambda c: c, of_worst=lambda c, n: c),
+    "the worst's shares are over a fixed 100: divide by the number of worst pairs given, len(worst_sources)":
+        _shares(of_worst=lambda c, n: c / 100),
     "the worst's shares are over the number of WORST pairs, not of all": _shares(of_worst=lambda c, n: c / n),
     "those are percentages: a share is between 0 and 1": lambda a, w: _any(*(genre_shares_truth(
         a, w, lambda c: x * c / c.sum(), lambda c, n: y * c / c.sum()) for x, y in ((100, 100), (100, 1), (1, 100)))),
