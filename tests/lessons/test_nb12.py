@@ -139,6 +139,19 @@ def test_nb12_stubs_and_non_functions_are_named(check):
         check(None)
 
 
+class Unshowable:   # a result the check's own code cannot even show: its message fails, not the student's code
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("check", [nb12.check_top_k, nb12.check_recall_at_k, nb12.check_mine_pairs,
+                                   nb12.check_rerank, nb12.check_purity, nb12.check_communities])
+def test_nb12_a_checks_own_failure_shows_as_an_exercise_error_as_the_other_lessons(check):
+    with pytest.raises(ExerciseError, match="the check could not finish: RuntimeError: no repr") as err:
+        check(lambda *args: Unshowable())
+    assert err.value.__cause__ is None and hasattr(check, "__wrapped__")
+
+
 @pytest.fixture(scope="module")
 def ivf():
     x = search.synthetic_corpus(3_100, dim=32, n_clusters=50, noise=3.0, seed=1)

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit
+from . import Exercise, _guarded, as_array as _f64, guard, ok, require, unit as _unit
 from ...search import community_detection, faiss_search, recall_at_k
 
 _cos = lambda a, b: _unit(a) @ _unit(b).T  # noqa: E731
@@ -52,7 +52,6 @@ TOP_K = Exercise("top_k", probe="""
     "the right rows, but 1 − cosine as their scores: return the cosines": lambda *a: _top(*a, score="1-cos"),
     "a Euclidean distance of unnormalised vectors is not a cosine": lambda *a: _top(*a, rank="-euclid", score=None)},
     hint="the cosine of every query with every corpus row (q × n), then each query's k largest, best first, with ids")
-check_top_k = TOP_K.check   # check_top_k(top_k)
 
 
 def _recall_inputs():   # (approx, exact, k); the last: pooled, every id is a hit
@@ -89,7 +88,6 @@ MY_RECALL = Exercise("my_recall", probe="""
     POOLED + " — recall per query, then the mean": lambda a, e, k: np.isin(a[:, :k], e[:, :k]).mean(),
     POOLED + ", not in one set": lambda a, e, k: len(set(a[:, :k].flat) & set(e[:, :k].flat)) / a[:, :k].size},
     hint="per query, the share of the exact top-k ids that the approximate top-k also holds; then the mean")
-check_recall_at_k = MY_RECALL.check   # check_recall_at_k(my_recall)
 
 
 def _mine(emb, top: int, cells="above", score="cos") -> list:
@@ -115,7 +113,6 @@ MINE_PAIRS = Exercise("mine_pairs", reference=_mine, inputs=lambda: [(_community
     "the right pairs, in the wrong order: best first": lambda e, t: sorted(_mine(e, t), key=lambda p: p[1:]),
     "off by one: one pair too many — exactly `top` pairs": lambda e, t: _mine(e, t + 1)},
     hint="the cosine of every row with every other, each pair once (above the diagonal), the `top` largest first")
-check_mine_pairs = MINE_PAIRS.check   # check_mine_pairs(mine_pairs)
 
 
 def _rerank_inputs():   # the top-k vectors, with texts; a stand-in cross-encoder: a score per ordered pair
@@ -147,7 +144,6 @@ RETRIEVE_AND_RERANK = Exercise("retrieve_and_rerank", reference=_rerank, inputs=
     "the cross-encoder re-scores only each query's k retrieved candidates": lambda *a: _rerank(*a, whole=True),
     "the candidates were retrieved by dot product: retrieve by cosine (top_k)": lambda *a: _rerank(*a, rank="dot")},
     hint="retrieve each query's k candidates by cosine, score (query, candidate) with the cross-encoder, best first")
-check_rerank = RETRIEVE_AND_RERANK.check   # check_rerank(retrieve_and_rerank)
 
 
 def _purity_inputs():   # types as strings; ids not 0…k−1; a large mixed cluster
@@ -177,7 +173,6 @@ PURITY = Exercise("purity", reference=lambda labels, clusters: _table(labels, cl
     "you counted the clusters 0, 1, …, max id" + POSITIONS: lambda l, c: _ranged(l, c, int(np.max(c)) + 1),
     "you counted the clusters 0, 1, …, k−1" + POSITIONS: lambda l, c: _ranged(l, c, len(np.unique(c)))},
     hint="per cluster, the items of its most common type; add those counts, divide by the number of items")
-check_purity = PURITY.check   # check_purity(purity)
 
 
 def _community_case(seed: int) -> np.ndarray:
@@ -227,8 +222,9 @@ COMMUNITIES = Exercise("communities", reference=lambda e, t, m: community_detect
     "a row is its own neighbour (cosine 1): count it, keep it in its community": lambda *a: _detect(*a, alone=True),
     "off by one: a proposal needs at least min_size rows (≥, not >)": lambda *a: _detect(*a, size=">")},
     hint="each row proposes its rows within the threshold (itself too); largest first, drop claimed rows, ≥ min_size")
-check_communities = COMMUNITIES.check   # check_communities(communities)
 EXERCISES = (TOP_K, MY_RECALL, MINE_PAIRS, RETRIEVE_AND_RERANK, PURITY, COMMUNITIES)
+check_top_k, check_recall_at_k, check_mine_pairs, check_rerank, check_purity, check_communities = map(
+    _guarded, (exercise.check for exercise in EXERCISES))   # each the check of its declaration
 
 
 def check_nprobe(nprobe, index, queries, exact_ids, k: int = 10, target: float = 0.95) -> float:
