@@ -40,8 +40,9 @@ NOT_THROUGH_CALL = {
     ("nb11", "_fastest", "allowed"): "the check's own rule",
     **{(nb, f, p): "a part of a slip (the check's own), in a slip's re-creation" for nb, f, p in (
         ("nb04", "_r", "rank"), ("nb04", "_sts", "sim"), ("nb04", "_sts", "corr"), ("nb04", "_year", "mean"),
-        ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"), ("nb09", "_gap", "unit"),
+        ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"),
         ("nb03", "_mnrl", "pick"), ("nb03", "_mnrl", "score"), ("nb03", "_mnrl", "target"), ("nb03", "_mnrl", "w"),
+        ("nb09", "separation_truth", "unit"),
         ("nb06", "_t", "m"), ("nb06", "_triplets", "each"), ("nb06", "_triplets", "hyps"), ("nb06", "_triplets", "out"),
         ("nb06", "reference_triplet_loss", "hinge"), ("nb06", "reference_triplet_loss", "reduce"))},
     ("nb04", "_either", "same"): "the check's own equality, of the student's value and a slip's",

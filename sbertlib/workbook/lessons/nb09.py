@@ -6,10 +6,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import (Exercise, _brief, _guarded, as_array as _raw, call, guard, ok, one_number, require, two_items,
-               unit as _unit)
+               unit as _unit, within)
 
-
-def _close(got: float, want: float) -> bool: return abs(got - want) <= 1e-4  # noqa: E704
+_close = within(0, 1e-4)   # a number's compare: equal within 1e-4
 
 
 def _labels(labels: Sequence) -> np.ndarray:
@@ -27,8 +26,7 @@ def _one_number(value, what: str) -> float:
 def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str], sim=None) -> dict[str, float]:
     """The mean cosine of pair i's premise and hypothesis over the pairs of each gold label (``sim``: a slip's)."""
     cos = (sim or (lambda p, h: np.sum(_unit(p) * _unit(h), axis=1)))(_raw(premise), _raw(hypothesis))
-    gold = _labels(gold)
-    return {lab: float(cos[gold == lab].mean()) for lab in labels}
+    return {lab: float(cos[_labels(gold) == lab].mean()) for lab in labels}
 
 
 def _nli_cases():
@@ -65,18 +63,13 @@ check_cosine_by_label = _guarded(COSINE_BY_LABEL.check)
 # ----------------------------------------------------------------------------- separation and 1-NN agreement
 
 
-def _gap(emb, labels, unit=_unit, keep_diagonal: bool = False, against_all: bool = False) -> float:
-    """Mean similarity of same-label pairs (i ≠ j, unless ``keep_diagonal``) minus that of different-label pairs (of
-    all pairs: ``against_all``); rows made unit by ``unit``."""
+def separation_truth(emb, labels: Sequence, unit=_unit, keep_diagonal=False, against_all=False) -> float:
+    """Mean cosine over pairs (i ≠ j) with the same label minus mean cosine over pairs with different labels; the
+    keywords are slips' (rows made unit by ``unit``, the pair of a row with itself kept, all pairs subtracted)."""
     x, lab = unit(emb), _labels(labels)
     same, score = lab[:, None] == lab[None, :], x @ x.T
     return float(score[same if keep_diagonal else same & ~np.eye(len(x), dtype=bool)].mean()
                  - (score.mean() if against_all else score[~same].mean()))
-
-
-def separation_truth(emb, labels: Sequence) -> float:
-    """Mean cosine over pairs (i ≠ j) with the same label minus mean cosine over pairs with different labels."""
-    return _gap(emb, labels)
 
 
 def _gap_per_label(emb, labels) -> float:
@@ -117,13 +110,13 @@ SEPARATION = Exercise("separation", probe="""
             """,
     reference=separation_truth, inputs=_hidden_cases,
     slips={"that is with dot products: normalise the rows first, a cosine ignores the vectors' lengths":
-               lambda emb, labels: _gap(emb, labels, _raw),
+               lambda emb, labels: separation_truth(emb, labels, _raw),
            "you normalised each column (axis=0): a vector's length is its row's norm (axis=1, keepdims=True)":
-               lambda emb, labels: _gap(emb, labels, lambda e: _unit(e, 0)),
+               lambda emb, labels: separation_truth(emb, labels, lambda e: _unit(e, 0)),
            "the same-label pairs include each sentence with itself (cosine 1): leave the diagonal out":
-               lambda emb, labels: _gap(emb, labels, keep_diagonal=True),
+               lambda emb, labels: separation_truth(emb, labels, keep_diagonal=True),
            "you subtracted the mean over all pairs: subtract the mean over the different-label pairs":
-               lambda emb, labels: _gap(emb, labels, against_all=True),
+               lambda emb, labels: separation_truth(emb, labels, against_all=True),
            "that averages per label first: average over all same-label pairs, each pair counting once": _gap_per_label,
            "the wrong way round: same-label pairs minus different-label pairs":
                lambda emb, labels: -separation_truth(emb, labels)},
@@ -268,7 +261,6 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
 
 
 def check_chance(chance: Callable) -> None:
-    """Σ share² (with replacement: :data:`CHANCE`) or Σ n_c(n_c − 1)/(n(n − 1)) (a random *other* sentence)."""
     if all(_close(_one_number(call(chance, *a, what="your chance"), "chance"), _chance_other(*a))
            for a in CHANCE.inputs()):
         return ok("chance is right: Σ n_c(n_c − 1) / (n(n − 1)) — a random *other* sentence (drawn without "
