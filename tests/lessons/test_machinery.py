@@ -37,7 +37,7 @@ NOT_THROUGH_CALL = {
     **{("nb07", "_diff", p): "a part of a slip of diff_and_se (the check's own)" for p in ("d", "se")},
     ("nb07", "library_point", "evaluator"): "the notebook's scorer",
     ("nb07", "run_ablation_truth", "train_and_score"): "the check's stand-in scorer, or a slip's",
-    ("nb11", "_fastest", "allowed"): "the check's own rule",
+    **{("nb11", "pick_truth", p): "the check's own rule (the reference's or a slip's)" for p in ("keep", "best")},
     **{(nb, f, p): "a part of a slip (the check's own), in a slip's re-creation" for nb, f, p in (
         ("nb04", "_r", "rank"), ("nb04", "_sts", "sim"), ("nb04", "_sts", "corr"), ("nb04", "_year", "mean"),
         ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"),

@@ -2,7 +2,7 @@
 import numpy as np
 import torch
 
-from . import Exercise, ExerciseError, guard, hinted, one_number
+from . import Exercise, ExerciseError, _guarded, guard, hinted, one_number
 
 
 # ----------------------------------------------------------------------------- padding share
@@ -162,13 +162,10 @@ BF16 = Exercise('bf16_round', probe="""
 
 
 # ----------------------------------------------------------------------------- picking a precision
-def pick_truth(rows: dict, tolerance: float) -> str:
-    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies)."""
-    return _fastest(rows, lambda k: abs(rows[k][1] - rows["fp32"][1]) <= tolerance)
-
-
-def _fastest(rows: dict, allowed) -> str:
-    return max((k for k in rows if allowed(k)), key=lambda k: rows[k][0])
+def pick_truth(rows: dict, tolerance: float, keep=lambda d, t: abs(d) <= t, best=max) -> str:
+    """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies); the
+    keywords are slips' (which difference from fp32's is kept, which of the kept is taken)."""
+    return best((k for k in rows if keep(rows[k][1] - rows["fp32"][1], tolerance)), key=lambda k: rows[k][0])
 
 
 PICK = Exercise('pick_precision', probe="""
@@ -176,15 +173,15 @@ PICK = Exercise('pick_precision', probe="""
             _result = [pick_precision(_rows, t) for t in (0.01, 0.05, 0.6, 10.0)]
             """, reference=pick_truth, compare=lambda got, want: got == want, slips={
     "a loss beyond the tolerance disqualifies too (the fastest is not always allowed): |Spearman − fp32's| ≤ tolerance":
-        lambda r, t: _fastest(r, lambda k: r[k][1] - r["fp32"][1] <= t),
+        lambda r, t: pick_truth(r, t, lambda d, t: d <= t),
     "a gain beyond the tolerance is a change too (the fastest is not always allowed): |Spearman − fp32's| ≤ tolerance":
-        lambda r, t: _fastest(r, lambda k: r["fp32"][1] - r[k][1] <= t),
+        lambda r, t: pick_truth(r, t, lambda d, t: -d <= t),
     "we want speed at equal quality, not the highest score: the fastest precision that qualifies":
         lambda r, t: max(r, key=lambda k: r[k][1]),
     "within the tolerance includes the tolerance itself: |difference| <= tolerance, not <":
-        lambda r, t: _fastest(r, lambda k: abs(r[k][1] - r["fp32"][1]) < t),
+        lambda r, t: pick_truth(r, t, lambda d, t: abs(d) < t),
     "that is the slowest that qualifies: take the fastest (the most sentences per second)":
-        lambda r, t: min((k for k in r if abs(r[k][1] - r["fp32"][1]) <= t), key=lambda k: r[k][0]),
+        lambda r, t: pick_truth(r, t, best=min),
     "return the precision's name (a key of rows), not its row": lambda r, t: r[pick_truth(r, t)]},
     inputs=lambda: [({"fp32": (600.0, 82.0), "fp16": (700.0, 82.25), "bf16": (900.0, 81.0), "int8": (1000.0, 83.0),
                       "int4": (1100.0, 82.9), "fp64": (500.0, 82.1)}, 0.25)] + [(rows, 0.05) for rows in (
@@ -199,11 +196,8 @@ PICK = Exercise('pick_precision', probe="""
     ok="your rule picks the fastest precision that leaves the Spearman unchanged, on 8 tables")
 
 EXERCISES = (PADDING, BUDGET, BF16, PICK)
-
-
-def check_padding_share(fn): PADDING.check(fn)  # noqa: E704 - each check is its declaration's
-def check_token_budget_batches(fn): BUDGET.check(fn)  # noqa: E704
-def check_pick_precision(fn): PICK.check(fn)  # noqa: E704
+check_padding_share, check_token_budget_batches, check_pick_precision = map(
+    _guarded, (PADDING.check, BUDGET.check, PICK.check))
 
 
 def check_bf16_round(fn) -> None:
