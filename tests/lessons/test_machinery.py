@@ -42,6 +42,7 @@ NOT_THROUGH_CALL = {
         ("nb04", "_r", "rank"), ("nb04", "_sts", "sim"), ("nb04", "_sts", "corr"), ("nb04", "_year", "mean"),
         ("nb04", "_year", "corr"), ("nb04", "_worst", "rank"), ("nb04", "_worst", "size"),
         ("nb03", "_mnrl", "pick"), ("nb03", "_mnrl", "score"), ("nb03", "_mnrl", "target"), ("nb03", "_mnrl", "w"),
+        ("nb03", "_mnrl", "log"), ("nb03", "_embed", "model"),
         ("nb09", "separation_truth", "unit"),
         ("nb06", "_t", "m"), ("nb06", "_triplets", "each"), ("nb06", "_triplets", "hyps"), ("nb06", "_triplets", "out"),
         ("nb06", "reference_triplet_loss", "hinge"), ("nb06", "reference_triplet_loss", "reduce"))},

@@ -57,6 +57,39 @@ def test_a_right_loop_passes_even_after_a_tutorials_matmul_precision(encoder, nl
     assert capsys.readouterr().out.count("[OK]") == 2
 
 
+def one_pass_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
+                  length_grouping=False):
+    """Trial 3's right answer the check refused: every text column through one forward pass (its dropout differs)."""
+    torch.manual_seed(seed)
+    optimizer = make_optimizer(loss, lr)
+    total = epochs * math.ceil(len(examples) / batch_size)
+    warmup = math.ceil(warmup_ratio * total)
+    factor = lambda s: s / max(1, warmup) if s < warmup else max(0.0, (total - s) / max(1, total - warmup))  # noqa
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    loss.train()
+    lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
+    values = []
+    for epoch in range(epochs):
+        for ids in epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths):
+            batch = [examples[i] for i in ids]
+            flat = [t for column in zip(*(ex.texts for ex in batch)) for t in column]
+            embeddings = list(loss.model(loss.model.tokenize(flat)).split(len(batch)))
+            labels = None if batch[0].label is None else torch.tensor([ex.label for ex in batch])
+            value = loss.loss_from_embeddings(embeddings, labels)
+            optimizer.zero_grad()
+            value.backward()
+            torch.nn.utils.clip_grad_norm_(loss.parameters(), max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            values.append(value.item())
+    return values
+
+
+def test_a_loop_encoding_every_column_in_one_forward_pass_passes(encoder, nli_data, one_thread, capsys):
+    nb03.check_train_loop(one_pass_loop, encoder, *nli_data)
+    assert "[OK]" in capsys.readouterr().out
+
+
 def test_every_declared_loop_slip_and_ignored_setting_is_named_first(encoder, nli_data, one_thread):
     """What Run.check does on a failure, for every slip at once: on the first recipe where a slip's losses differ
     from fit's, no slip declared before it (nor an ignored setting) gives the same losses — so its message is told."""
@@ -76,7 +109,7 @@ def test_every_declared_loop_slip_and_ignored_setting_is_named_first(encoder, nl
         assert not earlier or message.startswith("ignored"), f"{message!r} is told as {earlier[0]!r}"
 
 
-@pytest.mark.parametrize("slip", ["detached", "copy", "sgd", "warm-up one epoch", "eval", "no clip"])
+@pytest.mark.parametrize("slip", ["detached", "copy", "sgd", "warm-up one epoch", "eval", "no clip", "cosine"])
 def test_the_issues_loop_mistakes_are_named_without_fits_values(slip, encoder, nli_data, one_thread):
     """Issue 37: plain SGD, a detached loss, a copied encoder, a warm-up over one epoch got generic hints; the rate list
     was printed. Now each is named, and no loss or rate of fit's own run is shown."""
@@ -91,6 +124,16 @@ def test_a_setting_the_loop_ignores_is_named(encoder, nli_data, one_thread):
     ignores_batch_size = lambda loss, examples, batch_size=16, **s: nb03.fit_loop(loss, examples, **s)  # noqa: E731
     with pytest.raises(ExerciseError, match="trained with batch_size=16, not the batch_size=6 it was given"):
         nb03.check_train_loop(ignores_batch_size, encoder, *nli_data)
+
+
+def test_a_loop_with_batches_of_another_size_or_a_warm_up_of_examples_is_told_so(encoder, nli_data, one_thread):
+    """Trial 3: batches of 16 while the schedule used batch_size; warmup counted in examples (a division by 0)."""
+    def batches_of_4(loss, examples, **settings):
+        return nb03.fit_loop(loss, examples, **{**settings, "batch_size": 4})
+    with pytest.raises(ExerciseError, match=r"took 10 steps: .* batches of batch_size=6"):
+        nb03.check_train_loop(batches_of_4, encoder, *nli_data)
+    with pytest.raises(ExerciseError, match="count warmup and total in steps"):
+        nb03.check_train_loop(lambda loss, examples, **settings: [1 / 0], encoder, *nli_data)
 
 
 def test_a_loop_whose_steps_differ_without_a_named_slip_is_told_where_the_runs_part(encoder, nli_data, one_thread):
@@ -157,6 +200,13 @@ def test_mnrl_written_other_ways_passes_even_after_a_tutorials_matmul_precision(
     (type("MNRL", (losses.MultipleNegativesRankingLoss,), {}), "the library's MultipleNegativesRankingLoss, which already is the loss"),
     (mnrl(lambda self, e: F.cross_entropy(cosines(self, e), torch.arange(len(e[0]))), n_texts=(3,)),
      r"n_texts is \(3,\)[^\n]*\nHint: .* e\.g\. \(1, 2\);"),        # the example is not (3,), a wrong answer
+    # trial 3: what the student's own code raised, named (transposed scores, labels as targets, in place, dim=1)
+    (mnrl(lambda self, e: F.cross_entropy(cosines(self, e).T, torch.arange(len(e[0])))), "a row per anchor"),
+    (mnrl(lambda self, e: F.cross_entropy(cosines(self, e), None)), "the targets are where each anchor's own positive"),
+    (mnrl(lambda self, e: F.cross_entropy(cosines(self, [x.div_(2) for x in e]), torch.arange(len(e[0])))),
+     "you changed an embedding in place"),
+    (mnrl(lambda self, e: F.cross_entropy(e[0] @ torch.cat(e[1:], 1).T, torch.arange(len(e[0])))),
+     "the candidates joined as rows"),
 ])
 def test_mnrl_mistakes_a_declaration_cannot_hold_are_named(wrong, says, encoder):
     """Issue 37: a scale hard-coded as 20 was accepted. Trial 8: a right value with a cut gradient; a borrowed loss."""

@@ -9,7 +9,7 @@ from ... import losses
 from ...data import Triplet
 from ...training import epoch_batches, fit, make_optimizer, prepare_examples
 from ...training.arguments import DEFAULT_SEED
-from . import Objective, Run, _brief, _guarded, call, guard, require
+from . import Objective, Run, _brief, call, guard, hinted, require
 
 
 # ----------------------------------------------------------------------------- the training loop
@@ -21,6 +21,29 @@ def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float
     return history.losses
 
 
+def _schedule(slip: str, total: int, warmup_ratio: float, per_epoch: int):
+    """fit's rate factor at step ``s`` (``slip``: a schedule written with one everyday mistake)."""
+    warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
+              "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
+    divisor = warmup_ratio * total if slip == "warm-up float" else max(1, warmup)
+    floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
+    span += slip == "decay + 1"
+    decayed = {"no decay": lambda s: 1.0, "cosine": lambda s: 0.5 * (1 + math.cos(math.pi * (s - warmup) / span))}.get(
+        slip, lambda s: max(floor, (total - s) / span))
+    return lambda s: (s + (slip == "warm-up from 1")) / divisor if s < warmup else decayed(s)
+
+
+def _embed(model, batch: list, slip: str) -> list:
+    """One embedding per text column of ``batch``, each by its own forward pass of the one encoder (or a slip's)."""
+    columns = list(zip(*(ex.texts for ex in batch)))[:2 if slip == "two columns" else None]
+    columns = [columns[0]] * len(columns) if slip == "first column twice" else columns
+    columns = columns[::-1] if slip == "reversed" else columns
+    if slip == "one pass":                                  # every column in one forward pass: its dropout differs
+        return list(model(model.tokenize([t for c in columns for t in c])).split(len(batch)))
+    return [model(model.tokenize(list(c))).detach() if slip == "no graph" or (i and slip == "one detached") else
+            model(model.tokenize(list(c))) for i, c in enumerate(columns)]
+
+
 def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
           length_grouping=False, slip: str = "") -> list[float]:
     """Notebook 03's ``train_loop`` in plain PyTorch; ``slip``: one everyday mistake written in (the slips below)."""
@@ -30,31 +53,28 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
                  make_optimizer(model if slip in ("encoder only", "copy trained") else loss, lr))
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
     total = per_epoch if slip.startswith("one-epoch") else epochs * (len(examples) if slip == "examples" else per_epoch)
-    warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
-              "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
-    floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
-    decayed = lambda s: 1.0 if slip == "no decay" else max(floor, (total - s) / span)  # noqa: E731
-    factor = lambda s: s / max(1, warmup) if s < warmup else decayed(s)  # noqa: E731
+    factor = _schedule(slip, total, warmup_ratio, per_epoch)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")))
     loss.train(mode=slip != "eval")                         # the check hands the model over in eval mode
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
+    clip = torch.nn.utils.clip_grad_value_ if slip == "clip value" else torch.nn.utils.clip_grad_norm_
     values = []
     for epoch in range(epochs):
+        _ = torch.manual_seed(seed) if slip == "seed each epoch" else None
         which = {"epoch 0": 0, "epoch from 1": epoch + 1}.get(slip, epoch)
         batches = (torch.arange(len(examples)).split(batch_size) if slip == "in order" else
                    epoch_batches(len(examples), batch_size, seed, which, lengths=lengths))
         for ids in [b for b in batches if slip != "drop last" or len(b) == batch_size]:
             batch = [examples[i] for i in ids]
-            columns = list(zip(*(ex.texts for ex in batch)))[:2 if slip == "two columns" else None]
-            embeddings = [model(model.tokenize(list(col))) for col in columns[::-1 if slip == "reversed" else 1]]
-            embeddings = [e.detach() for e in embeddings] if slip == "no graph" else embeddings
+            embeddings = _embed(model, batch, slip)
             labelled = examples[:len(batch)] if slip == "first labels" else batch
             labels = None if batch[0].label is None else torch.tensor([ex.label for ex in labelled])
             value = loss.loss_from_embeddings(embeddings, labels)
-            _ = optimizer.zero_grad() if slip != "no zero_grad" else None
+            _ = (loss.model.zero_grad() if slip == "model zero_grad" else
+                 optimizer.zero_grad() if slip != "no zero_grad" else None)
             (torch.tensor(value.item(), requires_grad=True) if slip == "detached" else value).backward()
-            torch.nn.utils.clip_grad_norm_(loss.model.parameters() if slip == "clip encoder" else loss.parameters(),
-                                           math.inf if slip == "no clip" else max_grad_norm)
+            clip(loss.model.parameters() if slip == "clip encoder" else loss.parameters(),
+                 math.inf if slip == "no clip" else max_grad_norm)
             optimizer.step()
             _ = scheduler.step() if slip != "epoch scheduler" else None
             values.append(value.item())
@@ -79,7 +99,9 @@ def _run(fn, recipe: dict, encoder, pairs, triplets):
 def _where_they_part(got: list, want: list, recipe: dict) -> str:
     """Where the student's losses part from fit's (never fit's values): the step count, the first step, a later one."""
     k = next((i for i, (g, w) in enumerate(zip(got, want)) if not TRAIN_LOOP.same([g], [w])), None)
-    return ("one step per batch of epoch_batches (the last, smaller one too), in every epoch" if k is None else
+    return (f"your train_loop took {len(got)} steps: the recipe's {recipe['epochs']} epochs of {recipe['examples']} "
+            f"examples, each epoch cut into batches of batch_size={recipe['batch_size']} (the last one smaller), make "
+            f"{len(want)}" if len(got) != len(want) else
             "the first step differs, before any update: its batch (epoch_batches), torch.manual_seed(seed) first, "
             "training mode, the one encoder on each text column" if k == 0 else
             f"the first {k} losses are fit's, then they part: the update (the optimizer, zero_grad, backward, clipping "
@@ -132,7 +154,26 @@ TRAIN_LOOP = Run(
            "(total − s) / (total − warmup)": _slip("no decay"),
            "your warm-up is a share of one epoch's steps, not of the whole run's": _slip("warm-up one epoch"),
            "your warm-up is rounded down: warmup_ratio × total steps, rounded up": _slip("warm-up rounded down"),
-           "your schedule counts examples, not steps: a step is a batch": _slip("examples")},
+           "your schedule counts examples, not steps: a step is a batch": _slip("examples"),
+           "clip_grad_value_ clips each gradient entry: the recipe clips the gradients' norm, clip_grad_norm_":
+               _slip("clip value"),
+           "your warm-up starts at 1 / warmup: the factor is s / warmup, s counted from 0 (the first rate is 0)":
+               _slip("warm-up from 1"),
+           "a text column was encoded without a gradient (torch.no_grad() or .detach()): encode every column with "
+           "gradients on": _slip("one detached"),
+           "the first text column was encoded for every column: encode each column once, in order":
+               _slip("first column twice"),
+           "your warm-up divides by warmup_ratio × total, a fraction of a step: warmup = ceil(warmup_ratio × total)":
+               _slip("warm-up float"),
+           "your decay is a cosine (get_cosine_schedule_with_warmup): the recipe's falls linearly, (total − s) / "
+           "(total − warmup)": _slip("cosine"),
+           "you seeded again at every epoch, so each epoch reused the first one's dropout masks: seed once, before "
+           "the loop": _slip("seed each epoch"),
+           "model.zero_grad() clears the encoder's gradients only, so the classifier head's added up: "
+           "optimizer.zero_grad() clears them all": _slip("model zero_grad"),
+           "your decay divides by total − warmup + 1: the factor is (total − s) / (total − warmup)":
+               _slip("decay + 1")},
+    alike={"every text column in one forward pass": _slip("one pass")},
     ignored=dict(batch_size=16, epochs=1, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42, length_grouping=False),
     probe="""
             _torch.manual_seed(0)
@@ -144,7 +185,9 @@ TRAIN_LOOP = Run(
 
 def check_train_loop(train_loop, encoder, pairs, triplets) -> None:
     """:data:`TRAIN_LOOP` on copies of the notebook's ``encoder``, its first NLI ``pairs`` and ``triplets``."""
-    TRAIN_LOOP.check(train_loop, encoder, pairs, triplets)
+    hinted(TRAIN_LOOP.check, {"ZeroDivisionError": "a division by zero: count warmup and total in steps (batches), "
+                              "not examples — for the check's recipe neither warmup nor total − warmup is 0"},
+           train_loop, encoder, pairs, triplets)
 
 
 # ----------------------------------------------------------------------------- MNRL
@@ -152,11 +195,13 @@ _cos = lambda a, c, dim=1: F.normalize(a, dim=dim) @ F.normalize(c, dim=dim).T  
 
 
 def _mnrl(e, scale=20.0, *, pick=lambda e: (e[0], torch.cat(e[1:])), score=_cos, w=lambda s: s, target=lambda r: r,
-          dim=1, total=False):
+          dim=1, total=False, log=torch.log_softmax, smooth=0.0, both=False):
     """MNRL as the library computes it; each keyword replaces one of its parts with a slip's."""
     (a, c), rows = pick(e), torch.arange(len(e[0]))
-    picked = torch.log_softmax(score(a, c) * w(scale), dim=dim)[rows, target(rows)]
-    return -(picked.sum() if total else picked.mean())
+    logp = log(score(a, c) * w(scale), dim=dim)
+    picked = (1 - smooth) * logp[rows, target(rows)] + smooth * logp.mean(dim=1)
+    value = -(picked.sum() if total else picked.mean())
+    return (value + _mnrl(e, scale, pick=lambda e: (e[1], e[0]))) / 2 if both else value
 
 
 def _m(**mistake):
@@ -200,6 +245,21 @@ MNRL = Objective(
            "your loss only raises each anchor's cosine to its own positive: MNRL is a cross-entropy over all the "
            "candidates, the other rows' and the negatives too":
                lambda e, labels, scale=20.0: -(scale * F.cosine_similarity(e[0], e[1])).mean(),
+           "you took softmax, not its log, before nll_loss: F.cross_entropy on the scores does log_softmax and "
+           "nll_loss together": _m(log=torch.softmax),
+           "label smoothing spreads the target over wrong candidates: MNRL's target is the right candidate alone":
+               _m(smooth=0.1),
+           "F.normalize(p=1) divides by the sum of absolute values: a cosine needs the Euclidean length, p=2":
+               _m(score=lambda a, c: F.normalize(a, p=1, dim=1) @ F.normalize(c, p=1, dim=1).T),
+           "your loss goes both ways (the positives also pick their anchor): MNRL goes one way, each anchor picks "
+           "among all the candidates": _m(both=True),
+           "your loss goes both ways over the positives only: MNRL goes one way, each anchor picks among all the "
+           "candidates, the hard negatives too": lambda e, labels, scale=20.0: (_mnrl(e[:2], scale) + _mnrl(
+               [e[1], e[0]], scale)) / 2,
+           "each anchor was scored against its own positive and negative only: the candidates are every row's "
+           "positives and negatives (the other rows' are the in-batch negatives)": lambda e, labels, scale=20.0:
+               F.cross_entropy(scale * torch.stack([F.cosine_similarity(e[0], x) for x in e[1:]], 1),
+                               torch.zeros(len(e[0]), dtype=torch.long)),
            "you averaged a cross-entropy per candidate column: MNRL takes one over all the candidates at once, "
            "torch.cat(embeddings[1:])":
                lambda e, labels, scale=20.0: sum(_mnrl([e[0], c], scale) for c in e[1:]) / (len(e) - 1)},
@@ -211,7 +271,19 @@ MNRL = Objective(
                        "scale 5": MNRL(_Model(), scale=5.0).loss_from_embeddings([_a, _p, _n])}
             """)
 
-check_mnrl = _guarded(MNRL.check)   # the student's MNRL(model, scale=20.0) beside MultipleNegativesRankingLoss
+_ROWS = "your scores have a row per candidate: a row per anchor, anchors @ candidates.T"
+MNRL_RAISED = {   # what the student's own code raised, said in the exercise's terms
+    "out of bounds": _ROWS, "Expected input batch_size": _ROWS,
+    "shapes cannot be multiplied": "the scores are anchors @ candidates.T, the candidates joined as rows: "
+                                   "torch.cat(embeddings[1:])",
+    "must be Tensor, not NoneType": "MNRL's examples have no labels (None): the targets are where each anchor's own "
+                                    "positive stands, torch.arange(len(anchors))",
+    "in-place operation": "you changed an embedding in place (a _ method, /=): make new tensors, F.normalize(e, dim=1)"}
+
+
+def check_mnrl(cls, encoder) -> None:
+    """The student's ``MNRL(model, scale=20.0)`` beside MultipleNegativesRankingLoss (:data:`MNRL`)."""
+    hinted(MNRL.check, MNRL_RAISED, cls, encoder)
 EXERCISES = (TRAIN_LOOP, MNRL)
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError
