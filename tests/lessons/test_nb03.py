@@ -223,3 +223,17 @@ def test_mnrl_unfinished_or_rewriting_its_list_is_told(encoder):
         return F.cross_entropy(cosines(self, e), torch.arange(len(e[0])))
     with pytest.raises(ExerciseError, match="changed its first argument .* in place"):
         nb03.check_mnrl(mnrl(in_place), encoder)
+
+
+def test_the_notebook_says_the_checks_recipe_as_it_is():
+    """Trial 3's fix made the recipe batches of 6, 8 steps; the notebook still said batches of 8, 6 steps."""
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[2] / "notebooks" / "03_finetuning_on_nli.ipynb").read_text()
+    r = nb03.RECIPE
+    per_epoch = math.ceil(r["examples"] / r["batch_size"])
+    said = (f"{r['epochs']} epochs of {r['examples']} examples in batches of {r['batch_size']} each — {per_epoch} steps "
+            f"an epoch, the last batch smaller: {r['epochs'] * per_epoch} steps per objective, "
+            f"{2 * r['epochs'] * per_epoch} in all")
+    words = {2: "two", 3: "three"}
+    assert said.replace(f"{r['epochs']} epochs", f"{words[r['epochs']]} epochs") in " ".join(
+        text.replace('\\n",\n    "', " ").split())
