@@ -21,19 +21,18 @@ CLASSIFIER_SIZE = Exercise('classifier_size', probe="""
                        for n, k in ((64, 3), (768, 3), (384, 2))]
             """, reference=lambda concat, n, k=3: len(concat) * n * k + k,   # SoftmaxLoss's W_t and its biases
     inputs=lambda: [(c, n, k) for n, k in ((768, 3), (64, 3), (100, 2), (10, 6)) for c in paper.TABLE6_CONCATS],
-    returns=lambda got, what: require(got is not Ellipsis, f"{what} returned ...", PLACEHOLDERS) or got, slips={
+    hint="reread the warm-up: which features the classifier sees, how many classes it maps them to, and its bias",
+    ok="classifier_size matches SoftmaxLoss's classifier for every concatenation of Table 6", slips={
         "you forgot the bias: a linear layer has a bias for each class it outputs": lambda c, n, k: len(c) * n * k,
         "that is the classifier's input size (its features), not its parameters": lambda c, n, k: len(c) * n,
         "a linear layer's weights are a matrix, one per (input, output) pair": lambda c, n, k: len(c) * n + k,
         "not every concatenation has 3 parts: count the parts in `concat`": lambda c, n, k: 3 * n * k + k,
         "the classifier sees every part of `concat` side by side, not one embedding": lambda c, n, k: n * k + k,
-        "use k, the number of classes passed in, not 3": lambda c, n, k: len(c) * n * 3 + 3},
-    hint="reread the warm-up: which features the classifier sees, how many classes it maps them to, and its bias",
-    ok="classifier_size matches SoftmaxLoss's classifier for every concatenation of Table 6")
+        "use k, the number of classes passed in, not 3": lambda c, n, k: len(c) * n * 3 + 3})
 
 
 def check_classifier_size(classifier_size):
-    hinted(CLASSIFIER_SIZE.check, {"'ellipsis'": PLACEHOLDERS}, classifier_size)
+    hinted(CLASSIFIER_SIZE.check, {"'ellipsis'": PLACEHOLDERS, "returned Ellipsis": PLACEHOLDERS}, classifier_size)
 
 
 PARTS, UV, ORDER = ("|u-v|", "u*v"), ("u", "v"), ("u", "v", "|u-v|", "u*v")  # ORDER: Table 6's order of the parts
@@ -175,17 +174,14 @@ def copy_with_pooling(start, pooling: str):
     return encoder
 
 
-def library_point(start, evaluator, args: tuple, loop_seed: int | None = None, **mistake) -> dict[str, float]:
-    """One point (``args`` as ``train_and_score`` takes them) trained with the library's ``fit``, or with a ``mistake``
-    (its own pooling, concat, seed, batch_size, lr, epochs (0: untrained) or loop seed): score, last and mean loss."""
+def library_point(start, evaluator, pairs: list, objective: str, p: dict) -> dict[str, float]:
+    """One point trained with the library's ``fit`` (``p``: its pooling, concat, seed, batch_size, lr, epochs (0:
+    untrained) and, where a mistake sets it, loop_seed): score, last and mean loss."""
     from ...losses import CosineSimilarityLoss, SoftmaxLoss
     from ...training import TrainingArguments, fit, seed_everything
-    config, seed, pairs, objective, batch_size, lr, epochs = (*args, 1)[:7]
-    p = dict(pooling=config.pooling, concat=config.concat, seed=seed, batch_size=batch_size, lr=lr, epochs=epochs)
-    p |= mistake
     encoder, _ = copy_with_pooling(start, p["pooling"]), seed_everything(p["seed"])
     loss = SoftmaxLoss(encoder, concat=p["concat"]) if objective == "classification" else CosineSimilarityLoss(encoder)
-    args = TrainingArguments(max(p["epochs"], 1), p["batch_size"], p["lr"], seed=loop_seed or p["seed"])
+    args = TrainingArguments(max(p["epochs"], 1), p["batch_size"], p["lr"], seed=p.get("loop_seed") or p["seed"])
     losses = fit(encoder, loss, pairs, args, show_progress_bar=False).losses if p["epochs"] else [0.0]
     return {"score": float(evaluator(encoder)), "last": losses[-1], "mean": float(np.mean(losses))}
 
@@ -235,7 +231,7 @@ def check_train_and_score(train_and_score, start, evaluator, nli_pairs, stsb_pai
                 "one score: a fresh copy of `start` in every call, seed_everything(seed) before the loss is built")
         point = dict(pooling=config.pooling, concat=config.concat, seed=seed, batch_size=6, lr=3e-3, epochs=epochs)
         with reference_numerics():   # one library run per mistake; a loss returned is read from the right run's
-            run = functools.lru_cache(lambda key, args=args: library_point(start, evaluator, args, **dict(key)))
+            run = functools.lru_cache(lambda key: library_point(start, evaluator, pairs, objective, point | dict(key)))
             if abs(got[0] - run(())["score"]) > 0.01:
                 slips = {m: (lambda s=s: run(tuple((key, v) for key, v in s.items() if key != "returns"))[s.get(
                     "returns", "score")]) for m, s in POINT_SLIPS.items() if not s.items() <= point.items()}
@@ -262,20 +258,18 @@ GRIDS = ((ablation.table6_configs(), (1, 2, 3)), (ablation.pooling_configs(), (5
          (ablation.table6_configs()[3:6], (4,)), (ablation.pooling_configs(), (8, 9, 3)))
 ONE_SEED = "one seed has no spread: its std is NaN (pandas' std, ddof=1), not 0 or an error"
 _seeds = lambda r: r.filter(like="seed ").astype(float)  # noqa: E731 - the `seed <s>` columns of a table
+_then = lambda f: lambda *a: f(run_ablation_truth(*a))  # noqa: E731 - a slip that changes the right table
 TABLE_SLIPS = {  # {message: run_ablation written with that mistake}
-    ONE_SEED: lambda *a: run_ablation_truth(*a).fillna({"std": 0.0}),
-    "the population std (ddof=0): use the sample std, ddof=1": lambda *a: (lambda r: r.assign(std=_seeds(r).std(
-        axis=1, ddof=0)))(run_ablation_truth(*a)),
+    ONE_SEED: _then(lambda r: r.fillna({"std": 0.0})),
+    "the population std (ddof=0): use the sample std, ddof=1": _then(lambda r: r.assign(std=_seeds(r).std(1, ddof=0))),
     "pass each seed of `seeds` itself, not its position": lambda c, s, t: run_ablation_truth(c, range(len(s)), t),
     "call train_and_score for every seed, none left out": lambda c, s, t: run_ablation_truth(c, s[:1], t),
-    "n_seeds counts the seeds, not distinct scores": lambda *a: (lambda r: r.assign(n_seeds=_seeds(r).nunique(
-        axis=1)))(run_ablation_truth(*a)),
+    "n_seeds counts the seeds, not distinct scores": _then(lambda r: r.assign(n_seeds=_seeds(r).nunique(axis=1))),
     "did you round the scores? Rounding is for printing": lambda c, s, t: run_ablation_truth(c, s, lambda *a: round(
         t(*a), 2)),
     "the column 'seed <s>' holds seed s's score": lambda c, s, t: run_ablation_truth(c, s, t).rename(
         columns={f"seed {x}": f"seed {y}" for x, y in zip(s, s[::-1])}),
-    "a row per configuration, in order, indexed by config.label": lambda *a: run_ablation_truth(*a).reset_index(
-        drop=True)}
+    "a row per configuration, in order, indexed by config.label": _then(lambda r: r.reset_index(drop=True))}
 
 
 def _grid_table(table, what: str) -> pd.DataFrame:
