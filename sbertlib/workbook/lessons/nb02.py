@@ -10,7 +10,8 @@ from ... import losses
 from ...losses import pair_features
 from ...model.pooling import pool as pool_truth
 from ...paper import TABLE6_CONCATS
-from . import Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, require, require_gradient, two_items
+from . import (Exercise, ExerciseError, _brief, call, guard, hinted, named_slip, ok, one_number, require, require_gradient,
+               two_items)
 
 _close = lambda got, want: torch.is_tensor(got) and got.shape == want.shape and torch.allclose(got.float(), want, atol=1e-5)
 _uv = lambda seed, rows, n: [t.clone() for t in torch.randn(2, rows, n, generator=torch.Generator().manual_seed(seed))]
@@ -192,8 +193,7 @@ def check_pair_loss(pair_loss, encoder) -> None:
 
 def _as_grads(got, names: list, what: str) -> dict:
     value, grads = two_items(got, f"{what} returned", "return two things: the loss's value and {parameter name: gradient}")
-    require(isinstance(value, (int, float)) or torch.is_tensor(value) and value.numel() == 1,
-            f"the loss {what} returned is {_brief(value)}", "the loss's value: float(loss) or loss.item()")
+    one_number(value, f"the loss {what}", "the loss's value: float(loss) or loss.item()")
     missing = [k for k in names if not torch.is_tensor(grads.get(k) if isinstance(grads, dict) else None)]
     require(not missing, f"{what} returned no gradient tensor for {len(missing)} of {len(names)} parameters (e.g. "
             f"{missing[:1]})", "a dict with every parameter's name: zeros of its shape where its .grad is None")
