@@ -47,8 +47,8 @@ NOT_THROUGH_CALL = {
         ("nb06", "_t", "m"), ("nb06", "_triplets", "each"), ("nb06", "_triplets", "hyps"), ("nb06", "_triplets", "out"),
         ("nb06", "reference_triplet_loss", "hinge"), ("nb06", "reference_triplet_loss", "reduce"))},
     ("nb04", "_either", "same"): "the check's own equality, of the student's value and a slip's",
-    ("nb13", "_read_rows", "fn"): "examples_from_rows, given fresh copies of the rows: it may raise DataFormatError by "
-                                  "design, which the check reads",
+    ("nb13", "check_examples_from_rows", "examples_from_rows"): "given each bad case's own rows: it may raise "
+                                                                "DataFormatError by design, which the check reads",
 }
 
 
