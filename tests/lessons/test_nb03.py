@@ -95,11 +95,11 @@ def test_every_declared_loop_slip_and_ignored_setting_is_named_first(encoder, nl
     from fit's, no slip declared before it (nor an ignored setting) gives the same losses — so its message is told."""
     recipes, cache, names = list(RUN.recipes()), {}, [*RUN.slips, *(f"ignored {key}" for key in RUN.ignored)]
 
-    def runs(name, i):                                  # each run once, when needed
+    def runs(name, i):   # each run once, when needed; by the module's TRAIN_LOOP (conftest), so the checks reuse it
         if (name, i) not in cache:
             key = name.removeprefix("ignored ")
             recipe = {**recipes[i], key: RUN.ignored[key]} if key in RUN.ignored else recipes[i]
-            cache[name, i] = RUN.run(RUN.slips.get(name, RUN.reference), recipe, encoder, *nli_data)[0]
+            cache[name, i] = nb03.TRAIN_LOOP.run(RUN.slips.get(name, RUN.reference), recipe, encoder, *nli_data)[0]
         return cache[name, i]
     for k, message in enumerate(names):
         where = next((i for i in range(len(recipes)) if not RUN.same(runs(message, i), runs("fit", i))), None)
