@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -63,14 +62,24 @@ def test_fit_checks_its_output_dir_before_the_first_step(tmp_path):
     assert steps == []  # no training step ran
 
 
-def test_train_with_an_output_dir_under_a_file_is_one_line_and_exit_2(tmp_path, shared_data):
+def test_train_with_an_output_dir_under_a_file_is_one_line_and_exit_2(tmp_path, shared_data, monkeypatch, capsys):
+    """The command's main in this process, as tests/test_cli.py calls it (a second interpreter would only import torch
+    again); nothing but the one line, no warning either."""
+    import warnings
+
+    from sbertlib.cli import train
     (tmp_path / "afile").write_text("x")
-    env = {**os.environ, "SBERTLIB_DATA_DIR": str(shared_data)}
-    done = subprocess.run([sys.executable, "-m", "sbertlib", "train", "--profile", "smoke", "--output-dir",
-                           str(tmp_path / "afile" / "runs")], capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "afile is a file" in lines[0] and "Traceback" not in done.stderr
+    monkeypatch.setenv("SBERTLIB_DATA_DIR", str(shared_data))
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")
+        try:
+            code = train.main(["--profile", "smoke", "--output-dir", str(tmp_path / "afile" / "runs")])
+        except SystemExit as exit_:
+            code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and not warned, (err, [str(w.message) for w in warned])
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "afile is a file" in lines[0] and "Traceback" not in err
 
 
 def _as_nobody() -> list[str] | None:

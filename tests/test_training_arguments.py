@@ -5,8 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -152,20 +150,16 @@ def test_a_setting_of_the_wrong_type_is_named(field, value, message):
         TrainingArguments(**{field: value})
 
 
-def test_train_command_takes_training_arguments(tmp_path):
-    env = {"SBERTLIB_OUTPUT_DIR": str(tmp_path)}
-    bad = subprocess.run([sys.executable, "-m", "sbertlib", "train", "--profile", "smoke", "--epochs", "0"],
-                         capture_output=True, text=True, env={**_env(), **env})
-    assert bad.returncode == 2 and "epochs must be an integer >= 1, got 0" in bad.stderr
-    assert "Traceback" not in bad.stderr
-    out = subprocess.run([sys.executable, "-m", "sbertlib", "train", "--profile", "smoke", "--objective", "sts",
-                          "--max-steps", "2", "--lr", "0.01", "--json"], capture_output=True, text=True,
-                         env={**_env(), **env}, check=True)
-    result = json.loads(out.stdout)
+def test_train_command_takes_training_arguments(tmp_path, monkeypatch, capsys):
+    """In this process (the command's main, as tests/test_cli.py calls it): `python -m sbertlib` reaching it is
+    tests/test_cli.py's and tests/test_layers.py's, and a second interpreter would only import torch again."""
+    from sbertlib.cli import train
+    monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
+    with pytest.raises(SystemExit) as bad:
+        train.main(["--profile", "smoke", "--epochs", "0"])
+    err = capsys.readouterr().err
+    assert bad.value.code == 2 and "epochs must be an integer >= 1, got 0" in err and "Traceback" not in err
+    assert train.main(["--profile", "smoke", "--objective", "sts", "--max-steps", "2", "--lr", "0.01", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert result["training_arguments"]["max_steps"] == 2 and result["training_arguments"]["lr"] == 0.01
     assert result["model"].endswith("seed42-lr0.01-maxsteps2/final")
-
-
-def _env() -> dict:
-    import os
-    return dict(os.environ)
