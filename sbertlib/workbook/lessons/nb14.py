@@ -1,13 +1,12 @@
 """Self-checks for ``14_distillation``, declared (:mod:`sbertlib.workbook.lessons`); its run's: :mod:`.run_checks`."""
 from types import SimpleNamespace
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ... import losses
 from ...training import distillation
-from . import _guarded, guard, Exercise, Objective, Run, _brief, call, hinted, ok, require
+from . import _guarded, guard, Exercise, Objective, Run, _brief, as_array, call, hinted, ok, require
 from .run_checks import LOOP_DEFAULTS, RECIPES, check_runs, checked, fingerprint, library_run, train_and_read
 
 _mse, _unit, _cos = F.mse_loss, F.normalize, F.cosine_similarity
@@ -63,7 +62,7 @@ def _tables():   # hidden (table, width): not square first; spreads falling off;
 def _three(got, what: str) -> tuple:
     require(isinstance(got, (tuple, list)) and len(got) == 3, f"{what} returned {_brief(got)}",
             "return three things: reduced (vocab, width), components (width, H), mean (H,)")
-    return tuple(torch.tensor(np.asarray(x.detach().cpu() if torch.is_tensor(x) else x, float)) for x in got)
+    return tuple(torch.from_numpy(as_array(x).copy()) for x in got)   # a copy: numpy's [::-1] views, too
 
 
 def _same_pca(got, want) -> bool:
