@@ -201,7 +201,6 @@ check_padding_share, check_token_budget_batches, check_pick_precision = map(
 
 
 def check_bf16_round(fn) -> None:
-    """:data:`BF16`; where the student's rounding changed its input, the hint says why: the view shares x's memory."""
     hinted(BF16.check, {"in place": "x.view(torch.int32) shares x's memory: in-place operations on it (bits += …, "
                         "bits &= …) round the caller's tensor too; compute new tensors (bits + …, … & -65536)"}, fn)
 
