@@ -232,14 +232,13 @@ def call(fn, *args, what: str = "your function"):
     before = [_snapshot(a) for a in args]
     try:
         result = fn(*args)
-    except NotImplementedError as exc:
-        if not unfinished(exc):
-            raise student_raised(what, exc) from exc
-        raise ExerciseError(f"the exercise is not done yet: {what} is not written yet (it raised NotImplementedError)"
-                            "\nHint: replace the `raise NotImplementedError` line with your code") from None
     except ExerciseError:
         raise
     except Exception as exc:  # noqa: BLE001 - report what went wrong inside the student's code
+        if unfinished(exc):
+            raise ExerciseError(f"the exercise is not done yet: {what} is not written yet (it raised "
+                                "NotImplementedError)\nHint: replace the `raise NotImplementedError` line with your "
+                                "code") from None
         if isinstance(exc, KeyError):
             raise ExerciseError(f"{what} raised KeyError: {exc}\nHint: a key your code looked up was not there. The "
                                 f"check passes inputs of its own — other rows than the notebook's, or none at all (an "
@@ -262,14 +261,13 @@ def call(fn, *args, what: str = "your function"):
     return result
 
 
-def named_slip(got, slips: dict, fallback: str, close=None) -> str:
-    """The hint of the first slip whose value is ``got`` (``slips``: hint → its value, or a function giving it), else
-    ``fallback``: how every check names a usual mistake in the student's terms."""
-    same = close or _close
+def named_slip(got, slips: dict, fallback: str, close: Callable[[Any, Any], bool]) -> str:
+    """The hint of the first slip whose value is ``got`` by ``close`` (``slips``: hint → its value, or a function giving
+    it), else ``fallback``: how every check names a usual mistake in the student's terms."""
     for hint, value in slips.items():
         try:
             wrong = value() if callable(value) else value
-            if same(got, wrong):
+            if close(got, wrong):
                 return hint
         except Exception:  # noqa: BLE001 - a slip that cannot be computed on this input names nothing
             continue
@@ -370,7 +368,7 @@ class Exercise:
         __tracebackhide__ = True  # noqa: F841
         if self.reference is None or self.inputs is None:
             raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
-        same = readable(self.compare or _close)
+        same = readable(self.compare or within(1e-5, 1e-6))
         cases = list(self.inputs())
         for args in cases:
             got = call(fn, *_copies(args), what=f"your {self.name}")
@@ -390,15 +388,6 @@ def _copies(args: tuple) -> tuple:
     """Fresh copies of the hidden inputs (deep where :func:`_snapshot` copies) for each call."""
     import copy
     return tuple(copy.copy(a) if (snap := _snapshot(a)) is None else snap for a in args)
-
-
-def _close(a, b) -> bool:
-    import numpy as np
-    try:
-        return np.shape(a) == np.shape(b) and bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float),
-                                                                atol=1e-6, equal_nan=False))
-    except (TypeError, ValueError):
-        return a == b
 
 
 def _brief(value) -> str:
