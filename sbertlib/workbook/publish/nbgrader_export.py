@@ -208,7 +208,8 @@ def _hidden_test():
 
 def py_literal(value) -> str:
     """Plain data (what a probe stores: JSON's types) as Python source that builds it with no call and
-    no name: a hidden test's expected value, which no patch of ``json`` or ``float`` can change."""
+    no name: a hidden test's expected value, which no patch of ``json`` or ``float`` can change. Floats
+    are written to 9 significant digits (the tests compare to 1e-4)."""
     if value is None or isinstance(value, (bool, int, str)):
         return repr(value)
     if isinstance(value, float):
@@ -216,7 +217,7 @@ def py_literal(value) -> str:
             return "(1e999 - 1e999)"                     # NaN
         if value in (float("inf"), float("-inf")):
             return "1e999" if value > 0 else "(-1e999)"
-        return repr(value)
+        return repr(float(f"{value:.9g}"))
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(py_literal(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -358,22 +359,11 @@ def probe_cell_source(name: str, probe: str) -> str:
             f"        print({_PROBE_FAILED!r}, 'no fixed-input test for it, and its value is not plain data')\n")
 
 
-def _rounded(value, digits: int = 9):
-    """``value`` with every float to ``digits`` significant digits (the tests compare to 1e-4)."""
-    if isinstance(value, float):
-        return float(f"{value:.{digits}g}")
-    if isinstance(value, list):
-        return [_rounded(v, digits) for v in value]
-    if isinstance(value, dict):
-        return {k: _rounded(v, digits) for k, v in value.items()}
-    return value
-
-
 def hidden_test_source(name: str, probe: str, value) -> str:
     """A hidden test: the probe run on the student's ``name``, compared with the stored ``value``
     by :data:`_COMPARE` (which trusts nothing the student's code can reach)."""
     body = textwrap.dedent(probe).strip()
-    compare = _COMPARE.replace("@@NAME@@", repr(name)).replace("@@WANT@@", py_literal(_rounded(value)))
+    compare = _COMPARE.replace("@@NAME@@", repr(name)).replace("@@WANT@@", py_literal(value))
     return (f"# Autograder test for `{name}`: when your notebook is autograded, hidden tests compare what your\n"
             f"# `{name}` gives on fixed inputs with what the lecturer's solution gave (stored with the assignment).\n"
             "### BEGIN HIDDEN TESTS\n"
