@@ -62,6 +62,24 @@ def _trains_once(ex):
     return run
 
 
+
+@pytest.fixture(scope="module", autouse=True)
+def library_points_train_once():
+    """Notebook 07's library run of a grid point (a start, the scorer, the pairs, the objective, its settings) trains
+    once a module, as a declared run does above: the test of a late mistake need not train each earlier mistake's run
+    again. The answer under test still trains afresh, and the check names the first matching mistake in order."""
+    from sbertlib.workbook.lessons import nb07
+    point, trained = nb07.library_point, {}
+
+    def library_point(start, evaluator, pairs, objective, p):
+        key = (_as_key(start), id(evaluator), repr(pairs), objective, repr(sorted(p.items())))
+        if key not in trained:
+            trained[key] = point(start, evaluator, pairs, objective, p), (start, evaluator)
+        return dict(trained[key][0])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(nb07, "library_point", library_point)
+        yield
+
 def _as_key(value):
     """A model by what it computes with (its class, weights, buffers, length limit and mode: a check trains a fresh
     copy of it each time); anything else by identity."""
