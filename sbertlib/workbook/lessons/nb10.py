@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 
-from . import Exercise, as_array as _f64, guard, ok, require, unit as _unit, within
+from . import Exercise, _guarded, as_array as _f64, guard, ok, require, unit as _unit, within
 
 
 def similarity_truth(a, b, measure: str = "cosine") -> np.ndarray:
@@ -49,9 +49,7 @@ SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_
     compare=within(1e-4, 1e-4), hint="out[i, j] scores a[i] against b[j]: cosine = the dot product of the unit rows, "
                                      "dot = the plain one, euclidean and manhattan = minus the L2 and the L1 distance",
     ok="similarity is right for cosine, dot, euclidean and manhattan — larger is more similar for all four")
-
-
-def check_similarity(similarity): SIMILARITY.check(similarity)  # noqa: E704
+check_similarity = _guarded(SIMILARITY.check)
 
 
 STOPWORDS = frozenset("""a an the this that these those some any each every all both either neither no not nor is are
