@@ -111,6 +111,7 @@ def _sts_nb(model, pairs):
     (nb04.check_sts_evaluate, lambda m, p: (0.0, F.normalize(sides(m, p)[0]) @ F.normalize(sides(m, p)[1]).T),
      r"the cosines have shape \(48, 48\)"),
     (nb04.check_sts_evaluate, lambda m, p: _sts_nb(m, p)[0], "return two things"),
+    (nb04.check_sts_evaluate, lambda m, p: _sts_nb(nb04.hidden_sts(5)[0], p), "never encoded with the `model` it was"),
     (nb04.check_spearman, lambda x, y: pearsonr(rankdata(x), rankdata(y)), "not one number"),
     (nb04.check_spearman, lambda x, y: np.corrcoef(rankdata(x), rankdata(y)), "np.corrcoef's 2 × 2 matrix"),
     (nb04.check_worst_k, lambda g, p, k=10: ([0.5] * k, [1.0] * k), "are not whole numbers"),

@@ -27,8 +27,7 @@ def _two(first, second, hint: str):
 
 
 def _any(*values):
-    """A slip's value that stands for each of ``values`` (ties broken by a stable or an unstable sort, a distance or
-    its negative, …); it is the first, and each exercise's ``compare`` reads the others."""
+    """A slip's value that stands for each of ``values``: it is the first, and an exercise's ``compare`` reads all."""
     out = type("AnyOf", (type(values[0]),), {})(values[0])
     object.__setattr__(out, "alternatives", values)
     return out
@@ -67,6 +66,8 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
     "np.argsort(a) is the order of the values, not their ranks: a value's rank is np.argsort(np.argsort(a)) + 1, "
     "then " + AVG: lambda x, y: _r(x, y, np.argsort),
     "sorting loses which x goes with which y: replace each value by its rank instead": lambda x, y: _r(x, y, np.sort),
+    "you ranked x and y together, as one joined list: rank each list on its own":
+        lambda x, y: (lambda r: _pearson(r[:len(x)], r[len(x):]))(rankdata(np.r_[x, y])),
     TIES["ordinal"] + AVG: lambda x, y: _any(_r(x, y, lambda a: rankdata(a, "ordinal")),
                                              _r(x, y, lambda a: np.argsort(np.argsort(a)))),
     TIES["min"] + AVG: lambda x, y: _any(*(_r(x, y, lambda a: rankdata(a, m)) for m in ("min", "max"))),
@@ -103,15 +104,21 @@ def sts_evaluate_truth(model, pairs) -> tuple[float, np.ndarray]:
 
 
 class HiddenEncoder:
-    """An encoder with known vectors, one per sentence (``encode`` as the library's)."""
+    """An encoder with known vectors, one per sentence (``encode`` as the library's); its copies share ``users``."""
 
     def __init__(self, vectors: dict[str, np.ndarray]):
-        self.vectors, self.name = vectors, "hidden"
+        self.vectors, self.name, self.users = vectors, "hidden", []
 
     def __repr__(self) -> str:
         return f"<the check's encoder of {len(self.vectors)} sentences>"
 
+    def unused(self, name: str, otherwise: str) -> str:
+        """A hint: ``otherwise``, unless one copy alone encoded (the check's first call, the student's, never did)."""
+        return (f"your {name} never encoded with the `model` it was given: the check passes its own model — encode "
+                f"with the argument, not a model of the notebook") if len(set(map(id, self.users))) == 1 else otherwise
+
     def encode(self, sentences, *args, convert_to="numpy", normalize=None, **kwargs):
+        self.users.append(self)
         one = isinstance(sentences, str)
         out = np.stack([self.vectors[s] for s in ([sentences] if one else list(sentences))])
         out = (_unit(out) if normalize else out).astype(np.float32)
@@ -138,14 +145,7 @@ def _sts(model, pairs, sim=lambda u, v: _dot(_unit(u), _unit(v)), corr=spearman_
     return times * corr(sim(u, v), [p.score for p in pairs]), sim(u, v)
 
 
-class _Cosines(tuple):
-    """A slip's (score, cosines) known by its cosines alone: its score is whatever was made of them."""
-    cosines_only = True
-
-
-def _same_sides(m, p, side):
-    """_sts with one side's sentences on both sides (``side``: "sentence1" or "sentence2")."""
-    return _Cosines(_sts(m, [replace(q, sentence1=getattr(q, side), sentence2=getattr(q, side)) for q in p]))
+_Cosines = type("Cosines", (tuple,), {"cosines_only": True})   # a slip's (score, cosines) known by its cosines alone
 
 
 def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
@@ -164,9 +164,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     "that is Pearson's r × 100: STS is scored by rank order, Spearman's ρ": lambda m, p: _sts(m, p, corr=_pearson),
     "that is Pearson's r, and not × 100: use Spearman's ρ × 100": lambda m, p: _sts(m, p, corr=_pearson, times=1),
     "you ranked by the dot product u·v: these vectors are not normalised, so a long vector looks similar to "
-    "everything; the cosine divides by both lengths": lambda m, p: _sts(m, p, _dot),
-    "the dot product u·v, not the cosine (these vectors are not normalised), and not × 100":
-        lambda m, p: _sts(m, p, _dot, times=1),
+    "everything; the cosine divides by both lengths (then × 100)":
+        lambda m, p: _any(_sts(m, p, _dot), _sts(m, p, _dot, times=1)),
     "only one side was normalised: the cosine divides u·v by |u| and by |v|":
         lambda m, p: _sts(m, p, lambda u, v: _dot(_unit(u), v)),
     "np.linalg.norm without axis=1 is one norm of the whole matrix: each row needs its own (axis=1, keepdims=True)":
@@ -188,9 +187,17 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
         lambda m, p: _Cosines(_sts(m, p, lambda u, v: _dot(_unit(u.T), _unit(v.T)), corr=lambda x, y: spearman_truth(
             x, y[:len(x)]))),
     "both sides are the same sentences (each cosine a sentence with itself): encode sentence1 for one side, "
-    "sentence2 for the other": lambda m, p: _any(*(_same_sides(m, p, s) for s in ("sentence1", "sentence2")))},
-    hint="encode the first and the second sentences with the `model` passed in (not a model of the notebook), one "
-         "cosine per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
+    "sentence2 for the other": lambda m, p: _any(*(_Cosines(_sts(m, [replace(q, sentence1=getattr(q, s),
+        sentence2=getattr(q, s)) for q in p])) for s in ("sentence1", "sentence2"))),
+    "your cosines are in another order than the pairs (you sorted them): one cosine per pair, in the order given":
+        lambda m, p: _any(*(_sts(m, sorted(p, key=lambda q: q.score, reverse=r)) for r in (False, True))),
+    "your cosines are rounded: keep each as it is (rounded, pairs the model told apart tie)": lambda m, p: _any(*(
+        _sts(m, p, lambda u, v, d=d: _dot(_unit(u), _unit(v)).round(d)) for d in (1, 2, 3))),
+    "1 − sklearn's paired_cosine_distances gives 0.5 where a vector is all zeros: its cosine is 0, as the exercise "
+    "says (F.cosine_similarity gives that)": lambda m, p: _sts(m, p, lambda u, v: 1 - ((_unit(u) - _unit(v)) ** 2).sum(
+        1) / 2)},
+    hint=lambda got, m, p: m.unused("sts_evaluate", "encode the first and the second sentences, one cosine per pair "
+                                    "(row i with row i), then 100 × your spearman of the cosines and the gold scores"),
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
     compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
                     a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5)),
@@ -240,14 +247,15 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
     "wmean is the pooled score again: score each subset (pair.source) on its own": lambda p, c: (_year(p, c)[0],) * 2,
     "all is one Spearman over every pair pooled, not a mean of the subsets' scores":
         lambda p, c: _any((_year(p, c)[1],) * 2, (_year(p, c, lambda s, n: s.mean())[1], _year(p, c)[1])),
-    "that is ρ itself: × 100, as the tables print": lambda p, c: tuple(x / 100 for x in _year(p, c)),
-    "that is Pearson's r: both conventions use Spearman's ρ": lambda p, c: _year(p, c, corr=_pearson),
-    "wmean is a mean of the subsets' Pearson's r: wmean too uses each subset's Spearman's ρ":
-        lambda p, c: _year(p, c, sub=_pearson),
-    "wmean is ρ itself, not × 100: all and wmean are both on the tables' scale": lambda p, c: (lambda a, w: (
-        a, w / 100))(*_year(p, c)),
-    "each subset's cosines must be its own pairs': take them with the gold's mask (cosines[sources == s]), not by "
-    "position": lambda p, c: _year(p, c, blocks=True)},
+    "that is ρ itself (of both, or of wmean): × 100, as the tables print": lambda p, c: (lambda a, w: _any(
+        (a / 100, w / 100), (a, w / 100)))(*_year(p, c)),
+    "that is Pearson's r (of all and the subsets, or of the subsets): both conventions use Spearman's ρ":
+        lambda p, c: _any(_year(p, c, corr=_pearson), _year(p, c, sub=_pearson)),
+    "each subset's cosines must be its own pairs' (cosines[i] is pairs[i]'s): take them with the gold's mask "
+    "(cosines[sources == s]), not by position, and never sort the pairs alone": lambda p, c: _any(
+        _year(p, c, blocks=True), _year(sorted(p, key=lambda q: q.source), c)),
+    "the weights are the sizes minus one: weigh each subset by its number of pairs":
+        lambda p, c: _year(p, c, lambda s, n: s @ (n - 1) / (n - 1).sum())},
     hint="all: 100 × one Spearman over every pair; wmean: each subset's (pair.source) Spearman × 100, weighted by its "
          "number of pairs",
     ok="pooled_and_wmean is right: one Spearman over every pair pooled, and the subsets' Spearmans weighted by size",
@@ -313,8 +321,12 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     "those are the k largest, but the smallest of them first (the end of an ascending sort): largest |error| first":
         lambda g, p, k: (lambda e: (lambda i: (i, e[i]))(np.argsort(abs(e), kind="stable")[-k:]))(
             rankdata(_np(p)) - rankdata(_np(g))),
-    "those are differences of the scores (predicted × 5 − gold): an error here compares ranks, not scores":
-        lambda g, p, k: _worst(g, p, k, diff=lambda p, g: 5 * p - g),
+    "those are differences of the scores (predicted − gold, on one scale or another: a cosine, × 5, gold / 5): an "
+    "error compares ranks, predicted rank − gold rank": lambda g, p, k: _any(*(_worst(
+        g, p, k, diff=lambda p, g, a=a, b=b: a * p - b * g) for a, b in ((1, 1), (5, 1), (1, .2)))),
+    "one list was ranked from the largest (rankdata(-x)): rank both from the smallest, then predicted − gold":
+        lambda g, p, k: _any(*(_worst(g, p, k, diff=lambda p, g, s=s: rankdata(s * p) - rankdata(-s * g))
+                               for s in (-1, 1))),
     "those are the smallest errors: sort by |error|, largest first": lambda g, p, k: _worst(g, p, k, size=lambda e: -abs(e)),
     "you returned the sizes |error|: return the signed errors": lambda g, p, k: (lambda i, e: (i, abs(e)))(*_worst(g, p, k)),
     "those errors are the list's first k, not those of the pairs you picked: errors[order]":
@@ -325,10 +337,6 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     **{TIES[m] + AVG: (lambda m: lambda g, p, k: _worst(g, p, k, lambda a: rankdata(a, m)))(m) for m in TIES},
     "np.argsort(a) is the order of the values, not their ranks: rank each list (scipy.stats.rankdata)":
         lambda g, p, k: _worst(g, p, k, np.argsort),
-    "those are differences of the scores: a cosine and a 0–5 score are not on one scale; subtract ranks":
-        lambda g, p, k: _worst(g, p, k, diff=lambda p, g: p - g),
-    "those are differences of the scores (gold / 5): Spearman's view of an error compares ranks":
-        lambda g, p, k: _worst(g, p, k, diff=lambda p, g: p - g / 5),
     "equally large errors must keep their data order: a stable sort (np.argsort(-abs(e), kind='stable')); an "
     "unstable one, or an ascending one reversed, reorders them": _TiesReordered},
     hint="rank the gold and the predictions each on its own, subtract (predicted − gold), then the k largest in size",
@@ -373,9 +381,8 @@ GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lam
     "those are counts among the worst: divide by the number of worst pairs": _shares(of_worst=lambda c, n: c),
     "those are counts in both columns: a share is a genre's count over the number of pairs (all, or the worst)":
         _shares(of_all=lambda c: c, of_worst=lambda c, n: c),
-    "the worst's shares are over a fixed 100: divide by the number of worst pairs given, len(worst_sources)":
-        _shares(of_worst=lambda c, n: c / 100),
-    "the worst's shares are over the number of WORST pairs, not of all": _shares(of_worst=lambda c, n: c / n),
+    "the worst's shares are over the number of worst pairs given, len(worst_sources): not over all pairs, not a fixed "
+    "100": lambda a, w: _any(*(genre_shares_truth(a, w, of_worst=lambda c, n, d=d: c / (d or n)) for d in (100, 0))),
     "those are percentages: a share is between 0 and 1": lambda a, w: _any(*(genre_shares_truth(
         a, w, lambda c: x * c / c.sum(), lambda c, n: y * c / c.sum()) for x, y in ((100, 100), (100, 1), (1, 100)))),
     "the ratio is upside down: share of the worst / share of all": _shares(over=lambda w, a: a / w),
