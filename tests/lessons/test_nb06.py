@@ -86,6 +86,8 @@ def test_a_triplet_objective_written_another_way_passes(loss_of, tiny_encoder, h
     (objective(lambda self, a, p, n: nb06.reference_triplet_loss(a, p, n, self.margin).detach()), "detached"),
     (objective(lambda self, a, p, n: nb06.reference_triplet_loss(a, n, p, self.margin)),
      "the columns in their order"),
+    (type("TripletObjective", (objective(),), {"__init__": lambda self, model, margin=1.0: setattr(self, "model", model)}),
+     r"never called super\(\).__init__\(model\)"),      # trial t0406 06.3-07: nn.Module refuses self.model first
 ])
 def test_a_triplet_objectives_mistakes_are_named(cls, says, tiny_encoder):
     with pytest.raises(ExerciseError, match=says):
@@ -137,7 +139,7 @@ def test_triplet_distances_from_another_model_are_told_without_the_hidden_distan
         cols = [np.stack([vectors.setdefault(getattr(t, c), np.random.default_rng(len(vectors)).normal(size=6))
                           for t in triplets]) for c in ("anchor", "positive", "negative")]
         return np.linalg.norm(cols[0] - cols[1], axis=1), np.linalg.norm(cols[0] - cols[2], axis=1)
-    with pytest.raises(ExerciseError, match="with the model given") as refused:
+    with pytest.raises(ExerciseError, match="never encoded with the `model` it was given") as refused:
         nb06.check_triplet_distances(notebook_model)
     model, triplets = nb06.TRIPLET_DISTANCES.inputs()[0]
     hidden = nb06.triplet_distances_truth(model, triplets)[0]

@@ -6,31 +6,34 @@ import torch
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import Exercise, Objective, _guarded, call, guard, require, require_gradient, two_items, within
+from . import Exercise, Objective, _guarded, call, guard, hinted, require, require_gradient, two_items, within
 from .kinds import as_number, close
 from .nb03 import MNRL
+from .nb04 import HiddenEncoder, _any, _either
 
 EUCLIDEAN = lambda x, y: (((x - y) ** 2).sum(1)) ** 0.5  # noqa: E731 - row by row, for numpy and torch alike
 COSINE = lambda x, y: 1 - (x * y).sum(1) / ((x * x).sum(1) * (y * y).sum(1)) ** 0.5  # noqa: E731
 MANHATTAN, SQUARED = (lambda x, y: abs(x - y).sum(1)), (lambda x, y: ((x - y) ** 2).sum(1))
+CDIST = lambda x, y: (((x[:, None] - y[None]) ** 2).sum(2)) ** 0.5  # noqa: E731 - every row against every row, B × B
 
 
 # ----------------------------------------------------------------------------- triplets from NLI
 def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, order=list, hyps=list, each=None,
-              out=lambda k, h, n: (k, h, n), once_neg=True):
+              out=lambda k, h, n: (k, h, n), once_neg=True, sort_negs=False):
     """data.nli_triplets; a slip: other labels, repeats kept (``once``: entailed, ``once_neg``: contradicting), another
-    ``order``, ``hyps``, ``each`` or ``out``."""
+    ``order``, ``hyps``, ``each`` or ``out``, or negatives sorted."""
     by: dict = {}
     for p in pairs:
         for side, labels, o in zip(by.setdefault(p.premise, ([], [])), (pos, neg), (once, once_neg)):
             if p.label in labels and not (o and p.hypothesis in side):
                 side.append(p.hypothesis)
     each = each or (lambda ns, j: ns[j % len(ns):][:1] if ns else [])
-    return [out(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(hyps(ps)) for n in each(ns, j)]
+    return [out(k, h, n) for k in order(by) for ps, ns in [by[k]] for j, h in enumerate(hyps(ps))
+            for n in each(sorted(ns) if sort_negs else ns, j)]
 
 
 _triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
-_n = lambda **slip: lambda pairs: _triplets(pairs, **slip)  # noqa: E731
+_n = lambda *alt, **slip: lambda pairs: _any(*(_triplets(pairs, **s) for s in alt or [slip]))  # noqa: E731
 # premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless
 # there: one entailed hypothesis); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps
 # round. The second input's P7 repeats a contradiction that shifts the turns: negatives c1, c2, c1 (kept: c1, c1, c2)
@@ -38,16 +41,15 @@ ROWS7 = "7e1 7c1 7c1 7e2 7c2 7e3".split()
 ROWS, LABEL = ("6e3 5c1 6n1 6c2 4e1 6e1 6c1 4n1 3c1 3e2 5n1 3e2 6e0 6c3 2e0 2c1 2c1 3e1 3c2 2c2 1e2 1e1 1c2 2n1 1e3 "
                "1c1").split(), {"e": "entailment", "n": "neutral", "c": "contradiction"}
 NLI_TRIPLETS = Exercise(
-    "nli_to_triplets", reference=nli_triplets, returns=_triples, compare=lambda got, want: got == _triples(want),
+    "nli_to_triplets", reference=nli_triplets, returns=_triples, compare=_either(lambda g, w: g == _triples(w)),
     inputs=lambda: [([NLIPair(f"P{r[0]}", r[1:] if r[2] == "0" else f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in rows],)
                     for rows in (ROWS, ROWS7)] + [([],)],
     slips={"positive and negative swapped: the positive is the entailed hypothesis, the negative a contradicting one":
                _n(out=lambda k, h, n: (k, n, h)),
            "one triplet per contradicting hypothesis: make one per distinct entailed hypothesis, the positive":
                _n(pos=("contradiction",), neg=("entailment",)),
-           "the negatives are the neutral hypotheses: the negative is one the premise contradicts":
-               _n(neg=("neutral",)),
-           "a neutral hypothesis is not a negative: the negative contradicts": _n(neg=("contradiction", "neutral")),
+           "a neutral hypothesis is not a negative: the negative is one the premise contradicts":
+               _n({"neg": ("neutral",)}, {"neg": ("contradiction", "neutral")}),
            "a neutral hypothesis is not a positive: the positive is entailed": _n(pos=("entailment", "neutral")),
            "a premise that contradicts nothing gave triplets with no negative (None): it gives no triplet":
                _n(each=lambda ns, j: ns[j % len(ns):][:1] if ns else [None]),
@@ -56,7 +58,13 @@ NLI_TRIPLETS = Exercise(
            "negatives after it — take each contradicting hypothesis once": _n(once_neg=False),
            "every triplet took the premise's first contradiction: take them in turn": _n(each=lambda ns, j: ns[:1]),
            "the premises are in alphabetical order: keep the order they first appear in": _n(order=sorted),
-           "a premise's entailed hypotheses are sorted: keep them in file order": _n(hyps=sorted),
+           "a premise's hypotheses are sorted (sorted(set(…)) is alphabetical): keep its entailed and contradicting "
+           "ones in file order": _n({"hyps": sorted}, {"sort_negs": True}, {"hyps": sorted, "sort_negs": True}),
+           "the turns start at the premise's second contradiction: its first entailed hypothesis takes the first "
+           "(index j % len, j from 0)": _n(each=lambda ns, j: ns[(j + 1) % len(ns):][:1] if ns else []),
+           "you paired only rows next to each other in the file: gather each premise's hypotheses over the whole file "
+           "first (a dict by premise)": lambda ps: [(a.premise, a.hypothesis, b.hypothesis) for a, b in zip(ps, ps[1:])
+               if (a.premise, a.label, b.label) == (b.premise, "entailment", "contradiction")],
            "one triplet per entailed hypothesis, not one per (entailed, contradicting) pair": _n(each=lambda ns, j: ns),
            "a premise with more entailed hypotheses than contradictions lost some: zip stops at the shorter list — "
            "take the contradictions in turn, starting again at the first": _n(each=lambda ns, j: ns[j:j + 1]),
@@ -120,7 +128,9 @@ TRIPLET_LOSS = Exercise(
            "the hinge after the mean: clamp each triplet's loss, then average": _t(hinge=lambda v: v,
                                                                                    reduce=lambda v: v.mean().relu()),
            "one distance over the whole batch (a norm with no dim): a distance per triplet, per row (dim=1)":
-               lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin)},
+               lambda a, p, n, margin=1.0: torch.relu((a - p).norm() - (a - n).norm() + margin),
+           "torch.cdist gives every anchor against every positive (B × B): a triplet's distance is row i's with row "
+           "i (the diagonal, or F.pairwise_distance)": _t(d=CDIST)},
     hint="per row d(a,p) = ‖a−p‖ and d(a,n) = ‖a−n‖, then max(d(a,p) − d(a,n) + ε, 0), then the mean",
     probe="""
             _rng = _np.random.default_rng(2028)
@@ -179,7 +189,6 @@ def triplet_distances_truth(model, triplets, d=EUCLIDEAN, ends=((0, 1), (0, 2)))
 
 
 def _hidden_triplets():
-    from .nb04 import HiddenEncoder
     rng, names = np.random.default_rng(8), [(f"anchor {i}", f"positive {i}", f"negative {i}") for i in range(20)]
     a = rng.normal(size=(20, 1, 6)) * np.exp(rng.uniform(-1, 1.5, size=(20, 1, 1)))  # lengths from 0.4 to 4.5
     vectors = (a + rng.normal(size=(20, 3, 6)) * np.array([0, 0.5, 1.2])[:, None]).reshape(60, 6)
@@ -205,14 +214,15 @@ TRIPLET_DISTANCES = Exercise(
            "the triplets were sorted: keep them in the order given, row i for triplet i":
                lambda m, ts: triplet_distances_truth(m, sorted(ts, key=lambda t: t.anchor)),
            "those are every anchor against every positive (torch.cdist, B × B): one distance per triplet, the "
-           "diagonal": _d(d=lambda x, y: (((x[:, None] - y[None]) ** 2).sum(2)) ** 0.5),
+           "diagonal": _d(d=CDIST),
            "the anchors were sorted: keep the triplets' order, row i's anchor with row i's positive and negative":
                lambda m, ts: triplet_distances_truth(m, [Triplet(a, *astuple(t)[1:]) for a, t in zip(sorted(
                    t.anchor for t in ts), ts)]),
            "those are the means over the triplets: give one distance per triplet, no .mean()":
                lambda m, ts: tuple(x.mean() for x in triplet_distances_truth(m, ts)),
            "dot products are similarities: give the distances ‖a − p‖, ‖a − n‖": _d(d=lambda x, y: (x * y).sum(1))},
-    hint="encode each column (anchors, positives, negatives) with the model given; each row's ‖a − p‖, ‖a − n‖")
+    hint=lambda got, m, ts: m.unused("triplet_distances", "encode each column (anchors, positives, negatives); each "
+                                     "row's ‖a − p‖, ‖a − n‖"))
 
 
 def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lambda p, n, m: n - p >= m):
@@ -235,7 +245,7 @@ _flat = lambda got: np.array([got[0], *(x for m, v in sorted(dict(got[1]).items(
 _s = lambda **slip: lambda d_ap, d_an, margins: triplet_scores_truth(d_ap, d_an, margins, **slip)  # noqa: E731
 TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 0.5 ≥ 1.0, 2.75 − 1.5 ≥ 1.25
     "triplet_scores", reference=triplet_scores_truth, returns=_scores,
-    compare=lambda got, want: np.shape(_flat(got)) == np.shape(_flat(want)) and np.allclose(_flat(got), _flat(want)),
+    compare=_either(lambda g, w: np.shape(_flat(g)) == np.shape(_flat(w)) and np.allclose(_flat(g), _flat(w))),
     inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.25, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.25, −1,
                      np.array([1.5, 1.0, 1.0, 6.5, 0.5, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.25, 1.0, 5.0)),  # 1, 5.2, 1, 0
                     (np.array([0.2, 0.9, 1.5, 0.3, 2.2, 0.8, 1.25]), np.array([0.9, 0.4, 2.75, 1.8, 2.1, 0.8, 1.75]),
@@ -260,11 +270,9 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
                _s(meets=lambda p, n, m: n / p >= m),
            "those are the notebook's MARGINS, not the margins passed in: one entry per ε of the `margins` argument":
                lambda p, n, ms: triplet_scores_truth(p, n, (0.1, 1.0, 5.0)),
-           "your percentages were cut to whole numbers (integer division //): divide with /": lambda *a: (
-               lambda acc, m: (np.floor(acc + 1e-9), {k: np.floor(v + 1e-9) for k, v in m.items()}))(
-               *triplet_scores_truth(*a)),
-           "your percentages are rounded: give each share as it is": lambda *a: (lambda acc, m: (round(acc), {
-               k: round(v) for k, v in m.items()}))(*triplet_scores_truth(*a))},
+           "your percentages are whole numbers (rounded, or cut by integer division //): give each share as it is, "
+           "divided with /": lambda *a: (lambda acc, m: _any(*((f(acc), {k: f(v) for k, v in m.items()}) for f in (
+               round, lambda x: np.floor(x + 1e-9)))))(*triplet_scores_truth(*a))},
     hint="the share (%) of triplets with d(a,p) < d(a,n); per ε, the share with d(a,n) − d(a,p) ≥ ε",
     probe="""
             _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
@@ -272,7 +280,12 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
             """)
 
 EXERCISES = (TRIPLET_LOSS, TRIPLET_OBJECTIVE, TRIPLET_DISTANCES, TRIPLET_SCORES, NLI_TRIPLETS)
-check_triplet_objective, check_triplet_distances, check_triplet_scores, check_nli_triplets = map(
-    _guarded, (exercise.check for exercise in EXERCISES[1:]))
+check_triplet_distances, check_triplet_scores, check_nli_triplets = map(_guarded, (e.check for e in EXERCISES[2:]))
+
+
+def check_triplet_objective(cls, encoder) -> None:   # no super().__init__: nn.Module refuses self.model = model
+    hinted(TRIPLET_OBJECTIVE.check, {"before Module.__init__() call": "your __init__ never called super().__init__("
+           "model): make it the first line — an nn.Module sets itself up there to hold a model"}, cls, encoder)
+
 
 guard(globals())   # last: every check above shows its own failures as an ExerciseError
