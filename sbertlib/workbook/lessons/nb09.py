@@ -20,8 +20,6 @@ def _one_number(value, what: str) -> float:
     require(np.isfinite(x), f"{what} must return one finite number, got {x}.")
     return x
 
-# ----------------------------------------------------------------------------- premise–hypothesis cosines
-
 
 def cosine_by_label_truth(premise, hypothesis, gold: Sequence, labels: Sequence[str], sim=None) -> dict[str, float]:
     """The mean cosine of pair i's premise and hypothesis over the pairs of each gold label (``sim``: a slip's)."""
@@ -59,8 +57,6 @@ COSINE_BY_LABEL = Exercise("cosine_by_label", reference=cosine_by_label_truth, i
     ok="cosine_by_label is right: the mean cosine of each pair's premise and hypothesis, per gold label",
     compare=lambda a, b: a.keys() == b.keys() and all(abs(a[k] - b[k]) <= 1e-6 for k in a), returns=_by_label)
 check_cosine_by_label = _guarded(COSINE_BY_LABEL.check)
-
-# ----------------------------------------------------------------------------- separation and 1-NN agreement
 
 
 def separation_truth(emb, labels: Sequence, unit=_unit, keep_diagonal=False, against_all=False) -> float:
@@ -165,8 +161,6 @@ def check_separation(separation: Callable, emb=None, labels: Sequence | None = N
 def check_nn_agreement(nn_agreement: Callable, emb=None, labels: Sequence | None = None) -> float:
     return _check(NN_AGREEMENT, nn_agreement, emb, labels, ".3f")
 
-# ----------------------------------------------------------------------------- PCA by SVD
-
 
 def pca_truth(emb, k: int = 2, prepare=None, coords=None, explained=None, last=False) -> tuple[np.ndarray, np.ndarray]:
     """``(coords (n, k), explained (k,))``: the centred rows projected on the first ``k`` right singular vectors (any
@@ -227,8 +221,6 @@ PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca,
 def check_pca(pca: Callable, emb=None, k: int = 2) -> None:
     extra = [(_raw(emb), k)] if emb is not None else []
     replace(PCA, inputs=lambda: _pca_cases() + extra, ok=PCA.ok + " and on your embeddings" * bool(extra)).check(pca)
-
-# ----------------------------------------------------------------------------- chance agreement
 
 
 _counts = lambda labels: np.unique(_labels(labels), return_counts=True)[1]  # noqa: E731 - each label's

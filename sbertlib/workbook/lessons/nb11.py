@@ -5,7 +5,6 @@ import torch
 from . import Exercise, ExerciseError, _guarded, guard, hinted, one_number
 
 
-# ----------------------------------------------------------------------------- padding share
 def _batches(lengths, batch_size: int, sort: bool, ascending: bool = False) -> list[list[int]]:
     ls = sorted(lengths, reverse=not ascending) if sort else list(lengths)
     return [ls[s:s + batch_size] for s in range(0, len(ls), batch_size)]
@@ -52,7 +51,6 @@ PADDING = Exercise('padding_share_by_hand', probe="""
     ok="your padding share matches on random batches, sorted and unsorted")
 
 
-# ----------------------------------------------------------------------------- token-budget batches
 def token_budget_truth(lengths, max_tokens: int) -> list[list[int]]:
     """Sentence indices cut as ``SentenceEncoder.batches(..., max_tokens=...)`` cuts them (the library's own)."""
     from ...model.tokenising import length_batches
@@ -117,7 +115,6 @@ BUDGET = Exercise('token_budget_batches', probe="""
     ok="token-budget batches match the library's on sorted, tied and over-long inputs")
 
 
-# ----------------------------------------------------------------------------- bf16 by hand
 def _bf16_cases() -> list[tuple[torch.Tensor]]:
     """Float32 values whose rounding tells the slips apart: exact ties with an even and an odd kept part, values
     just above and below a tie, negatives, tiny and huge magnitudes."""
@@ -161,7 +158,6 @@ BF16 = Exercise('bf16_round', probe="""
     ok="your bf16 rounding matches PyTorch's bit for bit, ties included")
 
 
-# ----------------------------------------------------------------------------- picking a precision
 def pick_truth(rows: dict, tolerance: float, keep=lambda d, t: abs(d) <= t, best=max) -> str:
     """The fastest precision whose Spearman is within ``tolerance`` of fp32's, either way (fp32 always qualifies); the
     keywords are slips' (which difference from fp32's is kept, which of the kept is taken)."""

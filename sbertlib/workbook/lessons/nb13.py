@@ -14,7 +14,6 @@ ROW_COLUMNS, ROW_RANGE = ("query", "match", "rating"), (1.0, 10.0)   # not the n
 FAQ, SEEDS, TOLERANCE = "How do I get a copy of my certificate?", range(7, 17), 0.05   # TOLERANCE: group_split's
 
 
-# ----------------------------------------------------------------------------- rows -> training examples
 def _good_rows() -> list[tuple[int, dict]]:
     """Rows as data.own.read_table gives them: line numbers with gaps, an extra column the loader must ignore."""
     texts = [("How do I reset my password?", "I forgot my password, what now?", "9.5"),
@@ -102,7 +101,6 @@ def check_examples_from_rows(examples_from_rows: Callable) -> None:
        "scores outside the range with the line and column named")
 
 
-# ----------------------------------------------------------------------------- a split without leaks
 def _hidden_pairs(seed: int = 13) -> list[STSPair]:
     """40 questions with three partners each; 12 chains of five pairs that only a grouping over *both* columns keeps
     together ((a, x), (b, x) share a second sentence, (b, y), (y, c) join across the columns, (d, c)); :data:`FAQ`
