@@ -207,6 +207,8 @@ def test_mnrl_written_other_ways_passes_even_after_a_tutorials_matmul_precision(
      "you changed an embedding in place"),
     (mnrl(lambda self, e: F.cross_entropy(e[0] @ torch.cat(e[1:], 1).T, torch.arange(len(e[0])))),
      "the candidates joined as rows"),
+    (type("MNRL", (losses.SBERTLoss,), {"__init__": lambda self, model, scale=20.0: setattr(self, "model", model)}),
+     r"never called super\(\).__init__\(model\)"),                # every Objective's check (kinds), 06's first
 ])
 def test_mnrl_mistakes_a_declaration_cannot_hold_are_named(wrong, says, encoder):
     """Issue 37: a scale hard-coded as 20 was accepted. Trial 8: a right value with a cut gradient; a borrowed loss."""

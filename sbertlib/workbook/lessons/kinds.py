@@ -70,9 +70,11 @@ class Objective:
         require(not borrowed, f"your {self.name} is (or extends) the library's {borrowed[0] if borrowed else ''}, "
                 "which already is the loss", f"extend losses.SBERTLoss and write loss_from_embeddings yourself")
         shown = "".join(f", {k}={v!r}" for k, v in setting.items())
-        kept = {"TypeError": f"{', '.join(setting)} is an argument of the objective: keep it (self.…) for "
-                             "loss_from_embeddings"} if setting else {}
-        objective = hinted(call, kept, lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{shown})")
+        hints = {"before Module.__init__() call": "your __init__ never called super().__init__(model): make it the "
+                "first line — an nn.Module sets itself up there to hold a model",
+                **({"TypeError": f"{', '.join(setting)} is an argument of the objective: keep it (self.…) for "
+                                 "loss_from_embeddings"} if setting else {})}
+        objective = hinted(call, hints, lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{shown})")
         require(getattr(objective, "model", None) is encoder, f"your {self.name}'s .model is not the encoder it was given",
                 "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
         return objective
