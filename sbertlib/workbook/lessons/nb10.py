@@ -1,5 +1,4 @@
-"""Self-checks for notebook 10 (the similarity explorer): the four measures in one function, a paraphrase pair that
-shares no content word (stop words dropped, inflections cut to a crude stem), the warm-up's prediction (told)."""
+"""Self-checks for notebook 10 (similarity explorer): four measures, a paraphrase sharing no content word, a guess."""
 import re
 
 import numpy as np

@@ -1,5 +1,4 @@
-"""Self-checks for ``12_applications_search_and_clustering``: six exercises and ``check_nprobe``. Right answers written
-another way pass (float32/64, numpy, torch, sklearn, lists; ties in any order)."""
+"""Self-checks for ``12_applications_search_and_clustering``: six declared exercises and ``check_nprobe``."""
 from itertools import permutations
 from types import SimpleNamespace
 
