@@ -211,18 +211,22 @@ def ladder_paper_rows(profile) -> dict[str, tuple[str, float] | None]:
 
 
 # ----------------------------------------------------------------------------- notebook 04's untrained rows
+def stand_in_note(profile) -> str:
+    """A note after the untrained network's name (the baseline backbone, else the backbone) where it has random
+    weights; else empty."""
+    return f" — {RANDOM_STAND_IN}" if has_random_weights(profile.baseline_backbone or profile.backbone) else ""
+
+
 def untrained_what(profile, pooling: str) -> str:
-    """Notebook 04's label for the untrained network with ``pooling`` ("mean pooling", "CLS vector"): on a
-    random-weight backbone it says it is a stand-in with no paper counterpart."""
-    name = profile.baseline_backbone or profile.backbone
-    return f"untrained, {pooling}" + (f" — {RANDOM_STAND_IN}" if has_random_weights(name) else "")
+    """Notebook 04's label for the untrained network with ``pooling`` ("mean pooling", "CLS vector"), with its
+    :func:`stand_in_note`."""
+    return f"untrained, {pooling}" + stand_in_note(profile)
 
 
 def untrained_counterpart(profile, paper_row: str) -> str:
     """The paper row an untrained row of ours corresponds to: ``paper_row`` for a pre-trained backbone, none for
     random weights (the paper's Avg. BERT and CLS rows come from a pre-trained BERT)."""
-    name = profile.baseline_backbone or profile.backbone
-    if has_random_weights(name):
+    if stand_in_note(profile):   # random weights
         return f"(no counterpart: the paper's {paper_row} row is a pre-trained BERT's; ours has random weights)"
     return paper_row
 
@@ -230,17 +234,10 @@ def untrained_counterpart(profile, paper_row: str) -> str:
 def untrained_beside_paper(profile, paper_base: float, paper_sbert: float, what: str) -> str:
     """The paper's "avg. BERT → SBERT-NLI-base" beside our "untrained → after the NLI lesson" (``what``: the
     figures' columns): said as a pair only where our untrained row is a pre-trained BERT."""
-    name = profile.baseline_backbone or profile.backbone
-    if has_random_weights(name):
+    if stand_in_note(profile):   # random weights
         return (f"paper: SBERT-NLI-base {paper_sbert:.2f} ({what}); the paper's avg. BERT {paper_base:.2f} averages a "
                 "pre-trained BERT's token vectors — no counterpart of our untrained row, a random-weight stand-in")
     return f"paper: avg. BERT {paper_base:.2f} → SBERT-NLI-base {paper_sbert:.2f} ({paper_sbert - paper_base:+.2f}; {what})"
-
-
-def stand_in_note(profile) -> str:
-    """A note after the untrained network's name where it has random weights (else empty)."""
-    name = profile.baseline_backbone or profile.backbone
-    return f" — {RANDOM_STAND_IN}" if has_random_weights(name) else ""
 
 
 # ----------------------------------------------------------------------------- notebook 04's contamination lines
