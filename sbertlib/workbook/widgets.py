@@ -146,18 +146,14 @@ class SimilarityExplorer(_Explorer):
             note = f" Only the first {MAX_LINES} of {len(sentences)} lines are used."
             sentences = sentences[:MAX_LINES]
         emb = self.bank.embed(self.model.value, sentences, self.pooling.value)
-        if self.similarity is not None:
-            full = scores_in_chunks(self.similarity, emb, self.measure.value)
-            pairs = top_pairs(full, self.top_pairs)
-        else:
-            pairs = search.paraphrase_mining_embeddings(emb, top_k=self.top_pairs, max_pairs=self.top_pairs,
-                                                        measure=self.measure.value)
+        full = (scores_in_chunks(self.similarity, emb, self.measure.value) if self.similarity is not None
+                else similarity_matrix(emb, measure=self.measure.value).numpy())
+        pairs = top_pairs(full, self.top_pairs)
         self.pairs.value = _pairs_html(sentences, pairs)
         shown = sentences[:MAX_HEATMAP]
         if len(sentences) > MAX_HEATMAP:
             note += f" The heatmap shows the first {MAX_HEATMAP}; the ranking uses all {len(sentences)}."
-        self.matrix = (full[:MAX_HEATMAP, :MAX_HEATMAP] if self.similarity is not None
-                       else similarity_matrix(emb[:MAX_HEATMAP], measure=self.measure.value).numpy())
+        self.matrix = full[:MAX_HEATMAP, :MAX_HEATMAP]
         self.message.value = f"{len(sentences)} sentences, model <i>{html.escape(self.model.value)}</i>." + note
         self._draw(shown, pairs)
 
