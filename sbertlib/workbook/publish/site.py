@@ -7,7 +7,6 @@ extensions that would reach the internet (thebe, which also declares its script 
 is a local copy (``jupyter-server-mathjax``); widgets show their static snapshots (:func:`static_copy`).
 
     build_site(executed, results, out)     # → out/site/index.html, the landing page
-    python -m sbertlib.workbook.publish.site OUT   # rebuild OUT/site alone from OUT's executed notebooks
 
 :mod:`.site_pages` makes the pages for running a course; :func:`finish_pages` finishes the built pages in place: alt
 text for figures (:mod:`.figalt`), links, relative paths, labelled solution cells, no source maps.
@@ -28,7 +27,6 @@ from typing import Sequence
 import nbformat
 
 from .. import colab
-from ...errors import MissingPath
 from . import notebooks, site_pages
 
 ASSETS = Path(__file__).resolve().parent / "site_assets"  # course.css, course.js
@@ -433,36 +431,3 @@ def finish_pages(site: Path, chapters: Sequence[tuple[str, str]], alts: dict[str
             label.string = "Solution — students write this cell themselves (their copy has a stub)"
             cell.insert(0, label)
         page.write_text(str(soup), encoding="utf-8")
-
-
-# --------------------------------------------------------------------------- rebuilding the site alone
-
-def rebuild_site(out: Path, title: str = "sbert-workbook") -> Path:
-    """Build ``out/site`` again from the executed notebooks and ``index.json`` a build left in ``out``
-    (no notebook is run): for working on the site's pages."""
-    out = Path(out)
-    index = site_pages.read_index(out)
-    if not index:
-        raise MissingPath(f"{out / 'index.json'} not found: run `python -m sbertlib build --out {out}` first")
-    results = [notebooks.RunResult(out / e["notebook"], e["seconds"], e.get("error"), e.get("headlines", []))
-               for e in index["notebooks"] if (out / e["notebook"]).is_file()]
-    return build_site([r.path for r in results], results, out, index["profile"], index["machine"], title)
-
-
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    ap = argparse.ArgumentParser(prog="python -m sbertlib.workbook.publish.site",
-                                 description="Rebuild the course site of a build folder from its executed "
-                                             "notebooks and index.json, without running the notebooks.")
-    ap.add_argument("out", help="the build folder (python -m sbertlib build --out OUT)")
-    args = ap.parse_args(argv)
-    try:
-        print(f"course site: {rebuild_site(Path(args.out))}")
-    except (FileNotFoundError, RuntimeError) as exc:
-        print(exc, file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
