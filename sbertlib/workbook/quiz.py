@@ -29,8 +29,7 @@ from . import questionnaire
 from .questionnaire import LETTERS, Choice, Discuss, Number, Question, choice, discuss, number  # noqa: F401
 
 
-# --------------------------------------------------------------------------------------------------
-# Looking questions up
+# ----------------------------------------------------------------------------- looking questions up
 
 _ID = re.compile(r"^(\d\d)\.(\d+)([a-z]?)$")
 
@@ -78,8 +77,7 @@ def _question(qid: str) -> Question:
         raise UnknownName(f"no question {qid}" + (f"; notebook {nb}'s are {', '.join(known)}" if known else "")) from None
 
 
-# --------------------------------------------------------------------------------------------------
-# Feedback
+# ----------------------------------------------------------------------------- feedback
 
 @dataclass(frozen=True)
 class Feedback:
@@ -181,8 +179,7 @@ def check(qid: str, answer) -> None:
     print(feedback(qid, answer).text)
 
 
-# --------------------------------------------------------------------------------------------------
-# Showing the questions
+# ----------------------------------------------------------------------------- showing the questions
 
 def _to_discuss(which: str) -> list[str]:
     """The line naming the discussion questions of ``which`` (none where it has none)."""
@@ -232,7 +229,6 @@ class QuizWidget:
 
         self.which = which
         self.controls: dict[str, object] = {}
-        self.buttons: dict[str, object] = {}
         self.results: dict[str, object] = {}
         rows = []
         for qid in checkable(which):
@@ -245,7 +241,7 @@ class QuizWidget:
             button = W.Button(description="Check", layout=W.Layout(width="6em"))
             result = W.HTML()
             button.on_click(lambda _b, qid=qid: self.press(qid))
-            self.controls[qid], self.buttons[qid], self.results[qid] = control, button, result
+            self.controls[qid], self.results[qid] = control, result
             rows.append(W.VBox([W.HTML(f"<b>{qid}</b> {html.escape(q.prompt)}"), control, W.HBox([button, result])],
                                layout=W.Layout(margin="0 0 1em 0")))
         self.widget = W.VBox(rows + [W.HTML(f"<i>{line}</i>") for line in _to_discuss(which)])
