@@ -92,8 +92,7 @@ def number(prompt: str, answer: float, tolerance: float, hint_low: str, hint_hig
     return Number(prompt, float(answer), float(tolerance), hint_low, hint_high, traps)
 
 
-# --------------------------------------------------------------------------------------------------
-# Reading a file
+# ----------------------------------------------------------------------------- reading a file
 
 _HEADING = re.compile(r"^## (\d\d\.\d+[a-z]?) (choice|number|discuss)\s*$")
 _OPTION = re.compile(r"^- \[([x ])\] (.+)$")
