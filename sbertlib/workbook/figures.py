@@ -337,14 +337,10 @@ def _prediction_refused(predicted: object) -> str:
 def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
                         predicted: str) -> tuple[pd.DataFrame, list[str]]:
     """Notebook 14's ladder (STSb test per ingredient, in the order measured: random start, 05's two stages,
-    PCA start, distilled, distilled + STSb, teacher) with the paper's rows that saw as much as each of ours,
-    and its verdict lines, every sentence of teacher, start and data written from ``profile`` (a
-    :class:`~sbertlib.workbook.profiles.Profile`, or its name) by :mod:`sbertlib.workbook.prose`.
-
-    The distilled-only student saw no STS label and no evaluation sentence: where its teacher saw no STS training
-    data either, its row is SBERT-NLI-base (Table 2, "not trained for STS"); where the teacher was trained on STSb
-    train (``laptop``, ``paper``: notebook 05's two-stage model), it stands beside no unsupervised paper row. Once
-    trained on STSb train: SBERT-NLI-STSb-base."""
+    PCA start, distilled, distilled + STSb, teacher) with the paper's rows that saw as much as each of ours
+    (:func:`~sbertlib.workbook.prose.ladder_paper_rows` says which), and its verdict lines, every sentence of
+    teacher, start and data written from ``profile`` (a :class:`~sbertlib.workbook.profiles.Profile`, or its
+    name) by :mod:`sbertlib.workbook.prose`."""
     from . import prose
     from .lessons import ExerciseError
     from .profiles import PROFILES
