@@ -58,8 +58,9 @@ def test_a_right_loop_passes_even_after_a_tutorials_matmul_precision(encoder, nl
 
 
 def one_pass_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
-                  length_grouping=False):
-    """Trial 3's right answer the check refused: every text column through one forward pass (its dropout differs)."""
+                  length_grouping=False, loader=False):
+    """Trials 3 and 4's right answers the check refused: every text column through one forward pass, and (``loader``)
+    the batches through a DataLoader, which draws a seed from torch's generator: each draws other dropout masks."""
     torch.manual_seed(seed)
     optimizer = make_optimizer(loss, lr)
     total = epochs * math.ceil(len(examples) / batch_size)
@@ -70,8 +71,9 @@ def one_pass_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ra
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping else None
     values = []
     for epoch in range(epochs):
-        for ids in epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths):
-            batch = [examples[i] for i in ids]
+        batches = epoch_batches(len(examples), batch_size, seed, epoch, lengths=lengths)
+        for ids in torch.utils.data.DataLoader(range(len(examples)), batch_sampler=batches) if loader else batches:
+            batch = [examples[int(i)] for i in ids]
             flat = [t for column in zip(*(ex.texts for ex in batch)) for t in column]
             embeddings = list(loss.model(loss.model.tokenize(flat)).split(len(batch)))
             labels = None if batch[0].label is None else torch.tensor([ex.label for ex in batch])
@@ -85,9 +87,13 @@ def one_pass_loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ra
     return values
 
 
-def test_a_loop_encoding_every_column_in_one_forward_pass_passes(encoder, nli_data, one_thread, capsys):
+def test_a_loop_encoding_every_column_in_one_forward_pass_or_batching_through_a_dataloader_passes(
+        encoder, nli_data, one_thread, capsys):
     nb03.check_train_loop(one_pass_loop, encoder, *nli_data)
-    assert "[OK]" in capsys.readouterr().out
+    nb03.check_train_loop(functools.partial(one_pass_loop, loader=True), encoder, *nli_data)
+    nb03.check_train_loop(lambda loss, examples, **s: nb03._loop(loss, examples, **s, slip="data loader"), encoder,
+                          *nli_data)
+    assert capsys.readouterr().out.count("[OK]") == 3
 
 
 def test_every_declared_loop_slip_and_ignored_setting_is_named_first(encoder, nli_data, one_thread):
@@ -130,7 +136,7 @@ def test_a_loop_with_batches_of_another_size_or_a_warm_up_of_examples_is_told_so
     """Trial 3: batches of 16 while the schedule used batch_size; warmup counted in examples (a division by 0)."""
     def batches_of_4(loss, examples, **settings):
         return nb03.fit_loop(loss, examples, **{**settings, "batch_size": 4})
-    with pytest.raises(ExerciseError, match=r"took 10 steps: .* batches of batch_size=6"):
+    with pytest.raises(ExerciseError, match=r"returned 10 losses, one a step: .* batches of batch_size=6"):
         nb03.check_train_loop(batches_of_4, encoder, *nli_data)
     with pytest.raises(ExerciseError, match="count warmup and total in steps"):
         nb03.check_train_loop(lambda loss, examples, **settings: [1 / 0], encoder, *nli_data)

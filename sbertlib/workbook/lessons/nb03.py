@@ -23,7 +23,7 @@ def fit_loop(loss, examples, *, epochs: int = 1, batch_size: int = 16, lr: float
 
 def _schedule(slip: str, total: int, warmup_ratio: float, per_epoch: int):
     """fit's rate factor at step ``s`` (``slip``: a schedule written with one everyday mistake)."""
-    warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch),
+    warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch), "no warm-up": 0,
               "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
     divisor = warmup_ratio * total if slip == "warm-up float" else max(1, warmup)
     floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
@@ -38,7 +38,7 @@ def _embed(model, batch: list, slip: str) -> list:
     columns = list(zip(*(ex.texts for ex in batch)))[:2 if slip == "two columns" else None]
     columns = [columns[0]] * len(columns) if slip == "first column twice" else columns
     columns = columns[::-1] if slip == "reversed" else columns
-    if slip == "one pass":                                  # every column in one forward pass: its dropout differs
+    if "one pass" in slip:                                  # every column in one forward pass: its dropout differs
         return list(model(model.tokenize([t for c in columns for t in c])).split(len(batch)))
     return [model(model.tokenize(list(c))).detach() if slip == "no graph" or (i and slip == "one detached") else
             model(model.tokenize(list(c))) for i, c in enumerate(columns)]
@@ -61,6 +61,7 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
     values = []
     for epoch in range(epochs):
         _ = torch.manual_seed(seed) if slip == "seed each epoch" else None
+        _ = torch.empty((), dtype=torch.int64).random_() if "data loader" in slip else None   # its iterator's seed
         which = {"epoch 0": 0, "epoch from 1": epoch + 1}.get(slip, epoch)
         batches = (torch.arange(len(examples)).split(batch_size) if slip == "in order" else
                    epoch_batches(len(examples), batch_size, seed, which, lengths=lengths))
@@ -99,9 +100,13 @@ def _run(fn, recipe: dict, encoder, pairs, triplets):
 def _where_they_part(got: list, want: list, recipe: dict) -> str:
     """Where the student's losses part from fit's (never fit's values): the step count, the first step, a later one."""
     k = next((i for i, (g, w) in enumerate(zip(got, want)) if not TRAIN_LOOP.same([g], [w])), None)
-    return (f"your train_loop took {len(got)} steps: the recipe's {recipe['epochs']} epochs of {recipe['examples']} "
-            f"examples, each epoch cut into batches of batch_size={recipe['batch_size']} (the last one smaller), make "
-            f"{len(want)}" if len(got) != len(want) else
+    per_epoch = len(want) // recipe["epochs"]
+    return (f"your train_loop returned {len(got)} losses, one a step: the recipe's {recipe['epochs']} epochs of "
+            f"{recipe['examples']} examples, each cut into batches of batch_size={recipe['batch_size']} (the last one "
+            f"smaller), make {len(want)} steps — append value.item() after every step" if len(got) != len(want) else
+            "they part as the second epoch starts (here also where the warm-up ends): what your loop does at each "
+            "epoch (its seeding, its batches, an optimizer or scheduler made again), or the decay, (total − s) / "
+            "(total − warmup)" if k in (per_epoch, per_epoch + 1) else
             "the first step differs, before any update: its batch (epoch_batches), torch.manual_seed(seed) first, "
             "training mode, the one encoder on each text column" if k == 0 else
             f"the first {k} losses are fit's, then they part: the update (the optimizer, zero_grad, backward, clipping "
@@ -141,7 +146,8 @@ TRAIN_LOOP = Run(
            "the batches were not grouped by length: pass lengths= to epoch_batches": _slip("ungrouped"),
            "only two text columns were encoded: run the encoder on every column": _slip("two columns"),
            "you clipped the encoder's parameters only: clip all loss.parameters()": _slip("clip encoder"),
-           "the gradients were not clipped to max_grad_norm before optimizer.step()": _slip("no clip"),
+           "the gradients were not clipped to max_grad_norm between backward() and optimizer.step() (clipping before "
+           "backward() clips nothing)": _slip("no clip"),
            "every step used the next step's rate (off by one): step the scheduler after the optimizer":
                _slip("off by one"),
            "your schedule rounds batches per epoch down: the last, smaller one is a step too": _slip("rounded down"),
@@ -171,9 +177,13 @@ TRAIN_LOOP = Run(
            "the loop": _slip("seed each epoch"),
            "model.zero_grad() clears the encoder's gradients only, so the classifier head's added up: "
            "optimizer.zero_grad() clears them all": _slip("model zero_grad"),
+           "your rate starts at lr: the warm-up raises it from 0 over the first warmup steps (factor s / warmup)":
+               _slip("no warm-up"),
            "your decay divides by total − warmup + 1: the factor is (total − s) / (total − warmup)":
                _slip("decay + 1")},
-    alike={"every text column in one forward pass": _slip("one pass")},
+    alike={"every text column in one forward pass": _slip("one pass"),
+           "batches through a DataLoader, which draws a seed from torch's generator each epoch": _slip("data loader"),
+           "both": _slip("one pass, data loader")},
     ignored=dict(batch_size=16, epochs=1, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42, length_grouping=False),
     probe="""
             _torch.manual_seed(0)
@@ -242,11 +252,17 @@ MNRL = Objective(
                _m(score=lambda a, c: _cos(a, c, 0)),
            "the candidates are the positives first, then the negatives: anchor i's right one is column i":
                _m(pick=lambda e: (e[0], torch.cat(e[:0:-1]))),
-           "your loss only raises each anchor's cosine to its own positive: MNRL is a cross-entropy over all the "
-           "candidates, the other rows' and the negatives too":
+           "your loss only raises each anchor's cosine to its own positive (nll_loss takes log-probabilities: "
+           "log_softmax first): MNRL is a cross-entropy over all the candidates, the other rows' and the negatives too":
                lambda e, labels, scale=20.0: -(scale * F.cosine_similarity(e[0], e[1])).mean(),
            "you took softmax, not its log, before nll_loss: F.cross_entropy on the scores does log_softmax and "
            "nll_loss together": _m(log=torch.softmax),
+           "the scale multiplies the scores before the softmax, not the loss after it":
+               lambda e, labels, scale=20.0: scale * _mnrl(e, scale, w=lambda s: 1.0),
+           "you took a softmax of the scores, then cross_entropy takes another: give it the scores themselves":
+               _m(log=lambda x, dim: torch.log_softmax(torch.softmax(x, dim), dim)),
+           "you divided by the norm of the whole matrix: normalise each sentence's vector (each row) on its own":
+               _m(score=lambda a, c: (a / a.norm()) @ (c / c.norm()).T),
            "label smoothing spreads the target over wrong candidates: MNRL's target is the right candidate alone":
                _m(smooth=0.1),
            "F.normalize(p=1) divides by the sum of absolute values: a cosine needs the Euclidean length, p=2":
