@@ -56,7 +56,7 @@ def test_siamese_classifier_right_and_each_slip_named(encoder, capsys):
 
 @pytest.mark.parametrize("head, says", [
     (make_head(labels=3), "with num_labels=2 your classifier gives 3 scores"),
-    (make_head(width=2), "your classifier reads"), (make_head(bias=False), "no bias"),
+    (make_head(width=2), r"reads \d+ features, not the 3 × model.dim"), (make_head(bias=False), "no bias"),
     (make_head(layer=lambda i, o, bias: nn.Sequential(nn.Linear(i, o))), "not an nn.Linear"),
     (make_head(loss=lambda W, u, v, y: F.cross_entropy(W(torch.cat([u, v, (u - v).abs()], 1)), y).item()), "returned"),
     (make_head(loss=lambda W, u, v, y: F.cross_entropy(W(torch.cat([u, v, (u - v).abs()], 1).detach()), y)), "detached"),
@@ -103,7 +103,13 @@ def test_gradients_right(encoder, capsys):
     (gradients_with(zeros=False), "zeros of its shape where its .grad is None"),
     (gradients_with(flags=False), "for branch A alone"),
     (lambda m, fa, fb, t, **kw: gradients_with()(m, fa, fb, t, **kw)[1], "not a pair"),
-    (lambda m, fa, fb, t, **kw: (None, gradients_with()(m, fa, fb, t, **kw)[1]), "the loss your gradients returned")])
+    (lambda m, fa, fb, t, **kw: (None, gradients_with()(m, fa, fb, t, **kw)[1]), "the loss your gradients returned"),
+    # trial 4: the loss still attached, a 0-d zero for an unreached parameter, negated gradients, the parameters
+    (lambda m, *a, **kw: (m(a[0]).sum(), gradients_with()(m, *a, **kw)[1]), "a tensor still attached"),
+    (lambda *a, **kw: (1.0, {k: g if g.any() else torch.tensor(0.) for k, g in gradients_with()(*a, **kw)[1].items()}),
+     "a gradient has its parameter's shape"),
+    (lambda *a, **kw: (1.0, {k: -g for k, g in gradients_with()(*a, **kw)[1].items()}), "the opposite sign"),
+    (lambda m, *a, **kw: (1.0, {k: p.detach().clone() for k, p in m.named_parameters()}), "the parameters themselves")])
 def test_gradients_wrong_is_named(encoder, gradients, says):
     with pytest.raises(ExerciseError, match=says):
         nb02.check_gradients(gradients, encoder)
@@ -162,3 +168,9 @@ def test_the_reference_is_softmax_losss_features_and_two_items_says_what_came_ba
                            pair_features(u, v, parts))
     with pytest.raises(ExerciseError, match="3 values, not a pair"):
         two_items((1, 2, 3), "f() returned", "return (a, b)")
+
+
+def test_a_float64_pooling_passes_and_is_told_the_cells_below_need_float32(capsys):
+    """Trial 4: pool returning float64 passed, then the notebook's next cell failed ('Double did not match Float')."""
+    nb02.check_pooling(lambda t, m, mode: nb02.pool_truth(t.double(), m, mode))
+    assert "float64 where its inputs are float32" in capsys.readouterr().out

@@ -369,7 +369,7 @@ class Exercise:
         if self.reference is None or self.inputs is None:
             raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
         same = readable(self.compare or within(1e-5, 1e-6))
-        cases = list(self.inputs())
+        cases, wider = list(self.inputs()), False
         for args in cases:
             got = call(fn, *_copies(args), what=f"your {self.name}")
             if self.returns is not None:
@@ -381,7 +381,10 @@ class Exercise:
                 hint = named_slip(got, slips, self.hint(got, *args) if callable(self.hint) else self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
-        ok(self.ok or f"{self.name} is right on {len(cases)} hidden inputs")
+            wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("32")
+        ok((self.ok or f"{self.name} is right on {len(cases)} hidden inputs") + (
+            " — your result is float64 where its inputs are float32: the cells below need float32, so cast it back "
+            "(.float())" if wider else ""))
 
 
 def _copies(args: tuple) -> tuple:

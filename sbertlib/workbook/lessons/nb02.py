@@ -40,11 +40,18 @@ POOL = Exercise('pool', probe="""
         "that is the mean over all positions: padding was counted, only real tokens (mask 1) count": lambda t, m: t.mean(1),
         "the masked sum: a mean also divides, by each sentence's own number of real tokens": lambda t, m: (t * m).sum(1),
         "you divided by the padded length T, not each sentence's own count": lambda t, m: (t * m).sum(1) / t.shape[1],
-        "you divided by the whole batch's real tokens: each sentence by its own": lambda t, m: (t * m).sum(1) / m.sum()}),
+        "you divided by the whole batch's real tokens: each sentence by its own": lambda t, m: (t * m).sum(1) / m.sum(),
+        "you divided by the count − 1: a mean divides by the number of real tokens itself":
+            lambda t, m: (t * m).sum(1) / (m.sum(1) - 1)}),
     **_per("max", {
         "padding won the max: a padded position must never win, whatever the real values are": lambda t, m: t.max(1).values,
         "zeroing the padding is not enough: where every real value is negative a padded 0 wins":
-            lambda t, m: (t * m).max(1).values}),
+            lambda t, m: (t * m).max(1).values,
+        "those are the positions of the maxima: .max(dim=1) gives (values, indices), take .values":
+            lambda t, m: t.masked_fill(m == 0, -torch.inf).max(1).indices.to(t.dtype),
+        "you masked the real tokens, not the padding: -inf where the mask is 0":
+            lambda t, m: t.masked_fill(m == 1, -torch.inf).max(1).values,
+        "mode='max' gave the mean: read `mode` and pool as it says": lambda t, m: pool_truth(t, m[..., 0].long(), "mean")}),
     **_per("cls", {
         "that is the last real token ([SEP]); the [CLS] token is the first of every sentence":
             lambda t, m: t[torch.arange(len(t)), m.sum((1, 2)).long() - 1],
@@ -109,8 +116,9 @@ def check_siamese_classifier(cls, encoder) -> None:
                 "in __init__, make self.classifier a linear layer from the features to one score per label")
         require(W.out_features == k, f"with num_labels={k} your classifier gives {W.out_features} scores",
                 "one score per label: the num_labels passed in, not a fixed number")
-        require(W.in_features == 3 * n, f"your classifier reads {W.in_features} features; (u, v, |u − v|) holds 3n = "
-                f"{3 * n} for this encoder", "3 * model.dim: the encoder's own size, not a fixed number")
+        require(W.in_features == 3 * n, f"your classifier reads {W.in_features} features, not the 3 × model.dim of "
+                "(u, v, |u − v|) side by side", "3 * model.dim: the encoder's own size, not a fixed number; and the "
+                "parts joined side by side (dim=1), only u, v and |u − v|")
         require(W.bias is not None, "the classifier has no bias", "keep nn.Linear's bias, as sentence-transformers does")
         require(head.model is encoder, "self.model is not the encoder you passed in", "call super().__init__(model)")
     reference, y = losses.SoftmaxLoss(encoder, num_labels=3), torch.tensor([0, 1, 2, 1, 0])
@@ -191,12 +199,18 @@ def check_pair_loss(pair_loss, encoder) -> None:
     ok("pair_loss is right: (cos(u, v) − target)², and each detach flag cuts its own branch's gradient")
 
 
-def _as_grads(got, names: list, what: str) -> dict:
+def _as_grads(got, shapes: dict, what: str) -> dict:
     value, grads = two_items(got, f"{what} returned", "return two things: the loss's value and {parameter name: gradient}")
+    require(not (torch.is_tensor(value) and value.requires_grad), f"the loss {what} returned is a tensor still attached "
+            "to its graph", "return its value, a number: loss.item() (the notebook prints it as one)")
     one_number(value, f"the loss {what}", "the loss's value: float(loss) or loss.item()")
-    missing = [k for k in names if not torch.is_tensor(grads.get(k) if isinstance(grads, dict) else None)]
-    require(not missing, f"{what} returned no gradient tensor for {len(missing)} of {len(names)} parameters (e.g. "
+    missing = [k for k in shapes if not torch.is_tensor(grads.get(k) if isinstance(grads, dict) else None)]
+    require(not missing, f"{what} returned no gradient tensor for {len(missing)} of {len(shapes)} parameters (e.g. "
             f"{missing[:1]})", "a dict with every parameter's name: zeros of its shape where its .grad is None")
+    wrong = [k for k, shape in shapes.items() if grads[k].shape != shape]
+    require(not wrong, f"{what} returned a gradient of shape {tuple(grads[wrong[0]].shape) if wrong else ''} for "
+            f"{wrong[:1]}, whose parameter is {tuple(shapes[wrong[0]]) if wrong else ''}",
+            "a gradient has its parameter's shape: torch.zeros_like(p) where p.grad is None")
     return grads
 
 
@@ -208,7 +222,8 @@ def check_gradients(gradients, encoder) -> None:
     reference, names, returned, wants = copy.deepcopy(model), [k for k, _ in model.named_parameters()], [], []
     for k, (what, flags) in enumerate((("branch A alone (detach_b=True)", {"detach_b": True}), ("branch B alone "
                                        "(detach_a=True)", {"detach_a": True}), ("the pair", {}), ("the pair again", {}))):
-        grads = _as_grads(call(lambda *a: gradients(*a, **flags), model, fa, fb, target), names, "your gradients")
+        grads = _as_grads(call(lambda *a: gradients(*a, **flags), model, fa, fb, target),
+                          {k: p.shape for k, p in model.named_parameters()}, "your gradients")
         returned.append((grads, {n: grads[n].detach().clone() for n in names}))
         wants.append(_graded(pair_loss_truth(reference, fa, fb, target, **flags), reference)[1])
         if _all_close(returned[k][1], wants[k]):
@@ -216,8 +231,11 @@ def check_gradients(gradients, encoder) -> None:
         require(not k or not _all_close(returned[k][1], {n: sum(w[n] for w in wants) for n in names}), f"for {what} you "
                 "returned the sum of this call's gradients and the earlier calls': backward ADDS to .grad",
                 "clear every parameter's gradient at the start of each call (model.zero_grad())")
-        raise ExerciseError(f"your gradients for {what} are not the pair loss's\nHint: call pair_loss with the detach "
-                            "flags given, backward() on it, then read each parameter's .grad")
+        raise ExerciseError(f"your gradients for {what} are not the pair loss's\nHint: " + named_slip(returned[k][1], {
+            "they have the opposite sign: return each .grad as it is": {n: -w for n, w in wants[k].items()},
+            "those are the parameters themselves: return each parameter's .grad": dict(model.named_parameters()),
+            "every gradient is zero: zero_grad() before backward(), not after it": {n: 0 * w for n, w in wants[k].items()}},
+            "call pair_loss with the detach flags given, backward() on it, then read each parameter's .grad", _all_close))
     require(all(torch.equal(returned[0][0][n], returned[0][1][n]) for n in names), "the gradients your first call "
             "returned changed when the function was called again: the dict holds the parameters' own .grad tensors, "
             "which the next backward overwrites", "keep a copy of each gradient (.clone())")
