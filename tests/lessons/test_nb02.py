@@ -66,6 +66,14 @@ def test_siamese_classifier_built_wrong_is_named(encoder, head, says):
         nb02.check_siamese_classifier(head, encoder)
 
 
+def test_a_classifier_width_written_in_as_a_number_is_named(encoder):
+    """Trial 4: nn.Linear(192, num_labels), right on smoke's 64-wide encoder only, passed."""
+    n = int(encoder.dim)
+    with pytest.raises(ExerciseError, match="a number written into the code"):
+        nb02.check_siamese_classifier(make_head(layer=lambda i, o, bias: nn.Linear(3 * n, o, bias=bias)), encoder)
+    assert int(encoder.dim) == n                                     # the encoder is as it was
+
+
 def good_pair_loss(model, fa, fb, target, detach_a=False, detach_b=False):
     u, v = model(fa).double(), model(fb).double()                 # float64 arithmetic
     return ((F.cosine_similarity(u.detach() if detach_a else u, v.detach() if detach_b else v) - target) ** 2).mean()
