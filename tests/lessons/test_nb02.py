@@ -60,6 +60,8 @@ def test_siamese_classifier_right_and_each_slip_named(encoder, capsys):
     (make_head(layer=lambda i, o, bias: nn.Sequential(nn.Linear(i, o))), "not an nn.Linear"),
     (make_head(loss=lambda W, u, v, y: F.cross_entropy(W(torch.cat([u, v, (u - v).abs()], 1)), y).item()), "returned"),
     (make_head(loss=lambda W, u, v, y: F.cross_entropy(W(torch.cat([u, v, (u - v).abs()], 1).detach()), y)), "detached"),
+    (make_head(loss=lambda W, u, v, y: F.cross_entropy(nn.Linear(W.in_features, W.out_features)(
+        torch.cat([u, v, (u - v).abs()], 1)), y)), "another value when called again"),    # trial 4: a layer per call
     (nn.Linear, "subclass of losses.SBERTLoss")])
 def test_siamese_classifier_built_wrong_is_named(encoder, head, says):
     with pytest.raises(ExerciseError, match=says):

@@ -97,6 +97,7 @@ HEAD = Exercise('SiameseClassifier', probe="""
     "the parts are in the wrong order: the paper's is (u, v, |u − v|)": _with("v", "u", "|u-v|"),
     "the parts are in the wrong order: (u, v, |u − v|), |u − v| last": _with("|u-v|", "u", "v"),
     "the third part is the element-wise product u * v; the paper's default is |u − v|": _with("u", "v", "u*v"),
+    "the third part is u + v; the paper's is |u − v|": lambda W, u, v, y: _ce(W, torch.cat([u, v, u + v], 1), y),
     "softmax was applied twice: F.cross_entropy takes the raw logits (it applies log-softmax itself)":
         lambda W, u, v, y: F.cross_entropy(W(pair_features(u, v, _UVD)).softmax(1), y),
     "that is the sum over the batch: use the mean (F.cross_entropy's default)": _with(*_UVD, reduction="sum"),
@@ -137,6 +138,9 @@ def check_siamese_classifier(cls, encoder) -> None:
     got = call(head.loss_from_embeddings, [u, v], y, what="your loss_from_embeddings")
     require(torch.is_tensor(got) and got.numel() == 1, f"loss_from_embeddings returned {_brief(got)}",
             "return one scalar tensor: the mean cross-entropy")
+    again = float(call(head.loss_from_embeddings, [u, v], y, what="your loss_from_embeddings").detach())
+    require(abs(again - float(got.detach())) < 1e-6, "your loss gave another value when called again on the same "
+            "vectors", "a layer made inside loss_from_embeddings starts random at each call: make it once, in __init__")
     if abs((value := float(got.detach())) - float(reference.loss_from_embeddings([u, v], y).detach())) > 1e-5:
         slips = {m: (lambda s=s: float(s(W, u, v, y).detach())) for m, s in HEAD.slips.items()}
         raise ExerciseError(f"your loss on hidden vectors is {value:.5f}, not SoftmaxLoss's with your weights\nHint: " +
@@ -173,6 +177,9 @@ PAIR_LOSS = Exercise('pair_loss', probe="""
     "the dot product u·v is not the cosine: these vectors are not normalised":
         lambda m, a, b, t, **_: F.mse_loss((m(a) * m(b)).sum(-1), t),
     "that compares 1 − cos with the target, a similarity: use cos(u, v)": _cos(lambda c, t: F.mse_loss(1 - c, t)),
+    "(cos + target)²: the loss is (cos(u, v) − target)²": _cos(lambda c, t: F.mse_loss(c, -t)),
+    "both branches encoded the same sentences: u = model(fa), v = model(fb)":
+        lambda m, a, b, t, **kw: pair_loss_truth(m, a, a, t, **kw),
     "without a detach flag both branches stay connected: your loss cut branch B's gradient": _as(detach_b=True),
     "without a detach flag both branches stay connected: your loss cut branch A's gradient": _as(detach_a=True),
     "with detach_a=True the gradient still flows through branch A (u = model(fa)): make u a constant": _as(detach_a=False),
@@ -266,7 +273,8 @@ def check_gradient_step(gradient_step) -> None:
     moved = sum(bool(s.any()) for s in step.values())
     require(moved, "the model passed in did not change" + (" (you returned another one)" if returned is not model and
             isinstance(returned, torch.nn.Module) else ""), "update each parameter in place, inside torch.no_grad(): "
-            "p -= … (p = p − … makes a new tensor and leaves the model as it was)")
+            "p -= lr * grads[its name] (p = p − … makes a new tensor and leaves the model as it was; p.grad is empty "
+            "here: the gradients are in grads)")
     require(moved == len(step), f"only {moved} of {len(step)} parameter tensors moved", "every parameter takes its step")
     rate = sum(float((s * grads[k]).sum()) for k, s in step.items()) / sum(float((x * x).sum()) for x in grads.values())
     if not all(torch.allclose(s, lr * grads[k], atol=1e-6) for k, s in step.items()):
