@@ -105,6 +105,21 @@ HEAD = Exercise('SiameseClassifier', probe="""
         lambda W, u, v, y: F.nll_loss(W(pair_features(u, v, _UVD)), y)})
 
 
+def _width_read_as_built(cls, encoder, n: int) -> None:
+    """A classifier width written in as a number (192 on smoke) stays as it was around an encoder made 8 wider."""
+    config = encoder.backbone.config if getattr(encoder, "projection", None) is None else None
+    if config is None:
+        return
+    config.hidden_size += 8
+    try:
+        wide = call(lambda model: cls(model, num_labels=3), encoder, what="SiameseClassifier(encoder of other width)")
+    finally:
+        config.hidden_size -= 8
+    require(getattr(getattr(wide, "classifier", None), "in_features", None) == 3 * (n + 8), "your classifier's width "
+            "is a number written into the code: around an encoder 8 wider it reads as many features as before",
+            "3 * model.dim: the encoder's own size, read when the classifier is built")
+
+
 def check_siamese_classifier(cls, encoder) -> None:
     """``classifier`` an ``nn.Linear(3n, num_labels)`` with a bias; the loss (value, gradient) SoftmaxLoss's."""
     require(isinstance(cls, type) and issubclass(cls, losses.SBERTLoss), "pass your class itself, a subclass of "
@@ -122,16 +137,7 @@ def check_siamese_classifier(cls, encoder) -> None:
                 "parts joined side by side (dim=1), only u, v and |u − v|")
         require(W.bias is not None, "the classifier has no bias", "keep nn.Linear's bias, as sentence-transformers does")
         require(head.model is encoder, "self.model is not the encoder you passed in", "call super().__init__(model)")
-    config = encoder.backbone.config if getattr(encoder, "projection", None) is None else None
-    if config is not None:   # the width read as built: a number written in stays as it was (192 on smoke)
-        config.hidden_size += 8
-        try:
-            wide = call(lambda model: cls(model, num_labels=3), encoder, what="SiameseClassifier(encoder of other width)")
-        finally:
-            config.hidden_size -= 8
-        require(getattr(getattr(wide, "classifier", None), "in_features", None) == 3 * (n + 8), "your classifier's "
-                "width is a number written into the code: around an encoder 8 wider it reads as many features as before",
-                "3 * model.dim: the encoder's own size, read when the classifier is built")
+    _width_read_as_built(cls, encoder, n)
     reference, y = losses.SoftmaxLoss(encoder, num_labels=3), torch.tensor([0, 1, 2, 1, 0])
     reference.classifier.load_state_dict(W.state_dict())
     u, v = (t.requires_grad_() for t in _uv(0, 5, n))

@@ -25,7 +25,7 @@ def _schedule(slip: str, total: int, warmup_ratio: float, per_epoch: int):
     """fit's rate factor at step ``s`` (``slip``: a schedule written with one everyday mistake)."""
     warmup = {"warm-up one epoch": math.ceil(warmup_ratio * per_epoch), "no warm-up": 0,
               "warm-up rounded down": math.floor(warmup_ratio * total)}.get(slip, math.ceil(warmup_ratio * total))
-    divisor = warmup_ratio * total if slip == "warm-up float" else max(1, warmup)
+    divisor = warmup_ratio * total if slip == "warm-up float" else max(1, warmup) + (slip == "warm-up + 1")
     floor, span = -math.inf if slip.endswith("unclamped") else 0.0, total if slip == "decay" else max(1, total - warmup)
     span += slip == "decay + 1"
     decayed = {"no decay": lambda s: 1.0, "cosine": lambda s: 0.5 * (1 + math.cos(math.pi * (s - warmup) / span))}.get(
@@ -38,6 +38,8 @@ def _embed(model, batch: list, slip: str) -> list:
     columns = list(zip(*(ex.texts for ex in batch)))[:2 if slip == "two columns" else None]
     columns = [columns[0]] * len(columns) if slip == "first column twice" else columns
     columns = columns[::-1] if slip == "reversed" else columns
+    if slip == "first reused":                              # one column's embedding for every column
+        return [model(model.tokenize(list(columns[0])))] * len(columns)
     if "one pass" in slip:                                  # every column in one forward pass: its dropout differs
         return list(model(model.tokenize([t for c in columns for t in c])).split(len(batch)))
     return [model(model.tokenize(list(c))).detach() if slip == "no graph" or (i and slip == "one detached") else
@@ -54,7 +56,8 @@ def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1,
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
     total = per_epoch if slip.startswith("one-epoch") else epochs * (len(examples) if slip == "examples" else per_epoch)
     factor = _schedule(slip, total, warmup_ratio, per_epoch)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")) * (
+        lr if slip == "factor × lr" else 1))
     loss.train(mode=slip != "eval")                         # the check hands the model over in eval mode
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
     clip = torch.nn.utils.clip_grad_value_ if slip == "clip value" else torch.nn.utils.clip_grad_norm_
@@ -179,6 +182,11 @@ TRAIN_LOOP = Run(
            "optimizer.zero_grad() clears them all": _slip("model zero_grad"),
            "your rate starts at lr: the warm-up raises it from 0 over the first warmup steps (factor s / warmup)":
                _slip("no warm-up"),
+           "your warm-up divides by warmup + 1: the factor is s / warmup": _slip("warm-up + 1"),
+           "your LambdaLR factor holds lr: LambdaLR multiplies the optimizer's lr by it (the rate was lr² · factor), "
+           "so return the factor alone": _slip("factor × lr"),
+           "the first column's embedding stood for every column: encode each column, one forward pass each":
+               _slip("first reused"),
            "your decay divides by total − warmup + 1: the factor is (total − s) / (total − warmup)":
                _slip("decay + 1")},
     alike={"every text column in one forward pass": _slip("one pass"),
@@ -263,6 +271,11 @@ MNRL = Objective(
                _m(log=lambda x, dim: torch.log_softmax(torch.softmax(x, dim), dim)),
            "you divided by the norm of the whole matrix: normalise each sentence's vector (each row) on its own":
                _m(score=lambda a, c: (a / a.norm()) @ (c / c.norm()).T),
+           "your candidates are interleaved (p1, n1, p2, …, as torch.stack(…, dim=1) lays them): the positives "
+           "first, then the negatives, torch.cat(embeddings[1:])":
+               _m(pick=lambda e: (e[0], torch.stack(e[1:], 1).flatten(0, 1))),
+           "your candidates are positives − negatives: each positive and each negative is a candidate of its own":
+               _m(pick=lambda e: (e[0], e[1] - e[2])),
            "label smoothing spreads the target over wrong candidates: MNRL's target is the right candidate alone":
                _m(smooth=0.1),
            "F.normalize(p=1) divides by the sum of absolute values: a cosine needs the Euclidean length, p=2":
