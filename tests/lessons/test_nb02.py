@@ -183,4 +183,4 @@ def test_the_reference_is_softmax_losss_features_and_two_items_says_what_came_ba
 def test_a_float64_pooling_passes_and_is_told_the_cells_below_need_float32(capsys):
     """Trial 4: pool returning float64 passed, then the notebook's next cell failed ('Double did not match Float')."""
     nb02.check_pooling(lambda t, m, mode: nb02.pool_truth(t.double(), m, mode))
-    assert "float64 where its inputs are float32" in capsys.readouterr().out
+    assert "float64 where the reference's is float32" in capsys.readouterr().out

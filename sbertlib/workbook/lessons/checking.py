@@ -381,10 +381,10 @@ class Exercise:
                 hint = named_slip(got, slips, self.hint(got, *args) if callable(self.hint) else self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
-            wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("32")
+            wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")
         ok((self.ok or f"{self.name} is right on {len(cases)} hidden inputs") + (
-            " — your result is float64 where its inputs are float32: the cells below need float32, so cast it back "
-            "(.float())" if wider else ""))
+            " — your result is float64 where the reference's is float32: a cell that goes on with it beside float32 "
+            "tensors needs it cast back (.float())" if wider else ""))
 
 
 def _copies(args: tuple) -> tuple:

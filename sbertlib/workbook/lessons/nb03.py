@@ -191,7 +191,7 @@ TRAIN_LOOP = Run(
                _slip("decay + 1")},
     alike={"every text column in one forward pass": _slip("one pass"),
            "batches through a DataLoader, which draws a seed from torch's generator each epoch": _slip("data loader"),
-           "both": _slip("one pass, data loader")},
+           "both of these": _slip("one pass, data loader")},
     ignored=dict(batch_size=16, epochs=1, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42, length_grouping=False),
     probe="""
             _torch.manual_seed(0)
