@@ -33,7 +33,7 @@ from sbertlib.evaluation import evaluate_sts, speed  # noqa: E402
 from sbertlib.evaluation.contamination import normalise  # noqa: E402
 from sbertlib.training import TrainingArguments, fit, seed_everything  # noqa: E402
 from sbertlib.training.distillation import distinct, make_student, teacher_examples  # noqa: E402
-from sbertlib.workbook import runs  # noqa: E402
+from sbertlib.workbook import stages  # noqa: E402
 from sbertlib.workbook.profiles import get_profile, inference_precision, load_reference, with_precision  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def machine() -> str:
 
 def evaluation_sentences() -> set[str]:
     """Every sentence of every evaluation set the notebooks report, normalised as distillation_sentences does."""
-    return {normalise(s) for pairs in runs.evaluation_sets().values() for p in pairs for s in (p.sentence1, p.sentence2)}
+    return {normalise(s) for pairs in stages.evaluation_sets().values() for p in pairs for s in (p.sentence1, p.sentence2)}
 
 
 def senteval_sentences() -> list[str]:
@@ -62,7 +62,7 @@ def senteval_sentences() -> list[str]:
 
 def build_sentences(args, profile) -> tuple[list[str], int, dict]:
     evaluated = evaluation_sentences()
-    course = runs.distillation_sentences(profile)
+    course = profile.stage("distill").sentences()
     info = {"course": len(course)}
     sentences = course
     if args.sentences == "course+senteval":

@@ -101,11 +101,11 @@ def test_every_run_records_what_its_training_saw(tmp_path, monkeypatch, shared_d
 
 
 def test_notebook_14s_distillation_set_holds_no_evaluation_sentence(shared_data):
-    from sbertlib.workbook import profiles, runs
-    sets = runs.evaluation_sets(shared_data)
+    from sbertlib.workbook import profiles, stages
+    sets = stages.evaluation_sets(shared_data)
     assert {"stsb-dev", "stsb-test", "sts12", "sts13", "sts14", "sts15", "sts16", "sick-r"} <= set(sets)
     for name in ("smoke", "offline"):
-        sentences = runs.distillation_sentences(profiles.get_profile(name), data_dir=shared_data)
+        sentences = profiles.get_profile(name).stage("distill").sentences(data_dir=shared_data)
         seen = c.contamination(sentences, sets)
         assert sentences and all(f["sentences"] == 0.0 for f in seen.values()), (name, seen)
 

@@ -140,7 +140,7 @@ def test_workbook_trains_once_then_loads(shared_data, tmp_path, monkeypatch):
     again, history2 = cross_runs.trained_cross_encoder(profile)
     np.testing.assert_allclose(again.predict(PAIRS), model.predict(PAIRS), atol=1e-6)
     assert history2.losses == history.losses
-    assert len(runs.stsb_train_pairs(profile)) == profile.stsb_train_pairs == 64
+    assert len(profile.stage("stsb").examples()) == profile.stsb_train_pairs == 64
 
 
 def test_a_label_outside_0_1_is_refused_before_the_first_step(ce):

@@ -188,11 +188,11 @@ def test_trained_model_trains_earlier_stages_and_teachers_under_the_output_dir_g
                                                                                      shared_data):
     from dataclasses import replace
 
-    from sbertlib.workbook import profiles
+    from sbertlib.workbook import profiles, stages
 
-    def caught(profile, objective, model, folder, *rest):
+    def caught(stage, model, folder, *rest):
         raise _Trains(folder)
-    monkeypatch.setattr(runs, "_train", caught)
+    monkeypatch.setattr(stages.Stage, "train", caught)
     monkeypatch.delenv(profiles.DRY_RUN_ENV, raising=False)
     monkeypatch.setenv(places.OUTPUT_DIR_ENV, str(tmp_path / "from-env"))
     given = tmp_path / "given"
@@ -202,6 +202,6 @@ def test_trained_model_trains_earlier_stages_and_teachers_under_the_output_dir_g
     assert trains.value.args[0] == runs.model_dir(smoke, smoke.nli_objective, output_dir=given)
     taught = replace(smoke, distill_teacher="stsb")  # a teacher that is a run: trained where its student is
     with pytest.raises(_Trains) as trains:
-        runs.training_setup(taught, "distill", None, data_dir=shared_data, output_dir=given)
+        runs.teacher(taught, data_dir=shared_data, output_dir=given)
     assert trains.value.args[0] == runs.model_dir(taught, "stsb", output_dir=given)
     assert not (tmp_path / "from-env").exists()

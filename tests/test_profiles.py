@@ -182,14 +182,14 @@ def test_runs_objectives_and_the_nli_lesson(tmp_path, monkeypatch):
     monkeypatch.setenv("SBERTLIB_OUTPUT_DIR", str(tmp_path))
     smoke = get_profile("smoke")
     model = profiles.load_encoder(smoke)
-    loss, train, _ = runs.training_setup(smoke, "mnrl", model)
+    loss, train, _ = smoke.stage("mnrl").setup(model)
     assert isinstance(loss, losses.MultipleNegativesRankingLoss) and len(train) == 64
-    assert all(len(t.__dict__) == 3 for t in train) and smoke.training_arguments("mnrl").lr == smoke.nli.lr
-    loss, train, _ = runs.training_setup(smoke, "two-stage", model)
+    assert all(len(t.__dict__) == 3 for t in train) and smoke.stage("mnrl").arguments().lr == smoke.nli.lr
+    loss, train, _ = smoke.stage("two-stage").setup(model)
     assert isinstance(loss, losses.CosineSimilarityLoss)
-    args = smoke.training_arguments("two-stage", seed=3, epochs=2)
+    args = smoke.stage("two-stage").arguments(seed=3, epochs=2)
     assert (args.batch_size, args.lr, args.seed, args.epochs) == (smoke.stsb.batch_size, smoke.stsb.lr, 3, 2)
-    assert smoke.training_arguments("nli").save_head and not smoke.training_arguments("mnrl").save_head
+    assert smoke.stage("nli").arguments().save_head and not smoke.stage("mnrl").arguments().save_head
     assert runs.model_dir(smoke, "stsb", overrides={"lr": 0.01, "epochs": 2}).name.endswith("seed42-epochs2-lr0.01")
     with pytest.raises(ValueError, match="unknown objective 'nli\\+stsb'"):
         runs.model_dir(smoke, "nli+stsb")
@@ -233,7 +233,7 @@ def test_expected_time_is_a_measured_build_or_says_how_to_estimate():
 
 # Every profile's training arguments for every objective, recorded just before the profile held one
 # TrainingArguments per stage (issue 28): the refactor, and any later one, must keep them exactly. A row is
-# training_arguments(objective).to_dict()'s values in TRAINING_FIELDS' order; "offline+small-bert" and
+# stage(objective).arguments().to_dict()'s values in TRAINING_FIELDS' order; "offline+small-bert" and
 # "offline+bert-base" are offline with that real BERT in the Hugging Face cache (_offline_backbone, on a CPU).
 TRAINING_FIELDS = ("epochs", "batch_size", "lr", "weight_decay", "warmup_ratio", "max_grad_norm", "seed", "max_steps",
                    "shuffle", "length_grouping", "mixed_precision", "evaluation_steps", "checkpoint_steps", "save_head")
@@ -289,5 +289,5 @@ def test_every_profiles_training_arguments_are_as_recorded(world, variant, dry_r
     assert real is None or architectures.hub_name(profile.backbone) == real
     for (v, objective), row in RECORDED_TRAINING_ARGUMENTS.items():
         if v == variant:
-            got = profile.training_arguments(objective).to_dict()
+            got = profile.stage(objective).arguments().to_dict()
             assert tuple(got) == TRAINING_FIELDS and got == dict(zip(TRAINING_FIELDS, row)), (variant, objective)

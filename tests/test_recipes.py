@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sbertlib import losses
-from sbertlib.workbook import profiles, recipes, runs
+from sbertlib.workbook import profiles, recipes, runs, stages
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ def test_a_run_without_a_recipe_is_not_loaded_as_the_profiles(smoke):
     del recorded["recipe"]  # what sbertlib wrote before it recorded recipes
     hist.write_text(json.dumps(recorded))
     assert not runs.is_trained(smoke, "stsb")
-    assert "recorded no recipe" in recipes.differences(None, recipes.run_recipe(smoke, "stsb"))
+    assert "recorded no recipe" in recipes.differences(None, smoke.stage("stsb").recipe())
 
 
 @pytest.mark.parametrize("change", [
@@ -70,18 +70,19 @@ def test_every_input_of_a_run_is_in_its_fingerprint(smoke, change):
     }[stage or field]
     other = dataclasses.replace(smoke, **({stage: getattr(smoke, stage).replace(**{field: value})} if stage else change))
     for objective in runs.OBJECTIVES:
-        same = recipes.fingerprint(recipes.run_recipe(smoke, objective)) == recipes.fingerprint(
-            recipes.run_recipe(other, objective))
+        same = recipes.fingerprint(smoke.stage(objective).recipe()) == recipes.fingerprint(
+            other.stage(objective).recipe())
         assert same == (objective not in touched), (objective, change)
 
 
 def test_a_new_data_rule_retires_the_runs_trained_under_the_old_one(smoke, monkeypatch):
     _save(smoke)
     assert runs.is_trained(smoke, "stsb")
-    monkeypatch.setitem(recipes.DATA_RULES, "stsb", recipes.DATA_RULES["stsb"] + ", less STS12-16's pairs")
+    rule, *sizes = stages.DATA_RULES["stsb"]
+    monkeypatch.setitem(stages.DATA_RULES, "stsb", (rule + ", less STS12-16's pairs", *sizes))
     assert not runs.is_trained(smoke, "stsb")
     assert "data.rule changed" in recipes.differences(
-        runs._recorded(runs.model_dir(smoke, "stsb")).recipe, recipes.run_recipe(smoke, "stsb"))
+        runs._recorded(runs.model_dir(smoke, "stsb")).recipe, smoke.stage("stsb").recipe())
 
 
 def test_the_students_loop_run_with_other_settings_is_not_the_profiles_model(smoke):

@@ -32,7 +32,7 @@ def measure(profile, device, sentences: str, repeats: int, warmup: int, mixed_pr
     dry = profiles.as_dry_run(profile)
     encoder = profiles.with_precision(SentenceEncoder.from_pretrained(
         dry.backbone, max_seq_length=profile.max_seq_length, device=device), profile)
-    args = profile.training_arguments("nli", mixed_precision=mixed_precision)  # the classification objective's
+    args = profile.stage("nli").arguments(mixed_precision=mixed_precision)  # the classification objective's
     pairs, texts = _inputs(dry, sentences, args.batch_size * (repeats + warmup), data_dir)
     step = workload.train_step_timing(losses.SoftmaxLoss(encoder, num_labels=3), pairs, args, repeats, warmup)
     batch = workload.encode_batch_timing(encoder, texts, 64, repeats, warmup)

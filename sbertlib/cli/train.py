@@ -60,15 +60,17 @@ def main(argv: list[str] | None = None) -> int:
     runs.output_dir(dry_run=True if profile.dry_run else None, root=output_dir)
     objective = OBJECTIVES[args.objective] if args.objective else profile.nli_objective
     try:  # the arguments of the last stage, checked before anything is loaded
-        training_args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **given)
+        training_args = profile.stage(objective).arguments(seed, mixed_precision=mixed_precision, **given)
     except SettingError as err:
         ap.error(str(err))
     test = evaluation.sample_pairs(data.load_stsb("test", args.data_dir), runs.eval_limit(profile), seed=0)
     before = evaluation.evaluate_sts(start_model(profile, objective, seed, args.data_dir, output_dir), test,
                                      measures=("cosine",)).main
     started = time.perf_counter()
-    stages = {"two-stage": [profile.nli_objective, "two-stage"], "distill-stsb": ["distill", "distill-stsb"]}.get(
-        objective, [objective])
+    chain = [profile.stage(objective)]   # the stage, after every stage it goes on from
+    while chain[0].earlier:
+        chain.insert(0, chain[0].earlier)
+    stages = [s.name for s in chain]
     seconds = {}
     for stage in stages:
         model, history = runs.trained_model(profile, stage, seed=seed, retrain=not args.reuse,
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
               "stsb_dev_best": history.best_score and round(history.best_score, 2),
               "seconds": round(time.perf_counter() - started, 1), "training_seconds": seconds,
               "stsb_test_pairs": len(test),
-              "contamination": history.contamination or runs.contamination(profile, stages[-1], seed, args.data_dir),
+              "contamination": history.contamination or profile.stage(stages[-1]).contamination(seed, args.data_dir),
               "model": str(runs.model_dir(profile, stages[-1], seed, mixed_precision=mixed_precision,
                                              overrides=given, output_dir=output_dir) / "final")}
     from ..training import distributed

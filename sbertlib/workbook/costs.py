@@ -54,7 +54,7 @@ def nli_pairs(profile: Profile) -> int:
 
 def lesson_terms(profile: Profile, step_s: float, batch_s: float) -> list[Term]:
     """The lesson's parts for ``profile``, given seconds per training step and per encode batch."""
-    nli, reg = profile.training_arguments("nli"), profile.training_arguments("stsb")
+    nli, reg = profile.stage("nli").arguments(), profile.stage("stsb").arguments()
     pairs, bs, es = nli_pairs(profile), nli.batch_size, nli.evaluation_steps
     steps = nli.epochs * math.ceil(pairs / bs)
     dev = STSB_DEV_SENTENCES if profile.dev_pairs_during_training is None else round(

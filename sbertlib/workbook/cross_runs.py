@@ -35,8 +35,8 @@ def trained_cross_encoder(profile, seed: int = DEFAULT_SEED, retrain: bool = Fal
         return CrossEncoder.load(final), History.load(hist_file)
     length = min(PAIR_LENGTH_FACTOR * profile.max_seq_length, 512)
     model = CrossEncoder.from_pretrained(profile.backbone, max_seq_length=length, seed=seed)
-    train = runs.stsb_train_pairs(profile, seed, data_dir)
-    args = profile.training_arguments("stsb", seed)   # the bi-encoder regression's whole stsb stage
+    stsb = profile.stage("stsb")   # the bi-encoder regression's whole stage: its pairs and arguments
+    train, args = stsb.examples(seed, data_dir), stsb.arguments(seed)
     history = fit(model, CrossEncoderLoss(model), train, args, output_dir=runs.fresh_folder(folder),
                   show_progress_bar=show_progress_bar, profile=profile.name)
     if history.interrupted:

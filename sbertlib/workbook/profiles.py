@@ -17,16 +17,15 @@ import torch
 from .. import config
 from ..model import architectures, backbones
 from ..errors import SettingError
-from ..training.arguments import DEFAULT_SEED, TrainingArguments
+from ..training.arguments import TrainingArguments
+from .stages import ALLNLI_TRAIN_PAIRS, load_nli_train, stage, triplets_of
 
 PROFILE_ENV = "SBERTLIB_PROFILE"
 DRY_RUN_ENV = "SBERTLIB_DRY_RUN"
 DRY_RUN_BANNER = ("DRY RUN: random weights (the real architectures, built from their configs) and stand-in NLI "
                   "data - timings only, every score is meaningless")
-ALLNLI_TRAIN_PAIRS = 942_069  # AllNLI.tsv.gz train: SNLI train 550,152 - 785 without a gold label + MultiNLI 392,702
 PAPER_BERT = backbones.PAPER_BACKBONE  # "bert-base-uncased"
 SMALL_BERT = "google/bert_uncased_L-4_H-256_A-4"
-NLI_SOURCES = ("allnli", "offline-nli")
 
 
 @dataclass(frozen=True)
@@ -34,10 +33,10 @@ class Profile:
     """Every setting of one way of running the workbook (see the module docstring): nothing
     per-profile lives anywhere else.
 
-    How it trains is one :class:`~sbertlib.training.TrainingArguments` per stage — ``nli`` (the NLI
+    How it trains is one :class:`~sbertlib.training.TrainingArguments` per kind of stage — ``nli`` (the NLI
     lesson, either objective), ``stsb`` (the STSb regression, alone or as a second stage) and ``distill``
-    (distillation onto the student) — and :meth:`training_arguments` picks the one an objective trains
-    with; everything that trains, caches or prints a recipe reads them there."""
+    (distillation onto the student); :meth:`stage` gives a named stage whole (what it starts from, its
+    data, its arguments), and everything that trains, caches or prints a recipe reads the stage."""
 
     name: str
     backbone: str  # what training starts from: hub name, local folder, "random-bert-2x128", "tiny-random-bert"
@@ -62,16 +61,10 @@ class Profile:
     reason: str = ""  # why get_profile() chose this profile
     dry_run: bool = False  # random weights and stand-in NLI data, to time the profile (see the module docstring)
 
-    def training_arguments(self, objective: str, seed: int = DEFAULT_SEED, **overrides) -> TrainingArguments:
-        """How this profile trains ``objective``: its stage's :class:`~sbertlib.training.TrainingArguments`
-        (``nli`` for "nli" and "mnrl" — saving the classifier head for "nli" —, ``distill`` for "distill",
-        ``stsb`` for "stsb" and the STSb stages "two-stage" and "distill-stsb") with ``seed`` and
-        ``overrides`` applied: what ``fit`` reads."""
-        if objective in ("nli", "mnrl"):
-            stage = self.nli.replace(save_head=objective == "nli")
-        else:
-            stage = self.distill if objective == "distill" else self.stsb
-        return stage.replace(seed=seed, **overrides)
+    def stage(self, name: str):
+        """The profile's stage ``name`` ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb"): everything
+        that makes that run (:class:`sbertlib.workbook.stages.Stage`)."""
+        return stage(self, name)
 
 
 def _distill(evaluation_steps: int, epochs: int = 3) -> TrainingArguments:
@@ -255,57 +248,6 @@ def describe_precision(profile: Profile) -> str:
 
 
 # ----------------------------------------------------------------------------- using
-def load_nli_train(profile: Profile, data_dir: str | os.PathLike | None = None, seed: int = 0,
-                   triplets: bool = False, make_triplets: Callable | None = None) -> list:
-    """The NLI training data of ``profile``: shuffled with ``seed`` and cut to ``max_train_pairs``.
-
-    ``allnli``: the AllNLI train split (file found in the data folder, or downloaded);
-    ``offline-nli``: SNLI dev + test and SICK train from the offline data folder.
-    ``triplets=True``: (premise, entailed, contradicting) triplets (``data.nli_triplets``) instead
-    of labelled pairs — what MNRL and the triplet objective train on; ``make_triplets`` (pairs →
-    triplets, default ``data.nli_triplets``) makes them — notebook 06 passes the student's.
-    """
-    from .. import data
-    if profile.nli_source == "allnli" and profile.dry_run:
-        return _dry_run_allnli(profile, data_dir, seed, triplets, make_triplets)
-    if profile.nli_source == "allnli":
-        pairs = data.load_allnli("train", data_dir)
-    elif profile.nli_source == "offline-nli":
-        pairs = _offline_nli(data_dir)
-    else:
-        raise SettingError(f"unknown nli_source {profile.nli_source!r}; expected one of {NLI_SOURCES}")
-    if triplets:
-        pairs = _triplets_of(pairs, make_triplets)
-    random.Random(seed).shuffle(pairs)
-    return pairs[:profile.max_train_pairs] if profile.max_train_pairs else pairs
-
-
-def _offline_nli(data_dir) -> list:
-    """SNLI dev + test and SICK train: the NLI pairs the offline data holds."""
-    from .. import data
-    return data.load_snli("dev", data_dir) + data.load_snli("test", data_dir) + data.load_sick_nli("train", data_dir)
-
-
-def _triplets_of(pairs: list, make_triplets: Callable | None) -> list:
-    """``make_triplets(pairs)`` (default ``data.nli_triplets``) as ``data.Triplet`` records."""
-    from .. import data
-    made = (make_triplets or data.nli_triplets)(pairs)
-    return [t if isinstance(t, data.Triplet) else data.Triplet(*t) for t in made]
-
-
-def _dry_run_allnli(profile: Profile, data_dir, seed: int, triplets: bool,
-                    make_triplets: Callable | None = None) -> list:
-    """A dry run's AllNLI train: the offline NLI pairs (or their triplets) shuffled with ``seed`` and
-    cycled to ``max_train_pairs``, or to all of AllNLI: its pairs, or as many triplets as the offline
-    data's triplets per pair give from them."""
-    from .. import data
-    pairs = _offline_nli(data_dir)
-    items = _triplets_of(pairs, make_triplets) if triplets else pairs
-    full = round(ALLNLI_TRAIN_PAIRS * len(items) / len(pairs))
-    random.Random(seed).shuffle(items)
-    return [items[i % len(items)] for i in range(min(profile.max_train_pairs or full, full))]
-
-
 def triplet_pools(profile: Profile, data_dir: str | os.PathLike | None = None,
                   make_triplets: Callable | None = None) -> tuple[list, list, str]:
     """``(training triplets, held-out triplets, name of the held-out source)`` of the triplet lesson
@@ -314,7 +256,7 @@ def triplet_pools(profile: Profile, data_dir: str | os.PathLike | None = None,
     test in a dry run). ``make_triplets`` (NLI pairs → triplets, default ``data.nli_triplets``) makes
     both pools: notebook 06 passes the student's ``nli_to_triplets``."""
     from .. import data
-    made = lambda pairs: _triplets_of(pairs, make_triplets)  # noqa: E731
+    made = lambda pairs: triplets_of(pairs, make_triplets)  # noqa: E731
     if profile.nli_source == "offline-nli":
         return (made(data.load_snli("dev", data_dir) + data.load_sick_nli("train", data_dir)),
                 made(data.load_snli("test", data_dir)), "SNLI test")

@@ -1,16 +1,10 @@
 """What one notebook trains and a later one reuses: train-or-load of the workbook's models.
 
-``trained_model(profile, objective)`` trains the profile's backbone the first time, saves it under
-``output_dir()`` with its history, and simply loads it on later calls (any notebook, any kernel):
-
-* ``"nli"`` — the paper's classification objective (SoftmaxLoss) on the profile's NLI pairs;
-* ``"mnrl"`` — in-batch negatives (MultipleNegativesRankingLoss) on the NLI triplets;
-* ``"stsb"`` — the regression objective on STSb train;
-* ``"two-stage"`` — the profile's NLI lesson (``profile.nli_objective``), then STSb (Table 2);
-* ``"distill"`` — a small student (``profile.distill_student``) trained to give each sentence its
-  teacher's vector (:class:`sbertlib.losses.DistillationLoss`; not in the paper), its word pieces
-  started from a PCA of the teacher's (:mod:`sbertlib.training.distillation`);
-* ``"distill-stsb"`` — that student, then STSb (notebook 14's own small model).
+``trained_model(profile, objective)`` trains the profile's stage ``objective``
+(``profile.stage(objective)``, :mod:`~sbertlib.workbook.stages`: what it starts from, its data, its
+arguments, its recipe) the first time, saves it under ``output_dir()`` with its history, and simply
+loads it on later calls (any notebook, any kernel), or from the class's read-only store when the
+lecturer trained it with the same recipe.
 
 ``nli_model(profile)`` is "the model trained on NLI" that later notebooks use: the paper's
 objective on ``paper``/``laptop``, MNRL offline (where the classification objective cannot teach a
@@ -19,19 +13,17 @@ random encoder: notebook 03).
 from __future__ import annotations
 
 import os
-import random
 import sys
 from pathlib import Path
 
 from .. import places
-from . import recipes
+from . import recipes, stages
 from ..util import release_memory, safe_name
 from ..errors import SettingError
 from ..training.arguments import DEFAULT_SEED
 
 OUTPUT_DIR_ENV = places.OUTPUT_DIR_ENV
-OBJECTIVES = ("nli", "mnrl", "stsb", "two-stage", "distill", "distill-stsb")
-_EVAL_SETS: dict[str, dict] = {}  # data folder -> the evaluation sets (evaluation_sets)
+OBJECTIVES = stages.NAMES
 
 
 def output_dir(*parts: str, dry_run: bool | None = None, root: str | os.PathLike | None = None,
@@ -67,8 +59,7 @@ def model_dir(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = 
 def _run_name(profile, objective: str, seed: int, pooling: str, mixed_precision: str | None,
               overrides: dict | None) -> str:
     """The folder name of a run: objective, backbone, pooling, seed, and what differs from the profile."""
-    if objective not in OBJECTIVES:
-        raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
+    profile.stage(objective)   # an unknown objective: a SettingError naming the known ones
     amp = f"-{mixed_precision}" if mixed_precision else ""
     changed = "".join(f"-{k.replace('_', '')}{v}" for k, v in sorted((overrides or {}).items()))
     return f"{objective}-{safe_name(profile.backbone)}-{pooling}-seed{seed}{amp}{safe_name(changed) if changed else ''}"
@@ -92,7 +83,7 @@ def shared_run(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str =
     folder = (root / "dry-run" if dry else root) / profile.name / _run_name(
         profile, objective, seed, pooling, mixed_precision, overrides)
     recorded = _recorded(folder)
-    recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
+    recipe = profile.stage(objective).recipe(seed, pooling, mixed_precision, overrides)
     same = recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(recipe)
     return folder if same else None
 
@@ -107,50 +98,39 @@ def trained_model(profile, objective: str = "nli", seed: int = DEFAULT_SEED, poo
     (everything is seeded before the classifier head is built). The NLI classifier head is saved
     beside the encoder (``classifier.pt``), so a notebook can reload it. ``mixed_precision``
     (``"bf16"``/``"fp16"``) trains under autocast (see :func:`sbertlib.training.fit`); ``overrides``
-    change the profile's training arguments (:meth:`Profile.training_arguments`) of every stage
+    change the training arguments (:meth:`Stage.arguments <sbertlib.workbook.stages.Stage.arguments>`) of every stage
     trained, each such run in its own folder. ``retrain=True`` replaces an earlier run's folder.
     ``output_dir`` (default ``$SBERTLIB_OUTPUT_DIR``, ...: :func:`model_dir`) holds this run and every
     run it starts from (an earlier stage, a trained teacher). A run not there is loaded from the class's
     read-only store (:func:`shared_run`) when the lecturer trained it with this recipe; else it trains here.
     """
     from ..model.encoder import SentenceEncoder
+    from .profiles import with_precision
+    stage = profile.stage(objective)
     folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir, create=False)
-    final, hist_file = folder / "final", folder / "history.json"
-    recipe = recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)
+    recipe = stage.recipe(seed, pooling, mixed_precision, overrides)
     if not retrain:
         recorded = _recorded(folder)
         if recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(recipe):
-            from .profiles import with_precision
-            return with_precision(SentenceEncoder.load(final), profile), recorded
+            return with_precision(SentenceEncoder.load(folder / "final"), profile), recorded
         if recorded is not None:
             print(f"sbertlib: {folder} was trained with another recipe ({recipes.differences(recorded.recipe, recipe)}): "
                   f"training it again.", file=sys.stderr)
         shared = shared_run(profile, objective, seed, pooling, mixed_precision, overrides)
         if shared is not None:
-            from .profiles import with_precision
             return with_precision(SentenceEncoder.load(shared / "final"), profile), _recorded(shared)
         if places.shared_runs_dir() is not None:
             print(f"sbertlib: the class's shared runs ({places.shared_runs_dir()}) hold no {objective!r} run of this "
                   f"recipe: training your own, in {folder}.", file=sys.stderr)
-    if objective in recipes.STARTS_FROM:
-        start, _ = trained_model(profile, recipes.STARTS_FROM[objective] or profile.nli_objective, seed, pooling, False,
-                                 data_dir, show_progress_bar, mixed_precision, overrides, output_dir)
-    elif objective == "distill":
-        from ..training.distillation import make_student
-        start = make_student(profile.distill_student, teacher(profile, seed, data_dir, output_dir))
-    else:
-        from .profiles import load_encoder
-        start = load_encoder(profile)
-        start.pooling = pooling
-    args = profile.training_arguments(objective, seed, mixed_precision=mixed_precision, **(overrides or {}))
-    history = _train(profile, objective, start, folder, args, data_dir, show_progress_bar, output_dir)
-    history.contamination = contamination(profile, objective, seed, data_dir)
-    history.recipe = recipe
+    taught_by = teacher(profile, seed, data_dir, output_dir) if stage.teacher else None
+    model = _start(stage, seed, pooling, data_dir, show_progress_bar, mixed_precision, overrides, output_dir, taught_by)
+    history = stage.train(model, fresh_folder(folder), seed, pooling, data_dir, taught_by, show_progress_bar,
+                          mixed_precision, overrides)
     from ..training import distributed
     if distributed.rank() == 0:  # under torchrun every rank trains; one writes
-        history.save(hist_file)
+        history.save(folder / "history.json")
     distributed.barrier(distributed.world_size())  # the others see it before they ask is_trained
-    return start, history
+    return model, history
 
 
 def nli_model(profile, seed: int = DEFAULT_SEED, pooling: str = "mean", **kwargs):
@@ -159,70 +139,33 @@ def nli_model(profile, seed: int = DEFAULT_SEED, pooling: str = "mean", **kwargs
     return trained_model(profile, profile.nli_objective, seed, pooling, **kwargs)
 
 
+def _start(stage, seed: int, pooling: str, data_dir, show_progress_bar: bool, mixed_precision, overrides,
+           output_dir, taught_by):
+    """What ``stage`` trains from: the run of the stage it goes on from (trained now if it is not yet), a student
+    made under its teacher ``taught_by``, or the profile's backbone with ``pooling``."""
+    if stage.starts_from:
+        return trained_model(stage.profile, stage.starts_from, seed, pooling, False, data_dir, show_progress_bar,
+                             mixed_precision, overrides, output_dir)[0]
+    if stage.teacher:
+        from ..training.distillation import make_student
+        return make_student(stage.profile.distill_student, taught_by)
+    from .profiles import load_encoder
+    model = load_encoder(stage.profile)
+    model.pooling = pooling
+    return model
+
+
 def teacher(profile, seed: int = DEFAULT_SEED, data_dir=None, output_dir: str | os.PathLike | None = None):
-    """The encoder ``"distill"`` learns from: the profile's reference (the packaged MiniLM) or its
-    trained ``profile.distill_teacher`` run (trained now if it is not yet, under ``output_dir``)."""
+    """The encoder the profile's distillation learns from: its reference (the packaged MiniLM) or its teacher
+    stage's run (``profile.distill_teacher``; trained now if it is not yet, under ``output_dir``)."""
+    name = profile.stage("distill").teacher
+    if name != "reference":
+        return trained_model(profile, name, seed, data_dir=data_dir, show_progress_bar=False, output_dir=output_dir)[0]
     from .profiles import load_reference
-    if profile.distill_teacher == "reference":
-        model = load_reference(profile)
-        if model is None:
-            raise SettingError(f"profile {profile.name!r} has no reference encoder to distil from")
-        return model
-    return trained_model(profile, profile.distill_teacher, seed, data_dir=data_dir, show_progress_bar=False,
-                         output_dir=output_dir)[0]
-
-
-def distillation_sentences(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list[str]:
-    """What the student is distilled on: every sentence of the profile's NLI triplets and of its STSb
-    train pairs, each once, **less every sentence of an evaluation set the notebooks report** (STSb
-    dev and test, STS12-16, SICK; compared case- and space-normalised): STSb train was compiled from
-    STS 2012-2017, so without this a tenth of STSb test's sentences would be distilled."""
-    from ..evaluation.contamination import normalise
-    from ..training.distillation import distinct
-    from .profiles import load_nli_train
-    triplets = load_nli_train(profile, data_dir, triplets=True)
-    pairs = stsb_train_pairs(profile, seed, data_dir)
-    evaluated = {normalise(s) for pairs_ in evaluation_sets(data_dir).values() for p in pairs_
-                 for s in (p.sentence1, p.sentence2)}
-    return [s for s in distinct([s for t in triplets for s in (t.anchor, t.positive, t.negative)]
-                                + [s for p in pairs for s in (p.sentence1, p.sentence2)])
-            if normalise(s) not in evaluated]
-
-
-def evaluation_sets(data_dir=None) -> dict[str, list]:
-    """Every evaluation set the notebooks report, whole, loaded once per process and data folder
-    (:func:`sbertlib.evaluation.contamination.evaluation_sets`)."""
-    from ..evaluation import contamination as measure
-    key = str(data_dir)
-    if key not in _EVAL_SETS:
-        _EVAL_SETS[key] = measure.evaluation_sets(data_dir=data_dir)
-    return _EVAL_SETS[key]
-
-
-def training_texts(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=None) -> list:
-    """Every training example ``objective``'s model saw, its earlier stages' and its teacher's training
-    included (the texts: no teacher vectors are computed) — what :func:`contamination` compares."""
-    from .profiles import load_nli_train
-    if objective in recipes.STARTS_FROM:
-        start = recipes.STARTS_FROM[objective] or profile.nli_objective
-        return training_texts(profile, start, seed, data_dir) + stsb_train_pairs(profile, seed, data_dir)
-    if objective == "nli":
-        return load_nli_train(profile, data_dir)
-    if objective == "mnrl":
-        return load_nli_train(profile, data_dir, triplets=True)
-    if objective == "distill":
-        taught = [] if profile.distill_teacher == "reference" else training_texts(profile, profile.distill_teacher,
-                                                                                    seed, data_dir)
-        return taught + distillation_sentences(profile, seed, data_dir)
-    return stsb_train_pairs(profile, seed, data_dir)
-
-
-def contamination(profile, objective: str, seed: int = DEFAULT_SEED, data_dir=None) -> dict[str, dict]:
-    """What ``objective``'s training data (:func:`training_texts`) saw of every evaluation set the notebooks
-    report, each whole: ``{set: {"sentences": share, "pairs": share, ...}}``
-    (:mod:`sbertlib.evaluation.contamination`). A packaged teacher's own training data is not known here."""
-    from ..evaluation import contamination as measure
-    return measure.contamination(training_texts(profile, objective, seed, data_dir), evaluation_sets(data_dir))
+    model = load_reference(profile)
+    if model is None:
+        raise SettingError(f"profile {profile.name!r} has no reference encoder to distil from")
+    return model
 
 
 def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str = "mean",
@@ -235,7 +178,7 @@ def is_trained(profile, objective: str, seed: int = DEFAULT_SEED, pooling: str =
     folder = model_dir(profile, objective, seed, pooling, mixed_precision, overrides, output_dir, create=False)
     recorded = _recorded(folder)
     if recorded is not None and recipes.fingerprint(recorded.recipe) == recipes.fingerprint(
-            recipes.run_recipe(profile, objective, seed, pooling, mixed_precision, overrides)):
+            profile.stage(objective).recipe(seed, pooling, mixed_precision, overrides)):
         return True
     return shared and shared_run(profile, objective, seed, pooling, mixed_precision, overrides) is not None
 
@@ -278,7 +221,8 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
         schedule.step()
     given = {"lr": lr, "warmup_ratio": warmup_ratio,
              **{k: settings[k] for k in ("epochs", "batch_size") if k in settings}}
-    recipe = recipes.run_recipe(profile, objective, seed, pooling)
+    stage = profile.stage(objective)
+    recipe = stage.recipe(seed, pooling)
     recipe["args"].update(given)
     folder = fresh_folder(model_dir(profile, objective, seed, pooling))
     folder.mkdir(parents=True, exist_ok=True)
@@ -286,7 +230,7 @@ def save_run(profile, objective: str, loss, step_losses, seconds: float, lr: flo
                       total_steps=total, seconds=float(seconds),
                       settings={"trained_by": trained_by, "lr": lr, **settings}, recipe=recipe,
                       records=[{"step": k + 1, "loss": float(v), "lr": lrs[k]} for k, v in enumerate(step_losses)])
-    history.contamination = contamination(profile, objective, seed)
+    history.contamination = stage.contamination(seed)
     loss.model.save(folder / "final")
     history.save(folder / "history.json")
     release_memory()   # the notebook's loop has ended: its optimizer's memory goes back to the system
@@ -305,43 +249,6 @@ def sts_suite(profile) -> tuple[list[str], dict[str, int | None]]:
     return datasets, {name: None if full or name == "stsb-test" else 500 for name in datasets}
 
 
-def stsb_train_pairs(profile, seed: int = DEFAULT_SEED, data_dir=None) -> list:
-    """STSb train as the profile's regression lessons use it: shuffled with ``seed``, capped at
-    ``profile.stsb_train_pairs``."""
-    from .. import data
-    train = data.load_stsb("train", data_dir)
-    random.Random(seed).shuffle(train)
-    return train[:profile.stsb_train_pairs] if profile.stsb_train_pairs else train
-
-
-def training_setup(profile, objective: str, model, seed: int = DEFAULT_SEED, data_dir=None,
-                   output_dir: str | os.PathLike | None = None):
-    """``(loss, train_data, evaluator)`` of ``objective`` on ``profile`` — what :func:`trained_model`
-    runs with ``profile.training_arguments(objective, seed)``, for a notebook that runs it in the
-    open. Seeds everything first, so the classifier head starts from the same weights every time.
-    ``output_dir``: where a distillation's trained teacher is (:func:`teacher`)."""
-    from .. import data, losses
-    from ..evaluation import stsb_dev_evaluator
-    from ..training import seed_everything
-    from .profiles import load_nli_train
-    if objective not in OBJECTIVES:
-        raise SettingError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
-    seed_everything(seed)
-    evaluator = stsb_dev_evaluator(data_dir, max_pairs=profile.dev_pairs_during_training)
-    if objective == "nli":
-        loss = losses.SoftmaxLoss(model, num_labels=len(data.NLI_LABELS))
-        return loss, load_nli_train(profile, data_dir), evaluator
-    if objective == "mnrl":
-        return losses.MultipleNegativesRankingLoss(model), load_nli_train(profile, data_dir, triplets=True), evaluator
-    if objective == "distill":
-        from ..training.distillation import teacher_examples
-        examples = teacher_examples(teacher(profile, seed, data_dir, output_dir),
-                                    distillation_sentences(profile, seed, data_dir))
-        seed_everything(seed)  # the teacher may have been trained just now
-        return losses.DistillationLoss(model), examples, evaluator
-    return losses.CosineSimilarityLoss(model), stsb_train_pairs(profile, seed, data_dir), evaluator
-
-
 def fresh_folder(folder: Path) -> Path:
     """Empty a run's own folder (under the output directory) before training into it again: ``fit``
     refuses a folder that holds an earlier run. Under several processes rank 0 deletes."""
@@ -352,12 +259,3 @@ def fresh_folder(folder: Path) -> Path:
         shutil.rmtree(folder)
     distributed.barrier(distributed.world_size())
     return folder
-
-
-def _train(profile, objective: str, model, folder: Path, args, data_dir, show_progress_bar: bool, output_dir=None):
-    """Train into ``folder``, replacing what an earlier (or interrupted) run left there."""
-    from ..training import fit
-    fresh_folder(folder)
-    loss, train, evaluator = training_setup(profile, objective, model, args.seed, data_dir, output_dir)
-    return fit(model, loss, train, args, evaluator=evaluator, output_dir=folder, profile=profile.name,
-               show_progress_bar=show_progress_bar)
