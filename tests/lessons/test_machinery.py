@@ -2,6 +2,8 @@
 student's function, and how a failed check shows itself."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -131,3 +133,75 @@ def test_a_process_wide_setting_never_moves_the_reference_nor_makes_a_check_refu
         torch.set_float32_matmul_precision(before[0])
         torch.set_autocast_enabled("cpu", before[1])
         torch.set_default_dtype(before[2])
+
+
+# ----------------------------------------------------------------------------- what a wrong result is, beside the right
+@pytest.mark.parametrize("got, want, says", [
+    (lambda w: -w, None, "the sign is flipped"),
+    (lambda w: 100 * w, None, "100 × the right ones"),
+    (lambda w: np.abs(w), None, "without their signs"),
+    (lambda w: w[::-1].copy(), None, "another order"),
+    (lambda w: w[:-1], None, "2 items where the inputs give 3: an off-by-one"),
+    (lambda w: np.c_[w, w], None, "a vector where one number is asked"),
+    (lambda w: np.round(w, 2), None, "rounded to 2 decimals"),
+    (lambda w: (w, 2.0), lambda w: (2.0, w), "the two results are in the wrong order"),
+    (lambda w: (1.0, 5 * w), lambda w: (1.0, w), "second result: your values are 5 ×"),
+    (lambda w: {0.5: 1.0}, lambda w: {0.5: 1.0, 2.0: 3.0}, "['2.0'] missing"),
+    (lambda w: [], lambda w: [("a", "b")], "your result is empty"),
+    (lambda w: [{"a": 1}], lambda w: [("a", "b")], "your items are dicts where the exercise asks for tuples"),
+])
+def test_related_names_how_a_wrong_result_stands_to_the_right_one_without_showing_it(got, want, says):
+    """Trial 5 (2026-12-07, notebooks 04 and 06, fresh): a result one short, rounded, reordered, summed or scaled got
+    the exercise's general hint. `related` names such a relation for every exercise at once, never printing the right
+    values (only their count, taken from the inputs)."""
+    from sbertlib.workbook.lessons import related
+    w = np.array([0.123456, -1.234567, 3.345678])
+    message = related(got(w), (want or (lambda w: w))(w))
+    assert says in message
+    assert not any(f"{x:.3f}"[:5] in message for x in w)
+
+
+def test_related_says_nothing_where_nothing_simple_holds():
+    from sbertlib.workbook.lessons import related
+    w = np.array([0.5, -1.2, 3.3])
+    assert related(w + np.array([0.3, -0.1, 0.7]), w) == related(w, w) == related(["x"], ["y"]) == ""
+    assert "a sum over the 16 rows" in related(16 * 0.25, 0.25, rows=16)
+
+
+@pytest.mark.parametrize("code, says", [
+    (lambda a: max(a, torch.zeros(3)), "use torch's element-wise functions"),
+    (lambda a: torch.linalg.vector_norm(a.numpy()), "torch.as_tensor(x) first"),
+    (lambda a: [1, 2].value_counts(), "the check passes plain Python lists"),
+])
+def test_an_error_the_students_code_raised_is_told_what_it_usually_means(code, says):
+    with pytest.raises(ExerciseError, match=re.escape(says)):
+        call(code, torch.ones(3), what="your f")
+
+
+def test_the_checks_stand_in_encoder_encodes_as_the_library_does_both_ways():
+    """Trial 5: `model(model.tokenize(column))`, as notebook 06 shows it, was refused with an AttributeError."""
+    from sbertlib.workbook.lessons import nb04
+    model, pairs = nb04.hidden_sts()
+    texts = [p.sentence1 for p in pairs[:5]]
+    assert torch.equal(model(model.tokenize(texts)), torch.from_numpy(model.encode(texts)))
+    with pytest.raises(ExerciseError, match="a stand-in of its own"):
+        call(lambda m: m.embed(texts), model, what="your f")
+
+
+def test_an_objective_with_a_trainable_setting_is_told_the_optimizer_would_change_it():
+    """Trial 5: a TripletObjective whose margin was an nn.Parameter passed, and training moved ε."""
+    from sbertlib import losses
+    from sbertlib.workbook.lessons import nb06
+    from sbertlib.workbook.profiles import get_profile, load_encoder
+
+    class Trainable(losses.SBERTLoss):
+        n_texts, label_kind = (3,), None
+
+        def __init__(self, model, margin: float = 1.0):
+            super().__init__(model)
+            self.margin = torch.nn.Parameter(torch.tensor(float(margin)))
+
+        def loss_from_embeddings(self, embeddings, labels=None):
+            return nb06.triplet_loss_truth(*embeddings, self.margin)
+    with pytest.raises(ExerciseError, match="trainable numbers of its own"):
+        nb06.TRIPLET_OBJECTIVE.check(Trainable, load_encoder(get_profile("smoke")))

@@ -22,7 +22,8 @@ from typing import Any
 
 from .checking import (  # noqa: F401 - the machinery, as the lesson modules import it: `from . import call`
     VALUE, Exercise, ExerciseError, _brief, _guarded, as_array, call, guard, hinted, named_slip, ok, one_number,
-    readable, reference_numerics, require, require_gradient, student_raised, two_items, unfinished, unit, within)
+    readable, reference_numerics, related, require, require_gradient, student_raised, two_items, unfinished, unit,
+    within)
 from .kinds import Objective, Run  # noqa: F401 - the two other kinds of exercise
 
 

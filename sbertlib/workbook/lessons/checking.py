@@ -109,12 +109,31 @@ def unfinished(error: BaseException) -> bool:
     return type(error) is NotImplementedError and not error.args
 
 
+RAISED = {  # a piece of an error's text -> what it usually means in a student's code
+    "Boolean value of Tensor with more than one value": "Python's max, min, if or and got a tensor of several values: "
+    "use torch's element-wise functions (torch.clamp(x, min=0), torch.maximum, torch.where)",
+    "argument after ** must be a mapping": "a model was called on a tensor: the vectors are computed already, no model "
+    "call is needed there",
+    "not numpy.ndarray": "a torch function got a numpy array: torch.as_tensor(x) first, or stay in numpy",
+    "'list' object has no attribute": "the check passes plain Python lists: turn one into what your code needs first "
+    "(np.asarray(x), pd.Series(x)), or use only what a list has",
+    "expected scalar type": "float64 met float32 in one operation: cast one side (.float() or .double())",
+    "have the same dtype": "float64 met float32 in one operation: cast one side (.float() or .double())",
+}
+
+
 def student_raised(what: str, error: Exception) -> ExerciseError:
-    """The ExerciseError to raise ``from error`` when the student's code raised ``error`` (their lines shown above)."""
+    """The ExerciseError to raise ``from error`` when the student's code raised ``error`` (their lines shown above):
+    what the error usually means (:data:`RAISED`; an attribute the check's own stand-in lacks), else where it stopped."""
     if isinstance(error, ExerciseError):
         return error
-    return ExerciseError(f"{what} raised {type(error).__name__}: {error}\n"
-                         "Hint: the lines of your code shown above are where it stopped")
+    text = str(error)
+    hint = next((h for key, h in RAISED.items() if key in text), "the lines of your code shown above are where it stopped")
+    if isinstance(error, AttributeError) and type(getattr(error, "obj", None)).__module__.startswith(__package__):
+        hint = (f"the check passes a stand-in of its own ({error.obj!r}) that has only what the exercise names: use "
+                f"only that (for a model, its encode)")
+    text = text if len(text) <= 300 else text[:150] + " … " + text[-120:]   # a model's repr runs to pages
+    return ExerciseError(f"{what} raised {type(error).__name__}: {text}\nHint: {hint}")
 
 
 def ok(message: str) -> None:
@@ -274,6 +293,87 @@ def named_slip(got, slips: dict, fallback: str, close: Callable[[Any, Any], bool
     return fallback
 
 
+_FACTORS = {-1.0: "the sign is flipped", 5.0: "your values are 5 × the right ones: on the 0–5 gold scale?",
+            0.2: "your values are the right ones / 5: on the 0–1 scale where 0–5 is asked?", 100.0: "your values are 100 × the right ones: a percentage where a share "
+            "is asked?", 0.01: "your values are the right ones / 100: a share where a percentage is asked?",
+            2.0: "your values are twice the right ones", 0.5: "your values are half the right ones"}
+
+
+def _leaves(value) -> list:
+    """A result as the float64 arrays it holds, in order (a dict by its keys, a table by its values)."""
+    if isinstance(value, dict):
+        return [x for k in sorted(value, key=str) for x in _leaves(value[k])]
+    if isinstance(value, (tuple, list)) and not all(isinstance(v, (int, float)) for v in value):
+        return [x for v in value for x in _leaves(v)]
+    return [as_array(value.to_numpy() if _is_pandas(value) else value)]
+
+
+def related(got, want, rows: int | None = None) -> str:
+    """How a wrong result relates to the right one, in the student's terms and never showing it: its keys, length,
+    item type or shape, its order, or values rounded, scaled (``rows``: summed where a mean over them is asked) or
+    stripped of their signs (:func:`_shape_relation`, :func:`_value_relation`); "" where none of these holds."""
+    import numpy as np
+    if isinstance(got, dict) and isinstance(want, dict) and set(got) != set(want):
+        return (f"your dict's keys are not the ones asked: {sorted(map(str, set(want) - set(got)))} missing, "
+                f"{sorted(map(str, set(got) - set(want)))} too many — one entry per key the inputs give")
+    if isinstance(got, list) and isinstance(want, list) and want:
+        if got and len(got) == len(want) and type(got[0]) is not type(want[0]):
+            return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
+        if len(got) != len(want):
+            return _shape_relation(np.empty(len(got)), np.empty(len(want)))
+    try:
+        g, w = _leaves(got), _leaves(want)
+    except (TypeError, ValueError, RuntimeError):
+        return ""
+    if len(g) != len(w) or not g:
+        return ""
+    if len(g) == 2 and all(x.shape == y.shape and _near(x, y) for x, y in zip(g, w[::-1])):
+        return "the two results are in the wrong order: swap them"
+    for k, (a, b) in enumerate(zip(g, w)):
+        found = _shape_relation(a, b) if a.shape != b.shape else _value_relation(a.ravel(), b.ravel(), rows)
+        if found or a.shape != b.shape or not _near(a, b):
+            return f"{_ORDINAL[k] if k < len(_ORDINAL) else f'#{k + 1}'} result: {found}" if found and len(g) > 1 else found
+    return ""
+
+
+def _near(a, b) -> bool:
+    import numpy as np
+    return bool(np.allclose(a, b, 1e-4, 1e-6, equal_nan=True))
+
+
+def _shape_relation(a, b) -> str:
+    """What a result of ``a``'s shape is, where the inputs give ``b``'s."""
+    if a.size == 0:
+        return "your result is empty where the inputs give some: a condition or a filter that never holds?"
+    if a.ndim == b.ndim == 1:
+        return f"your result has {len(a)} items where the inputs give {len(b)}" + (
+            ": an off-by-one in a range or a slice?" if abs(len(a) - len(b)) == 1 else "")
+    if a.ndim == b.ndim + 1 and a.shape[:b.ndim] == b.shape:
+        return "a vector where one number is asked: reduce each over its numbers (a norm, a sum, a mean)"
+    return f"your result has shape {a.shape} where the inputs give {b.shape}" + (
+        ": transposed?" if a.shape == b.shape[::-1] else "")
+
+
+def _value_relation(a, b, rows: int | None = None) -> str:
+    """How the values ``a`` (flat) relate to the right ``b``: scaled, rounded, without signs, reordered; else ""."""
+    import numpy as np
+    if _near(a, b) or np.isnan(a).any() or not np.abs(b).max(initial=0) > 1e-6:
+        return ""
+    factors = dict(_FACTORS)
+    if rows:
+        factors[float(rows)] = f"your value is {rows} × the right one: a sum over the {rows} rows where their mean is asked"
+        factors[1 / rows] = f"your value is the right one / {rows}: divided by the number of rows once too often"
+    found = [message for c, message in factors.items() if _near(a, c * b)]
+    found += [f"your values are rounded to {f'{d} decimal' + 's' * (d > 1) if d else 'whole numbers'}: keep them as "
+              f"computed, round only what you print"
+              for d in range(5) if np.allclose(a, np.round(a, d), 0, 1e-9) and np.all(np.abs(a - b) <= 0.5 / 10 ** d + 1e-6)]
+    if (b < 0).any() and _near(a, np.abs(b)):
+        found.append("your values are the right ones without their signs: an abs() too many")
+    if _near(np.sort(a), np.sort(b)):
+        found.append("the right values in another order: keep the inputs' order (no sorting, no set())")
+    return found[0] if found else ""
+
+
 def hinted(check, hints: Mapping[str, str], *args, **kwargs):
     """``check(*args, **kwargs)``; where the failure's first line, or the error the student's code raised (its type
     and text), holds a key of ``hints``, the failure's hint is that key's."""
@@ -342,8 +442,9 @@ class Exercise:
     * ``name``: what the student's cell defines; ``probe``: hidden-test code setting ``_result`` on fixed inputs
       (helpers: :mod:`sbertlib.workbook.publish.nbgrader_export`), :data:`VALUE` for the name's value, ``None`` where
       the check grades; ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the
-      mistake: the function written with it}``; ``hint``: said when no slip matches (or ``hint(got, *inputs)``, never
-      the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a value it cannot read is
+      mistake: the function written with it}``; ``diagnose(got, *inputs)``: a diagnosis beyond the slips ("" for
+      none); then how the result relates to the reference's (:func:`related`); ``hint``: said when nothing of these
+      names the mistake (never the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a value it cannot read is
       wrong); ``returns(value, what)``: reads the student's result, raising ExerciseError for what it cannot read.
     """
 
@@ -353,7 +454,8 @@ class Exercise:
     kept: bool = False
     inputs: Callable[[], Sequence[tuple]] | None = None
     slips: Mapping[str, Callable] = field(default_factory=dict)
-    hint: str | Callable[..., str] = ""
+    diagnose: Callable[..., str] | None = None
+    hint: str = ""
     ok: str = ""
     compare: Callable[[Any, Any], bool] | None = None
     returns: Callable[[Any, str], Any] | None = None
@@ -378,7 +480,8 @@ class Exercise:
                 want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
-                hint = named_slip(got, slips, self.hint(got, *args) if callable(self.hint) else self.hint, same)
+                hint = named_slip(got, slips, (self.diagnose and self.diagnose(got, *args)) or related(got, want)
+                                  or self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
             wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")

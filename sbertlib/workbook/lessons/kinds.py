@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from .checking import (ExerciseError, call, hinted, named_slip, ok, one_number, reference_numerics, require,
+from .checking import (ExerciseError, call, hinted, named_slip, ok, one_number, reference_numerics, related, require,
                        require_gradient)
 
 
@@ -77,6 +77,10 @@ class Objective:
         objective = hinted(call, hints, lambda model: cls(model, **setting), encoder, what=f"{self.name}(model{shown})")
         require(getattr(objective, "model", None) is encoder, f"your {self.name}'s .model is not the encoder it was given",
                 "call super().__init__(model) first: SBERTLoss keeps the one encoder as self.model")
+        own = lambda loss: sum(p.numel() for p in loss.parameters()) - sum(p.numel() for p in encoder.parameters())  # noqa
+        require(own(objective) <= own(self.reference(encoder, **setting)), f"your {self.name} has {own(objective)} "
+                f"trainable numbers of its own (an nn.Parameter): the optimizer would change them as it trains",
+                "keep a setting such as the margin or the scale a plain number (self.margin = margin)")
         return objective
 
     def _data_kind(self, objective, reference) -> None:
@@ -102,7 +106,7 @@ class Objective:
             want = float(reference.loss_from_embeddings([e.detach().clone() for e in embeddings], labels))
         if not close(value, want):
             raise ExerciseError(f"on {shown} your {self.name} gives {value:.5f}, not the library's loss\n"
-                                f"Hint: {self._slip(value, embeddings, labels, setting, encoder, objective)}")
+                                f"Hint: {self._slip(value, want, embeddings, labels, setting, encoder, objective)}")
         require(isinstance(got, torch.Tensor), f"your {self.name} returned a plain number: no gradient can flow",
                 "stay in torch end to end: no .item(), float() or numpy inside the loss")
         # both at 1/100 scale: require_gradient's absolute tolerance (1e-7) then allows float32's rounding of
@@ -111,8 +115,9 @@ class Objective:
                          lambda *e: self.reference(encoder, **setting).loss_from_embeddings(list(e), labels) / 100,
                          f"on {shown} your {self.name}'s loss")
 
-    def _slip(self, value: float, embeddings: list, labels, setting: dict, encoder, objective) -> str:
-        """The declared slip of the student's value, else a setting ignored (another value's loss), else the hint."""
+    def _slip(self, value: float, want: float, embeddings: list, labels, setting: dict, encoder, objective) -> str:
+        """The declared slip of the student's value, else a setting ignored (another value's loss), else how it relates
+        to the library's (:func:`related`), else the hint."""
         copies = lambda: [e.detach().clone() for e in embeddings]  # noqa: E731
         slips = {message: (lambda slip=slip: float(slip(copies(), labels, **setting)))
                  for message, slip in self.slips.items()}
@@ -125,7 +130,7 @@ class Objective:
                           f"use self.{key}, not a number written into the code"] = lambda other=other, key=key: float(
                         self.reference(encoder, **{**setting, key: other}).loss_from_embeddings(copies(), labels))
         found = named_slip(value, slips, "", close=lambda a, b: close(a, float(b)))
-        return found or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
+        return found or related(value, want, len(embeddings[0])) or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
 
     @staticmethod
     def _stretched_moves(objective, embeddings: list, labels) -> bool:

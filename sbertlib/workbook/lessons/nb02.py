@@ -318,7 +318,7 @@ CONCAT_FEATURES = Exercise('concat_features', probe="""
             _parts = [("u", "v"), ("|u-v|",), ("u*v",), ("|u-v|", "u*v"), ("u", "v", "u*v"), ("u", "v", "|u-v|"),
                       ("u", "v", "|u-v|", "u*v"), ("v", "u"), ("|u-v|", "v", "u")]
             _result = {" ".join(p): concat_features(_u.clone(), _v.clone(), p) for p in _parts}
-            """, reference=pair_features, compare=_close, hint=_blocks,
+            """, reference=pair_features, compare=_close, diagnose=_blocks,
     inputs=lambda: [(*_uv(seed, rows, n), parts) for seed, rows, n in ((0, 3, 4), (1, 1, 6)) for parts in _ORDERS],
     slips={"'|u-v|' is the element-wise |u − v|, never negative: you left out the absolute value (u − v)":
                lambda u, v, p: _cat(u, v, p, **{"|u-v|": u - v}),

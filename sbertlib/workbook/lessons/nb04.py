@@ -112,10 +112,16 @@ class HiddenEncoder:
     def __repr__(self) -> str:
         return f"<the check's encoder of {len(self.vectors)} sentences>"
 
-    def unused(self, name: str, otherwise: str) -> str:
-        """A hint: ``otherwise``, unless one copy alone encoded (the check's first call, the student's, never did)."""
+    def unused(self, name: str) -> str:
+        """A diagnosis where one copy alone encoded (the check's first call; the student's never did), else ""."""
         return (f"your {name} never encoded with the `model` it was given: the check passes its own model — encode "
-                f"with the argument, not a model of the notebook") if len(set(map(id, self.users))) == 1 else otherwise
+                f"with the argument, not a model of the notebook") if len(set(map(id, self.users))) == 1 else ""
+
+    def tokenize(self, texts) -> dict:   # model(model.tokenize(texts)) gives the vectors too, as the library's
+        return {"texts": list(texts)}
+
+    def __call__(self, features: dict):
+        return self.encode(features["texts"], convert_to="torch")
 
     def encode(self, sentences, *args, convert_to="numpy", normalize=None, **kwargs):
         self.users.append(self)
@@ -152,10 +158,12 @@ def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
     score, cos = two_items(got, f"{what} returned", "return two things: the score (Spearman × 100), then the cosines")
     require(np.size(_np(score)) == 1 or np.size(_np(cos)) != 1, f"{what} returned the cosines first", "the score first")
     cos = _np(cos).ravel() if _np(cos).ndim == 2 and 1 in _np(cos).shape else _np(cos)
+    require(cos.ndim > 0, f"{what}: the cosines are one number", "one cosine per pair, not their mean")
     require(cos.ndim == 1, f"{what}: the cosines have shape {cos.shape}", "one cosine per pair, row i of u with row i "
             "of v (dim=1), not every sentence against every other")
     require(not np.isnan(cos).any(), f"{what}: a cosine is NaN: one vector is all zeros, and 0 / 0 is not a number",
-            "an all-zero vector's cosine with anything is 0, as the exercise says: F.cosine_similarity gives that")
+            "an all-zero vector's cosine with anything is 0, as the exercise says: F.cosine_similarity gives that in "
+            "float32 (in float16 it gives NaN too)")
     return _num(score, what), cos
 
 
@@ -196,8 +204,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     "1 − sklearn's paired_cosine_distances gives 0.5 where a vector is all zeros: its cosine is 0, as the exercise "
     "says (F.cosine_similarity gives that)": lambda m, p: _sts(m, p, lambda u, v: 1 - ((_unit(u) - _unit(v)) ** 2).sum(
         1) / 2)},
-    hint=lambda got, m, p: m.unused("sts_evaluate", "encode the first and the second sentences, one cosine per pair "
-                                    "(row i with row i), then 100 × your spearman of the cosines and the gold scores"),
+    diagnose=lambda got, m, p: m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
+    "per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
     compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
                     a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5)),
@@ -306,15 +314,18 @@ def _indices(got, what: str) -> np.ndarray:
 
 
 def hidden_ranking(seed: int = 21) -> tuple[np.ndarray, np.ndarray]:
-    """STS-like gold scores (many ties) and predictions with a few pairs badly misplaced both ways."""
+    """STS-like gold scores (many ties) and predictions with a few pairs badly misplaced both ways, four of them tied
+    at 0 (as all-zero vectors' cosines are)."""
     rng = np.random.default_rng(seed)
     gold = rng.integers(0, 11, 40) / 2
-    return gold, np.tanh(gold / 5 + rng.normal(0, .15, 40)) + .9 * np.isin(range(40), [3, 17]) - .9 * np.isin(
+    predicted = np.tanh(gold / 5 + rng.normal(0, .15, 40)) + .9 * np.isin(range(40), [3, 17]) - .9 * np.isin(
         range(40), [8, 30, 31])
+    return gold, np.where(np.isin(range(40), [5, 12, 26, 35]), 0.0, predicted)
 
 
 WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_ranking(), 12)], slips={
-    "the sign is flipped: error = predicted rank − gold rank (> 0: the model put the pair higher)":
+    "the sign is flipped: error = predicted rank − gold rank (> 0: the model put the pair higher), each list ranked "
+    "from its smallest value (rank 1)":
         lambda g, p, k: _worst(g, p, k, diff=lambda p, g: rankdata(g) - rankdata(p)),
     "you took the largest errors, not the largest in size: far too low is as wrong as far too high":
         lambda g, p, k: _worst(g, p, k, size=lambda e: e),
@@ -334,7 +345,8 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     "return as many pairs as k asks for: k is the argument (not off by one, not a default of 10)":
         lambda g, p, k: _any(*(_worst(g, p, n) for n in (10, k + 1, k - 1))),
     "indices count from 0: return the positions np.argsort gives": lambda g, p, k: (lambda i, e: (i + 1, e))(*_worst(g, p, k)),
-    **{TIES[m] + AVG: (lambda m: lambda g, p, k: _worst(g, p, k, lambda a: rankdata(a, m)))(m) for m in TIES},
+    **{TIES[m] + AVG: (lambda m: lambda g, p, k: _any(_worst(g, p, k, lambda a: rankdata(a, m)), _worst(  # both, or
+        g, p, k, diff=lambda p, g: rankdata(p, m) - rankdata(g))))(m) for m in TIES},   # the predictions alone
     "np.argsort(a) is the order of the values, not their ranks: rank each list (scipy.stats.rankdata)":
         lambda g, p, k: _worst(g, p, k, np.argsort),
     "equally large errors must keep their data order: a stable sort (np.argsort(-abs(e), kind='stable')); an "

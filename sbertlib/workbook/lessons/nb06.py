@@ -92,7 +92,8 @@ def _hidden_cases() -> list[tuple]:
     cases += [tuple(torch.randn(b, n, generator=g) for _ in range(3)) for b, n in ((8, 5), (3, 16), (16, 4))]
     u = torch.randn(2, 4, 6, generator=g)   # first of all: the mean gap under −ε, the whole batch's norms' over it
     gaps = torch.tensor([[4, 2.5, .3, .1], [2, 2.2, 2.9, 2.9]]).unsqueeze(2) * u / u.norm(dim=2, keepdim=True)
-    return [(a[:4], a[:4] + gaps[0], a[:4] + gaps[1], 0.45)] + [(*c, m) for c in cases for m in (1.0, 0.1, 0.5, 5.0)]
+    return [(a[:4], a[:4] + gaps[0], a[:4] + gaps[1], 0.45)] + [(*c, m) for c in cases for m in (1.0, 0.1, 0.5, 5.0)] \
+        + [cases[1]]   # no margin given: the default's
 
 
 def _t(m=None, swap=False, **slip):
@@ -121,6 +122,8 @@ TRIPLET_LOSS = Exercise(
            "the margin ε is missing: add it inside the max": _t(m=lambda e: 0.0),
            "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=lambda e: 1.0),
            "you summed over the batch: take the mean": _t(reduce=torch.sum),
+           "called without a margin, your triplet_loss used another ε: the paper's, the stub's default, is margin=1.0":
+               lambda a, p, n, margin=5.0: reference_triplet_loss(a, p, n, margin),
            "the margin was added after the hinge: ε goes inside, max(d(a,p) − d(a,n) + ε, 0)":
                lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(a, n)).mean() + margin,
            "your distances are per column (dim=0): a triplet's distance is over its own row's numbers (dim=1)":
@@ -220,9 +223,13 @@ TRIPLET_DISTANCES = Exercise(
                    t.anchor for t in ts), ts)]),
            "those are the means over the triplets: give one distance per triplet, no .mean()":
                lambda m, ts: tuple(x.mean() for x in triplet_distances_truth(m, ts)),
-           "dot products are similarities: give the distances ‖a − p‖, ‖a − n‖": _d(d=lambda x, y: (x * y).sum(1))},
-    hint=lambda got, m, ts: m.unused("triplet_distances", "encode each column (anchors, positives, negatives); each "
-                                     "row's ‖a − p‖, ‖a − n‖"))
+           "dot products are similarities: give the distances ‖a − p‖, ‖a − n‖": _d(d=lambda x, y: (x * y).sum(1)),
+           "those are cosine similarities: give the Euclidean distances ‖a − p‖, ‖a − n‖": _d(d=lambda x, y: 1 - COSINE(
+               x, y)),
+           "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _d(
+               d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5)},
+    diagnose=lambda got, m, ts: m.unused("triplet_distances"), hint="encode each column (anchors, positives, "
+    "negatives); each row's ‖a − p‖, ‖a − n‖")
 
 
 def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lambda p, n, m: n - p >= m):
