@@ -293,10 +293,14 @@ def named_slip(got, slips: dict, fallback: str, close: Callable[[Any, Any], bool
     return fallback
 
 
-_FACTORS = {-1.0: "the sign is flipped", 5.0: "your values are 5 × the right ones: on the 0–5 gold scale?",
-            0.2: "your values are the right ones / 5: on the 0–1 scale where 0–5 is asked?", 100.0: "your values are 100 × the right ones: a percentage where a share "
-            "is asked?", 0.01: "your values are the right ones / 100: a share where a percentage is asked?",
-            2.0: "your values are twice the right ones", 0.5: "your values are half the right ones"}
+_FACTORS = {-1.0: "the sign is flipped",
+            5.0: "your values are 5 × the right ones: on the 0–5 gold scale?",
+            0.2: "your values are the right ones / 5: on the 0–1 scale where 0–5 is asked?",
+            100.0: "your values are 100 × the right ones: a percentage where a share is asked?",
+            0.01: "your values are the right ones / 100: a share where a percentage is asked?"}
+
+
+ORDER = "the right values in another order: compare the order you return with the one asked"
 
 
 def _leaves(value) -> list:
@@ -313,14 +317,17 @@ def related(got, want, rows: int | None = None) -> str:
     item type or shape, its order, or values rounded, scaled (``rows``: summed where a mean over them is asked) or
     stripped of their signs (:func:`_shape_relation`, :func:`_value_relation`); "" where none of these holds."""
     import numpy as np
-    if isinstance(got, dict) and isinstance(want, dict) and set(got) != set(want):
-        return (f"your dict's keys are not the ones asked: {sorted(map(str, set(want) - set(got)))} missing, "
-                f"{sorted(map(str, set(got) - set(want)))} too many — one entry per key the inputs give")
+    parts = zip(got, want) if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) else []
+    for mine, right in [(got, want), *parts]:
+        if isinstance(mine, dict) and isinstance(right, dict) and set(mine) != set(right):
+            return (f"your dict's keys are not the ones asked: {sorted(map(str, set(right) - set(mine)))} missing, "
+                    f"{sorted(map(str, set(mine) - set(right)))} too many — one entry per key the inputs give")
     if isinstance(got, list) and isinstance(want, list) and want:
-        if got and len(got) == len(want) and type(got[0]) is not type(want[0]):
+        if got and isinstance(got[0], (dict, str, int, float)) and type(got[0]) is not type(want[0]):
             return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
         if len(got) != len(want):
-            return _shape_relation(np.empty(len(got)), np.empty(len(want)))
+            return "your result is empty where the inputs give some: a condition or a filter that never holds?" \
+                if not got else f"your result has {len(got)} items where the inputs give {len(want)}"
     try:
         g, w = _leaves(got), _leaves(want)
     except (TypeError, ValueError, RuntimeError):
@@ -329,11 +336,11 @@ def related(got, want, rows: int | None = None) -> str:
         return ""
     if len(g) == 2 and all(x.shape == y.shape and _near(x, y) for x, y in zip(g, w[::-1])):
         return "the two results are in the wrong order: swap them"
-    for k, (a, b) in enumerate(zip(g, w)):
-        found = _shape_relation(a, b) if a.shape != b.shape else _value_relation(a.ravel(), b.ravel(), rows)
-        if found or a.shape != b.shape or not _near(a, b):
-            return f"{_ORDINAL[k] if k < len(_ORDINAL) else f'#{k + 1}'} result: {found}" if found and len(g) > 1 else found
-    return ""
+    found = [(f"{_ORDINAL[k] if k < len(_ORDINAL) else f'#{k + 1}'} result: " if len(g) > 1 else "") + (
+        _shape_relation(a, b) if a.shape != b.shape else _value_relation(a.ravel(), b.ravel(), rows))
+        for k, (a, b) in enumerate(zip(g, w))]
+    found = [f for f in found if f and not f.endswith(": ")]
+    return min(found, key=lambda f: ORDER in f) if found else ""   # another order only where nothing else holds
 
 
 def _near(a, b) -> bool:
@@ -370,7 +377,7 @@ def _value_relation(a, b, rows: int | None = None) -> str:
     if (b < 0).any() and _near(a, np.abs(b)):
         found.append("your values are the right ones without their signs: an abs() too many")
     if _near(np.sort(a), np.sort(b)):
-        found.append("the right values in another order: keep the inputs' order (no sorting, no set())")
+        found.append(ORDER)
     return found[0] if found else ""
 
 

@@ -123,14 +123,18 @@ class Objective:
                  for message, slip in self.slips.items()}
         defaults = {k: p.default for k, p in inspect.signature(self.reference).parameters.items()
                     if p.default is not inspect.Parameter.empty}
-        for key, mine in setting.items():
+        given = setting or {k: defaults[k] for s in self.settings for k in s if k in defaults}   # built with none:
+        for key, mine in given.items():                                                            # the defaults
             for other in dict.fromkeys([s[key] for s in self.settings if key in s] + [defaults.get(key, mine)]):
                 if other != mine:
                     slips[f"that is the loss for {key}={other!r}, but this objective was built with {key}={mine!r}: "
-                          f"use self.{key}, not a number written into the code"] = lambda other=other, key=key: float(
+                          f"use self.{key}, not a number written into the code" if key in setting else
+                          f"built without a {key}, your {self.name} used {key}={other!r}: keep the library's default, "
+                          f"{key}={mine!r}"] = lambda other=other, key=key: float(
                         self.reference(encoder, **{**setting, key: other}).loss_from_embeddings(copies(), labels))
-        found = named_slip(value, slips, "", close=lambda a, b: close(a, float(b)))
-        return found or related(value, want, len(embeddings[0])) or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
+        found = named_slip(value, slips, "", close=lambda a, b: close(a, float(b))) or related(value, want, len(
+            embeddings[0]))
+        return found or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
 
     @staticmethod
     def _stretched_moves(objective, embeddings: list, labels) -> bool:

@@ -10,6 +10,8 @@ AVG = "ties share the *average* of the ranks they span (tied for ranks 4, 5, 6: 
 TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method='ordinal' or 'first'): ",
         "min": "tied values got the lowest (method='min') or the highest (method='max') of their ranks: ",
         "dense": "tied values got dense ranks (1, 2, 2, 3: method='dense'): "}
+RANKINGS = {"ordinal": (lambda a: rankdata(a, "ordinal"), lambda a: np.argsort(np.argsort(a))),  # TIES' rankings
+            "min": (lambda a: rankdata(a, "min"), lambda a: rankdata(a, "max")), "dense": (lambda a: rankdata(a, "dense"),)}
 ALL, WORST, OVER = GENRE_COLUMNS = ("share of all", "share of the worst", "over-representation")
 
 
@@ -68,10 +70,8 @@ SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidd
     "sorting loses which x goes with which y: replace each value by its rank instead": lambda x, y: _r(x, y, np.sort),
     "you ranked x and y together, as one joined list: rank each list on its own":
         lambda x, y: (lambda r: _pearson(r[:len(x)], r[len(x):]))(rankdata(np.r_[x, y])),
-    TIES["ordinal"] + AVG: lambda x, y: _any(_r(x, y, lambda a: rankdata(a, "ordinal")),
-                                             _r(x, y, lambda a: np.argsort(np.argsort(a)))),
-    TIES["min"] + AVG: lambda x, y: _any(*(_r(x, y, lambda a: rankdata(a, m)) for m in ("min", "max"))),
-    TIES["dense"] + AVG: lambda x, y: _r(x, y, lambda a: rankdata(a, "dense")),
+    **{TIES[m] + AVG: (lambda ranks: lambda x, y: _any(*(v for r in ranks for v in (  # both lists, or one of them
+        _r(x, y, r), _r(x, y, rankdata, r), _r(x, y, r, rankdata)))))(ranks) for m, ranks in RANKINGS.items()},
     "the shortcut 1 − 6·Σd²/(n(n²−1)) is exact only without ties: take Pearson's r of the ranks":
         lambda x, y: 1 - 6 * np.sum((rankdata(x) - rankdata(y)) ** 2) / (len(x) * (len(x) ** 2 - 1)),
     "that is the cosine of the rank lists: Pearson's r subtracts each list's mean first":
@@ -187,10 +187,20 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
         lambda m, p: _sts(m, p, lambda u, v: 1 - _dot(_unit(u), _unit(v))),
     "pairs with the same gold score got different ranks: " + AVG:
         lambda m, p: _sts(m, p, corr=lambda x, y: _r(x, y, lambda a: rankdata(a, "ordinal"))),
+    "negative cosines are cosines too: keep each as it is (no abs(), no clamp at 0)": lambda m, p: _any(*(_Cosines(_sts(
+        m, p, lambda u, v, f=f: f(_dot(_unit(u), _unit(v))))) for f in (np.abs, lambda c: np.maximum(c, 0)))),
+    "the gold scores must stay with their pairs: sorted (or reordered) alone, they no longer belong to them":
+        lambda m, p: _sts(m, p, corr=lambda x, y: spearman_truth(x, sorted(y))),
+    "you subtracted the mean vector first (notebook 01's anisotropy): the cosine here is of the vectors as they are":
+        lambda m, p: _any(*(_sts(m, p, lambda u, v, c=c: _dot(_unit(u - c(u, v)), _unit(v - c(v, u)))) for c in (
+            lambda x, y: np.r_[x, y].mean(0), lambda x, y: x.mean(0)))),
     "the second thing you returned is the gold scores: return the cosines":
         lambda m, p: (_sts(m, p)[0], np.array([q.score for q in p])),
     "each cosine must pair a sentence with its own partner: of one interleaved list the sides are [::2] and [1::2], "
     "not its halves": lambda m, p: _sts(m, p, halves=True),
+    "each cosine must pair a sentence with its own partner, row i of u with row i of v: one side was reversed or "
+    "shifted": lambda m, p: _any(*(_sts(m, p, lambda u, v, f=f: _dot(_unit(u), _unit(f(v)))) for f in (
+        lambda v: v[::-1], lambda v: np.roll(v, 1, 0), lambda v: np.roll(v, -1, 0)))),
     "your cosines are per column (dim=0): one cosine per pair, over its row's numbers (dim=1)":
         lambda m, p: _Cosines(_sts(m, p, lambda u, v: _dot(_unit(u.T), _unit(v.T)), corr=lambda x, y: spearman_truth(
             x, y[:len(x)]))),
@@ -345,8 +355,8 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     "return as many pairs as k asks for: k is the argument (not off by one, not a default of 10)":
         lambda g, p, k: _any(*(_worst(g, p, n) for n in (10, k + 1, k - 1))),
     "indices count from 0: return the positions np.argsort gives": lambda g, p, k: (lambda i, e: (i + 1, e))(*_worst(g, p, k)),
-    **{TIES[m] + AVG: (lambda m: lambda g, p, k: _any(_worst(g, p, k, lambda a: rankdata(a, m)), _worst(  # both, or
-        g, p, k, diff=lambda p, g: rankdata(p, m) - rankdata(g))))(m) for m in TIES},   # the predictions alone
+    **{TIES[m] + AVG: (lambda ranks: lambda g, p, k: _any(*(x for r in ranks for x in (_worst(g, p, k, r), _worst(
+        g, p, k, diff=lambda p, g: r(p) - rankdata(g))))))(ranks) for m, ranks in RANKINGS.items()},  # both, or one
     "np.argsort(a) is the order of the values, not their ranks: rank each list (scipy.stats.rankdata)":
         lambda g, p, k: _worst(g, p, k, np.argsort),
     "equally large errors must keep their data order: a stable sort (np.argsort(-abs(e), kind='stable')); an "

@@ -3,6 +3,7 @@ from dataclasses import astuple
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
@@ -122,6 +123,13 @@ TRIPLET_LOSS = Exercise(
            "the margin ε is missing: add it inside the max": _t(m=lambda e: 0.0),
            "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=lambda e: 1.0),
            "you summed over the batch: take the mean": _t(reduce=torch.sum),
+           "your vectors were normalised first: the triplet loss is of the vectors as they are": lambda a, p, n, margin=1.0:
+               reference_triplet_loss(*(F.normalize(x, dim=1) for x in (a, p, n)), margin),
+           "softplus is a smooth hinge: the paper's is max(·, 0) (torch.relu, clamp(min=0))": _t(hinge=F.softplus),
+           "keepdim=True on one distance: (B, 1) − (B,) broadcasts to every pair (B × B); keep both of shape (B,)":
+               lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p)[:, None] - EUCLIDEAN(a, n) + margin).mean(),
+           "the mean is over every triplet, the 0s of those meeting the margin included": lambda a, p, n, margin=1.0: (
+               lambda v: v.sum() / (v > 0).sum())(torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(a, n) + margin)),
            "called without a margin, your triplet_loss used another ε: the paper's, the stub's default, is margin=1.0":
                lambda a, p, n, margin=5.0: reference_triplet_loss(a, p, n, margin),
            "the margin was added after the hinge: ε goes inside, max(d(a,p) − d(a,n) + ε, 0)":
@@ -172,8 +180,13 @@ TRIPLET_OBJECTIVE = Objective(   # its gradient check covers the student's tripl
            "negatives)": lambda e, labels, margin=1.0: reference_triplet_loss(e[1], e[0], e[2], margin),
            "positives and negatives swapped: give your triplet_loss the columns in their order (anchors, positives, "
            "negatives)": lambda e, labels, margin=1.0: reference_triplet_loss(e[0], e[2], e[1], margin),
-           "every column is the anchors (embeddings[0] three times): give your triplet_loss the columns in their "
-           "order, embeddings[0], [1], [2]": lambda e, labels, margin=1.0: reference_triplet_loss(*e[:1] * 3, margin)},
+           "your loss is the margin itself: its positives and negatives are one column (embeddings[1] twice, or every "
+           "column the anchors): the columns are embeddings[0], [1], [2]": lambda e, labels, margin=1.0:
+               reference_triplet_loss(*e[:1] * 3, margin),
+           "the margin's sign is flipped: pass self.margin as it is": lambda e, labels, margin=1.0: reference_triplet_loss(
+               *e, -margin),
+           "your vectors were normalised first: the triplet loss is of the model's vectors as they are":
+               lambda e, labels, margin=1.0: reference_triplet_loss(*(F.normalize(x, dim=1) for x in e), margin)},
     hint="give your triplet_loss the columns in their order (anchors, positives, negatives) and self.margin",
     probe="""
             _rng = _np.random.default_rng(2035)
@@ -273,6 +286,13 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
                _s(meets=lambda p, n, m: n - p < m),
            "a negative closer than its positive meets no margin: the gap d(a,n) − d(a,p) keeps its sign, no abs()":
                _s(meets=lambda p, n, m: abs(n - p) >= m),
+           "that is a gap relative to d(a,n): the margin is met by the difference itself, d(a,n) − d(a,p) ≥ ε":
+               _s(meets=lambda p, n, m: (n - p) / n >= m),
+           "the margins are distances, not percentages: compare the gap with ε itself, not ε / 100":
+               _s(meets=lambda p, n, m: n - p >= m / 100),
+           "each share is over every triplet (divide by len): not over the right ones only, not len + 1":
+               lambda p, n, ms: _any((100 * float(np.mean(p < n)), {m: 100 * float(np.mean((n - p)[p < n] >= m)) for m in ms}),
+                                     triplet_scores_truth(p, n, ms, pct=100 * len(p) / (len(p) + 1))),
            "that is the ratio d(a,n) / d(a,p): the margin is met by the difference, d(a,n) − d(a,p) ≥ ε":
                _s(meets=lambda p, n, m: n / p >= m),
            "those are the notebook's MARGINS, not the margins passed in: one entry per ε of the `margins` argument":
