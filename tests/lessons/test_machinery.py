@@ -146,7 +146,8 @@ def test_a_process_wide_setting_never_moves_the_reference_nor_makes_a_check_refu
     (lambda w: np.round(w, 2), None, "rounded to 2 decimals"),
     (lambda w: (w, 2.0), lambda w: (2.0, w), "the two results are in the wrong order"),
     (lambda w: (1.0, 5 * w), lambda w: (1.0, w), "second result: your values are 5 ×"),
-    (lambda w: {0.5: 1.0}, lambda w: {0.5: 1.0, 2.0: 3.0}, "['2.0'] missing"),
+    (lambda w: {0.5: 1.0}, lambda w: {0.5: 1.0, 2.0: 3.0}, "[2.0] missing"),
+    (lambda w: [("a", "b")], lambda w: [("a", "b"), ("c", "d")], "1 item: too few for these inputs"),
     (lambda w: [], lambda w: [("a", "b")], "your result is empty"),
     (lambda w: [{"a": 1}], lambda w: [("a", "b")], "your items are dicts where the exercise asks for tuples"),
 ])

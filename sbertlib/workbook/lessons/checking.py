@@ -301,6 +301,7 @@ _FACTORS = {-1.0: "the sign is flipped",
 
 
 ORDER = "the right values in another order: compare the order you return with the one asked"
+SHAPE = "your result has shape"   # an Exercise's hint follows it: how to read the shapes
 
 
 def _leaves(value) -> list:
@@ -320,14 +321,15 @@ def related(got, want, rows: int | None = None) -> str:
     parts = zip(got, want) if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) else []
     for mine, right in [(got, want), *parts]:
         if isinstance(mine, dict) and isinstance(right, dict) and set(mine) != set(right):
-            return (f"your dict's keys are not the ones asked: {sorted(map(str, set(right) - set(mine)))} missing, "
-                    f"{sorted(map(str, set(mine) - set(right)))} too many — one entry per key the inputs give")
+            return (f"your dict's keys are not the ones asked: {sorted(set(right) - set(mine), key=str)} missing, "
+                    f"{sorted(set(mine) - set(right), key=str)} too many — one entry per key the inputs give")
     if isinstance(got, list) and isinstance(want, list) and want:
         if got and isinstance(got[0], (dict, str, int, float)) and type(got[0]) is not type(want[0]):
             return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
         if len(got) != len(want):
             return "your result is empty where the inputs give some: a condition or a filter that never holds?" \
-                if not got else f"your result has {len(got)} items where the inputs give {len(want)}"
+                if not got else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too {'few' if len(got) < len(want) else 'many'} " \
+                                f"for these inputs"
     try:
         g, w = _leaves(got), _leaves(want)
     except (TypeError, ValueError, RuntimeError):
@@ -357,8 +359,7 @@ def _shape_relation(a, b) -> str:
             ": an off-by-one in a range or a slice?" if abs(len(a) - len(b)) == 1 else "")
     if a.ndim == b.ndim + 1 and a.shape[:b.ndim] == b.shape:
         return "a vector where one number is asked: reduce each over its numbers (a norm, a sum, a mean)"
-    return f"your result has shape {a.shape} where the inputs give {b.shape}" + (
-        ": transposed?" if a.shape == b.shape[::-1] else "")
+    return f"{SHAPE} {a.shape}, the right one {b.shape}" + (": transposed?" if a.shape == b.shape[::-1] else "")
 
 
 def _value_relation(a, b, rows: int | None = None) -> str:
@@ -487,8 +488,9 @@ class Exercise:
                 want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
-                hint = named_slip(got, slips, (self.diagnose and self.diagnose(got, *args)) or related(got, want)
-                                  or self.hint, same)
+                relation = related(got, want)
+                relation += f"; {self.hint}" if relation.startswith(SHAPE) and self.hint else ""
+                hint = named_slip(got, slips, (self.diagnose and self.diagnose(got, *args)) or relation or self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
             wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")
