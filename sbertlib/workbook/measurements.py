@@ -190,6 +190,8 @@ MEASUREMENTS: tuple[Measurement, ...] = (
                 "make test", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 557}),
     Measurement("tests-default-avx2-2026-12-07-b17265d", "the README's test command at b17265d (2,150 tests)",
                 "make test", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 558}),
+    Measurement("tests-default-avx2-2026-12-07-0bef6fa", "the README's test command at 0bef6fa (2,185 tests)",
+                "make test", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 523}),
     Measurement("tests-integration-avx2-2026-12-07-6bcf388", "the integration tier at 6bcf388 (41 tests)",
                 "make test-integration", EPYC_AVX2 + ", idle", "2026-12-07", {"total": 1223}),
     Measurement("tests-integration-avx2-2026-12-07", "the integration tier (38 tests)", "make test-integration",
