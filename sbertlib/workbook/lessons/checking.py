@@ -168,7 +168,10 @@ def require_gradient(got, inputs: dict, truth, what: str) -> None:
         else:
             share = float((g * w).sum() / (w * w).sum().clamp_min(1e-30))
             aligned = float(torch.nn.functional.cosine_similarity(g.flatten(), w.flatten(), dim=0))
-            how = (f"it gets {share:.3g}× the loss's gradient" if aligned > 0.9999 else
+            how = (f"it is near the loss's gradient but not it: the largest difference is "
+                   f"{float((g - w).abs().max()):.2g}, where the gradient's largest entry is {float(w.abs().max()):.2g}"
+                   if aligned > 0.9999 and abs(share - 1) < 1e-3 else
+                   f"it gets {share:.3g}× the loss's gradient" if aligned > 0.9999 else
                    f"it points elsewhere than the loss's gradient (cosine {aligned:.3f} between the two): a part of "
                    f"the loss is detached, such as a norm")
         raise ExerciseError(f"{what}: its value is right, but its gradient into {name} is not the loss's ({how})\n"
