@@ -115,8 +115,8 @@ RAISED = {  # a piece of an error's text -> what it usually means in a student's
     "argument after ** must be a mapping": "a model was called on a tensor: the vectors are computed already, no model "
     "call is needed there",
     "not numpy.ndarray": "a torch function got a numpy array: torch.as_tensor(x) first, or stay in numpy",
-    "'list' object has no attribute": "the check passes plain Python lists: turn one into what your code needs first "
-    "(np.asarray(x), pd.Series(x)), or use only what a list has",
+    "'list' object has no attribute": "a plain Python list has no such method (the check may pass lists where the "
+    "notebook passes arrays or Series): turn it into what your code needs first (np.asarray(x), pd.Series(x))",
     "expected scalar type": "float64 met float32 in one operation: cast one side (.float() or .double())",
     "have the same dtype": "float64 met float32 in one operation: cast one side (.float() or .double())",
 }
