@@ -298,3 +298,19 @@ def test_notebook_04s_shares_are_what_the_data_give(shared_data):
     markdown = cells(NB["04"], "markdown")
     for quoted in ("STS12's 32.2%", "STS14's 49.6%", "(16.6%)", "75% of SICK-R's distinct sentences word for word (3,743 of 5,007"):
         assert quoted in markdown, quoted
+
+
+@pytest.mark.parametrize("profile", ALL, ids=IDS)
+def test_notebook_14s_table1_shows_a_paper_row_only_beside_a_student_that_saw_no_sts_labels(profile):
+    """figures.distillation_table1 (notebook 14, section 6): our two rows with what each saw, an avg over the sets
+    shown, the paper's unsupervised rows only where the teacher saw no STS training data, SICK-R marked † where the
+    student was distilled on SICK train's sentences."""
+    caps = {"sts12": 500, "sick-r": 500, "stsb-test": None}
+    ours = {"ours: student": {"sts12": 40.0, "sick-r": 50.0, "stsb-test": 60.0},
+            "ours: teacher": {"sts12": 70.0, "sick-r": 80.0, "stsb-test": 90.0}}
+    table, shown, notes = figures.distillation_table1(ours, ["saw A", "saw B"], profile, caps)
+    assert table.loc["ours: student", "avg"] == 50.0 and list(table.columns) == [*caps, "avg"]
+    paper_rows = [r for r in table.index if r.startswith("paper")]
+    assert bool(paper_rows) == (profile.distill_teacher == "reference"), paper_rows
+    assert ("sick-r †" in shown.columns) == (profile.nli_source == "offline-nli")
+    assert "saw A" in shown.to_string() and "sts12 500, sick-r 500, stsb-test all" in "\n".join(notes)

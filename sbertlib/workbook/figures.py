@@ -378,3 +378,27 @@ def distillation_ladder(stsb: Mapping[str, float], n_pairs: int, profile,
     lines.append(f"Then trained on STSb train: {s_small:.2f} beside {name_stsb} {nli_stsb_base:.2f}, "
                  f"{beside(s_small, nli_stsb_base)} — {prose.teacher_knowledge(profile)}.")
     return table, lines
+
+
+def distillation_table1(suite_rows: Mapping[str, Mapping[str, float]], saw: Sequence[str], profile,
+                        caps: Mapping[str, int | None]) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Notebook 14's Table 1: our rows (the distilled student, then its teacher: ``suite_rows``, each ``saw`` what
+    it says) over the sets of ``caps``, beside the paper's unsupervised rows where the student may stand there
+    (:func:`~sbertlib.workbook.prose.table1_paper_rows`), with an avg column. Returns ``(table, the table as shown,
+    with what each row saw, notes to print)``; SICK-R is marked † where the student was distilled on SICK train."""
+    from .. import evaluation
+    from . import prose
+    datasets = list(caps)
+    table = evaluation.table1(dict(suite_rows), prose.table1_paper_rows(profile))[datasets]
+    table["avg"] = table.mean(axis=1).round(2)
+    sick_seen = profile.nli_source == "offline-nli" and "sick-r" in datasets
+    shown = evaluation.with_seen(table.rename(columns={"sick-r": "sick-r †"} if sick_seen else {}),
+                                 dict(zip(suite_rows, saw)), datasets)
+    pairs = ", ".join(f"{name} {cap or 'all'}" for name, cap in caps.items())
+    notes = [prose.teacher_in_table1(profile),
+             f"Pairs per set: {pairs} (seeded samples, as notebook 04). avg: the mean of the columns shown, the paper's "
+             "rows recomputed over the same columns."]
+    if sick_seen:
+        notes.append("† the student was distilled on SICK train's sentences (in the offline NLI triplets), none of "
+                     "SICK-R's test sentences: it saw the data set's kind of sentence, which the paper's rows did not.")
+    return table, shown, notes
