@@ -1,8 +1,9 @@
 """A stage: one run the workbook trains, whole. What it starts from (the profile's backbone, an earlier stage, or a
 student under a teacher), its data, its objective and its :class:`~sbertlib.training.TrainingArguments` — and what
 follows from those alone: its recipe (what :mod:`~sbertlib.workbook.runs` keys a run by), its training examples and
-what they saw of the evaluation sets. A profile is a set of named stages, ``profile.stage("two-stage")``; a stage computes, and loads nothing trained
-(:mod:`~sbertlib.workbook.runs` trains or loads what it starts from, and a teacher):
+what they saw of the evaluation sets. A profile is a set of named stages, ``profile.stage("two-stage")``. A stage
+computes and loads nothing trained (:mod:`~sbertlib.workbook.runs` trains or loads what it starts from, and a
+teacher):
 
 * ``"nli"`` — the paper's classification objective (SoftmaxLoss) on the profile's NLI pairs;
 * ``"mnrl"`` — in-batch negatives (MultipleNegativesRankingLoss) on the NLI triplets;
@@ -80,14 +81,15 @@ class Stage:
             recipe.update(backbone=p.backbone, revision=_revision(p.backbone))
         return recipe
 
-    def train(self, model, folder, seed: int = DEFAULT_SEED, pooling: str = "mean", data_dir=None, teacher=None,
+    def train(self, model, folder, seed: int = DEFAULT_SEED, pooling: str = "mean", data_dir=None, teacher_model=None,
               show_progress_bar: bool = True, mixed_precision: str | None = None, overrides: dict | None = None):
         """``model`` (what the stage starts from: see :func:`sbertlib.workbook.runs.trained_model`) trained by
         ``fit`` into the empty ``folder``; returns its History, holding the recipe and what the data saw
-        (:meth:`contamination`). ``teacher``: a distillation's teacher encoder; ``overrides`` change the arguments."""
+        (:meth:`contamination`). ``teacher_model``: a distillation's teacher encoder; ``overrides`` change the
+        arguments."""
         from ..training import fit
         args = self.arguments(seed, mixed_precision=mixed_precision, **(overrides or {}))
-        loss, train, evaluator = self.setup(model, seed, data_dir, teacher)
+        loss, train, evaluator = self.setup(model, seed, data_dir, teacher_model)
         history = fit(model, loss, train, args, evaluator=evaluator, output_dir=folder, profile=self.profile.name,
                       show_progress_bar=show_progress_bar)
         history.contamination = self.contamination(seed, data_dir)
@@ -133,9 +135,9 @@ class Stage:
         from ..evaluation import contamination as measure
         return measure.contamination(self.training_texts(seed, data_dir), evaluation_sets(data_dir))
 
-    def setup(self, model, seed: int = DEFAULT_SEED, data_dir=None, teacher=None):
+    def setup(self, model, seed: int = DEFAULT_SEED, data_dir=None, teacher_model=None):
         """``(loss, train_data, evaluator)`` that ``fit`` trains ``model`` with for this stage, seeded first (the
-        classifier head starts from the same weights every time); a distillation's examples carry ``teacher``'s
+        classifier head starts from the same weights every time); a distillation's examples carry ``teacher_model``'s
         vectors (:func:`sbertlib.workbook.runs.teacher` gives it)."""
         from .. import data, losses
         from ..evaluation import stsb_dev_evaluator
@@ -144,9 +146,9 @@ class Stage:
         evaluator = stsb_dev_evaluator(data_dir, max_pairs=self.profile.dev_pairs_during_training)
         if self.data == "distill":
             from ..training.distillation import teacher_examples
-            if teacher is None:
+            if teacher_model is None:
                 raise SettingError(f"stage {self.name!r} distils: give it its teacher (runs.teacher(profile))")
-            examples = teacher_examples(teacher, self.sentences(seed, data_dir))
+            examples = teacher_examples(teacher_model, self.sentences(seed, data_dir))
             seed_everything(seed)  # the teacher may have been trained just now
             return losses.DistillationLoss(model), examples, evaluator
         loss = {"nli": lambda: losses.SoftmaxLoss(model, num_labels=len(data.NLI_LABELS)),

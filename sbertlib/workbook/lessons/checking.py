@@ -331,8 +331,8 @@ def related(got, want, rows: int | None = None) -> str:
             return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
         if len(got) != len(want):
             return "your result is empty where the inputs give some: a condition or a filter that never holds?" \
-                if not got else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too {'few' if len(got) < len(want) else 'many'} " \
-                                f"for these inputs"
+                if not got else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too " \
+                                f"{'few' if len(got) < len(want) else 'many'} for these inputs"
     try:
         g, w = _leaves(got), _leaves(want)
     except (TypeError, ValueError, RuntimeError):
@@ -372,12 +372,14 @@ def _value_relation(a, b, rows: int | None = None) -> str:
         return ""
     factors = dict(_FACTORS)
     if rows:
-        factors[float(rows)] = f"your value is {rows} × the right one: a sum over the {rows} rows where their mean is asked"
+        factors[float(rows)] = f"your value is {rows} × the right one: a sum over the {rows} rows where their mean " \
+                               f"is asked"
         factors[1 / rows] = f"your value is the right one / {rows}: divided by the number of rows once too often"
     found = [message for c, message in factors.items() if _near(a, c * b)]
     found += [f"your values are rounded to {f'{d} decimal' + 's' * (d > 1) if d else 'whole numbers'}: keep them as "
               f"computed, round only what you print"
-              for d in range(5) if np.allclose(a, np.round(a, d), 0, 1e-9) and np.all(np.abs(a - b) <= 0.5 / 10 ** d + 1e-6)]
+              for d in range(5) if np.allclose(a, np.round(a, d), 0, 1e-9)
+              and np.all(np.abs(a - b) <= 0.5 / 10 ** d + 1e-6)]
     if (b < 0).any() and _near(a, np.abs(b)):
         found.append("your values are the right ones without their signs: an abs() too many")
     if _near(np.sort(a), np.sort(b)):
@@ -455,8 +457,9 @@ class Exercise:
       the check grades; ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the
       mistake: the function written with it}``; ``diagnose(got, *inputs)``: a diagnosis beyond the slips ("" for
       none); then how the result relates to the reference's (:func:`related`); ``hint``: said when nothing of these
-      names the mistake (never the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a value it cannot read is
-      wrong); ``returns(value, what)``: reads the student's result, raising ExerciseError for what it cannot read.
+      names the mistake (never the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a
+      value it cannot read is wrong); ``returns(value, what)``: reads the student's result, raising ExerciseError
+      for what it cannot read.
     """
 
     name: str

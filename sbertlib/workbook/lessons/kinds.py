@@ -134,7 +134,8 @@ class Objective:
                         self.reference(encoder, **{**setting, key: other}).loss_from_embeddings(copies(), labels))
         found = named_slip(value, slips, "", close=lambda a, b: close(a, float(b))) or related(value, want, len(
             embeddings[0]))
-        return found or (self.stretch if self.stretch and self._stretched_moves(objective, copies(), labels) else self.hint)
+        stretched = self.stretch and self._stretched_moves(objective, copies(), labels)
+        return found or (self.stretch if stretched else self.hint)
 
     @staticmethod
     def _stretched_moves(objective, embeddings: list, labels) -> bool:

@@ -291,7 +291,8 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
            "the margins are distances, not percentages: compare the gap with ε itself, not ε / 100":
                _s(meets=lambda p, n, m: n - p >= m / 100),
            "each share is over every triplet (divide by len): not over the right ones only, not len + 1":
-               lambda p, n, ms: _any((100 * float(np.mean(p < n)), {m: 100 * float(np.mean((n - p)[p < n] >= m)) for m in ms}),
+               lambda p, n, ms: _any((100 * float(np.mean(p < n)), {m: 100 * float(np.mean((n - p)[p < n] >= m))
+                                                                     for m in ms}),
                                      triplet_scores_truth(p, n, ms, pct=100 * len(p) / (len(p) + 1))),
            "that is the ratio d(a,n) / d(a,p): the margin is met by the difference, d(a,n) − d(a,p) ≥ ε":
                _s(meets=lambda p, n, m: n / p >= m),
