@@ -196,8 +196,8 @@ NB = {"03": "03_finetuning_on_nli", "04": "04_sts_evaluation", "05": "05_regress
 def test_the_notebooks_print_the_prose_of_the_profile_not_a_literal():
     code14, code04, code05, code03 = (cells(NB[n], "code") for n in ("14", "04", "05", "03"))
     for call in ("prose.ladder_rows(profile)", "figures.distillation_ladder(stsb, len(test), profile,",
-                 "prose.teacher(profile)", "prose.table1_paper_rows(profile)", "prose.distilled_saw(profile)",
-                 "prose.teacher_in_table1(profile)", "prose.ladder_paper_rows(profile)", "prose.teacher_short(profile)"):
+                 "prose.teacher(profile)", "figures.distillation_table1(suite_rows, saw, profile,",
+                 "prose.distilled_saw(profile)", "prose.ladder_paper_rows(profile)", "prose.teacher_short(profile)"):
         assert call in code14, call
     for call in ('prose.untrained_what(profile, "mean pooling")', 'prose.untrained_what(profile, "CLS vector")',
                  "prose.untrained_counterpart(profile,", "prose.untrained_beside_paper(profile,",
@@ -314,3 +314,4 @@ def test_notebook_14s_table1_shows_a_paper_row_only_beside_a_student_that_saw_no
     assert bool(paper_rows) == (profile.distill_teacher == "reference"), paper_rows
     assert ("sick-r †" in shown.columns) == (profile.nli_source == "offline-nli")
     assert "saw A" in shown.to_string() and "sts12 500, sick-r 500, stsb-test all" in "\n".join(notes)
+    assert notes[0] == prose.teacher_in_table1(profile)   # the paragraph under the table, from the profile
