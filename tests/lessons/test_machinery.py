@@ -145,11 +145,22 @@ def test_a_process_wide_setting_never_moves_the_reference_nor_makes_a_check_refu
     (lambda w: np.c_[w, w], None, "a vector where one number is asked"),
     (lambda w: np.round(w, 2), None, "rounded to 2 decimals"),
     (lambda w: (w, 2.0), lambda w: (2.0, w), "the two results are in the wrong order"),
-    (lambda w: (1.0, 5 * w), lambda w: (1.0, w), "second result: your values are 5 ×"),
+    (lambda w: (1.0, 5 * w), lambda w: (1.0, w), "your wmean: your values are 5 ×"),
     (lambda w: {0.5: 1.0}, lambda w: {0.5: 1.0, 2.0: 3.0}, "[2.0] missing"),
     (lambda w: [("a", "b")], lambda w: [("a", "b"), ("c", "d")], "1 item: too few for these inputs"),
     (lambda w: [], lambda w: [("a", "b")], "your result is empty"),
     (lambda w: [{"a": 1}], lambda w: [("a", "b")], "your items are dicts where the exercise asks for tuples"),
+    # 2026-12-08: relations any exercise's result may stand in, named once here for all of them
+    (lambda w: 1.7 * np.r_[w, w], lambda w: np.r_[w, w], "times one same factor"),
+    (lambda w: np.r_[w, w] + 1, lambda w: np.r_[w, w], "plus one same amount"),
+    (lambda w: np.r_[w, 2 * w] ** 3, lambda w: np.r_[w, 2 * w], "rise and fall with the right ones"),
+    (lambda w: 1 - np.r_[w, 2 * w] ** 3, lambda w: np.r_[w, 2 * w], "the opposite order"),
+    (lambda w: np.trunc(4 * w), lambda w: 4 * w, "lost their fractions"),
+    (lambda w: np.r_[w, 9.0, w], lambda w: np.r_[w, w, 7.0], "the first 3 of your values are right, from number 4"),
+    (lambda w: (1.0, w + 0.5 * w ** 2), lambda w: (1.0, w), "your all is right; your wmean is not"),
+    (lambda w: [("p", "e", "c2"), ("q", "f", "c3")], lambda w: [("p", "e", "c1"), ("q", "f", "c3")],
+     "the part 1 and part 2 are right; the part 3 is wrong in 1 of 2"),
+    (lambda w: [("p", "e", "c")], lambda w: [("p", "e", "c"), ("q", "f", "c")], "too few with the first field 'q'"),
 ])
 def test_related_names_how_a_wrong_result_stands_to_the_right_one_without_showing_it(got, want, says):
     """Trial 5 (2026-12-07, notebooks 04 and 06, fresh): a result one short, rounded, reordered, summed or scaled got
@@ -157,9 +168,17 @@ def test_related_names_how_a_wrong_result_stands_to_the_right_one_without_showin
     values (only their count, taken from the inputs)."""
     from sbertlib.workbook.lessons import related
     w = np.array([0.123456, -1.234567, 3.345678])
-    message = related(got(w), (want or (lambda w: w))(w))
+    message = related(got(w), (want or (lambda w: w))(w), parts=("all", "wmean"))
     assert says in message
     assert not any(f"{x:.3f}"[:5] in message for x in w)
+
+
+def test_related_names_which_column_of_a_table_is_wrong():
+    import pandas as pd
+    from sbertlib.workbook.lessons import related
+    right = pd.DataFrame({"x": [0.1, 0.2, 0.7], "y": [0.5, 0.3, 0.2]}, index=["a", "b", "c"])
+    wrong = right.assign(y=[0.2, 0.6, 0.9]).iloc[::-1]      # rows in another order, one column wrong
+    assert related(wrong, right) == "column 'x' is right; column 'y' is not: look again at how you compute it"
 
 
 def test_related_says_nothing_where_nothing_simple_holds():

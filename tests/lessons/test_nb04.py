@@ -169,3 +169,26 @@ def test_the_reference_is_not_labelled_a_stand_in():
     assert label.endswith("all-MiniLM-L6-v2 (packaged) [offline]") and "stand-in" not in label
     tiny = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
     assert evaluation.label_for(tiny, "smoke", "untrained").endswith("[smoke, stand-in]")
+
+
+def _wmean_with(score=None, weight=lambda rows: len(rows)):
+    """pooled_and_wmean written with a subset's ``score(cos, gold, all_cos, all_gold, mask)`` or ``weight(rows)``."""
+    def fn(pairs, cosines):
+        gold, src, cos = np.array([p.score for p in pairs]), np.array([p.source for p in pairs]), np.asarray(cosines)
+        subsets = [src == s for s in dict.fromkeys(src)]
+        sub = [(score or (lambda c, g, *_: spearmanr(c, g).statistic))(cos[m], gold[m], cos, gold, m) for m in subsets]
+        w = np.array([weight(np.flatnonzero(m)) for m in subsets], float)
+        return 100 * spearmanr(cos, gold).statistic, 100 * float(np.dot(w, sub) / w.sum())
+    return fn
+
+
+@pytest.mark.parametrize("fn, says", [
+    (_wmean_with(weight=lambda rows: 1 / len(rows)), "the weights are wrong"),
+    (_wmean_with(score=lambda c, g, C, G, m: pearsonr(rankdata(C)[m], rankdata(G)[m])[0]), "rank each subset's"),
+    (_wmean_with(score=lambda c, g, C, G, m: spearmanr(C[:m.sum()], g).statistic), "not by position"),
+    (_wmean_with(score=lambda c, g, *_: spearmanr(c, g).statistic / 2), "one subset's score itself is wrong"),
+])
+def test_wmean_alone_wrong_is_told_whether_the_weights_or_the_subsets_scores(fn, says):
+    """Trial 5 (2026-12-07): seven wrong wmeans got the task's restatement. The check now runs the student's function
+    on small years of its own to tell the weights from the subsets' scores."""
+    assert says in refused(nb04.check_pooled_and_wmean, fn)

@@ -110,7 +110,7 @@ def test_a_tie_in_the_notebooks_task_accepts_either_class(capsys):
 def test_a_wrong_answer_is_named_without_the_hidden_expected_value():
     with pytest.raises(ExerciseError) as err:
         nb08.check_majority_baseline(lambda task: majority_baseline(task) / 100)
-    assert "fraction" in str(err.value) and "70.0" not in str(err.value)
+    assert "a share where a percentage is asked" in str(err.value) and "70.0" not in str(err.value)
 
 
 @pytest.mark.parametrize("check, wrong", [

@@ -316,36 +316,104 @@ def _leaves(value) -> list:
     return [as_array(value.to_numpy() if _is_pandas(value) else value)]
 
 
-def related(got, want, rows: int | None = None) -> str:
+def _named_parts(got, want, parts: Sequence[str]) -> tuple[list, list, list[str]]:
+    """The results' parts side by side and their names: a table's columns (its rows aligned by the index) or a
+    tuple's items (``parts`` names them; else "first result", …); one part for anything else."""
+    if _is_pandas(got) and _is_pandas(want) and hasattr(want, "columns") and set(map(str, got.index)) == set(
+            map(str, want.index)) and set(want.columns) <= set(getattr(got, "columns", ())):
+        got = got.set_axis(list(map(str, got.index))).loc[list(map(str, want.index))]
+        return [got[c] for c in want.columns], [want[c] for c in want.columns], [f"column {c!r}" for c in want.columns]
+    if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) > 1:
+        names = [f"your {n}" for n in parts] if len(parts) == len(want) else \
+            [f"{_ORDINAL[k] if k < len(_ORDINAL) else f'#{k + 1}'} result" for k in range(len(want))]
+        return list(got), list(want), names
+    return [got], [want], [""]
+
+
+def related(got, want, rows: int | None = None, parts: Sequence[str] = ()) -> str:
     """How a wrong result relates to the right one, in the student's terms and never showing it: its keys, length,
-    item type or shape, its order, or values rounded, scaled (``rows``: summed where a mean over them is asked) or
-    stripped of their signs (:func:`_shape_relation`, :func:`_value_relation`); "" where none of these holds."""
-    import numpy as np
-    parts = zip(got, want) if isinstance(got, tuple) and isinstance(want, tuple) and len(got) == len(want) else []
-    for mine, right in [(got, want), *parts]:
+    item type or shape, its order, its items' fields, values rounded, scaled (``rows``: summed where a mean over them
+    is asked), shifted, reordered, stripped of their signs or right in part — and, of a result in parts (``parts``
+    names a tuple's), which parts are right; "" where none of these holds."""
+    for mine, right in [(got, want), *(zip(got, want) if isinstance(got, tuple) and isinstance(want, tuple) else [])]:
         if isinstance(mine, dict) and isinstance(right, dict) and set(mine) != set(right):
             return (f"your dict's keys are not the ones asked: {sorted(set(right) - set(mine), key=str)} missing, "
                     f"{sorted(set(mine) - set(right), key=str)} too many — one entry per key the inputs give")
-    if isinstance(got, list) and isinstance(want, list) and want:
-        if got and isinstance(got[0], (dict, str, int, float)) and type(got[0]) is not type(want[0]):
-            return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
-        if len(got) != len(want):
-            return "your result is empty where the inputs give some: a condition or a filter that never holds?" \
-                if not got else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too " \
-                                f"{'few' if len(got) < len(want) else 'many'} for these inputs"
+    if isinstance(got, (list, tuple)) and isinstance(want, list) and want and not isinstance(want[0], float):
+        if said := _list_relation(got, want, parts):
+            return said
+    mine, right, names = _named_parts(got, want, parts)
     try:
-        g, w = _leaves(got), _leaves(want)
+        g, w = [_leaves(x) for x in mine], [_leaves(x) for x in right]
     except (TypeError, ValueError, RuntimeError):
         return ""
-    if len(g) != len(w) or not g:
+    if [len(x) for x in g] != [len(x) for x in w] or not g[0]:
         return ""
-    if len(g) == 2 and all(x.shape == y.shape and _near(x, y) for x, y in zip(g, w[::-1])):
+    flat_g, flat_w = sum(g, []), sum(w, [])
+    if len(flat_g) == 2 and all(x.shape == y.shape and _near(x, y) for x, y in zip(flat_g, flat_w[::-1])):
         return "the two results are in the wrong order: swap them"
-    found = [(f"{_ORDINAL[k] if k < len(_ORDINAL) else f'#{k + 1}'} result: " if len(g) > 1 else "") + (
-        _shape_relation(a, b) if a.shape != b.shape else _value_relation(a.ravel(), b.ravel(), rows))
-        for k, (a, b) in enumerate(zip(g, w))]
-    found = [f for f in found if f and not f.endswith(": ")]
-    return min(found, key=lambda f: ORDER in f) if found else ""   # another order only where nothing else holds
+    found = [(f"{name}: " if name else "") + (_shape_relation(a, b) if a.shape != b.shape else _value_relation(
+        a.ravel(), b.ravel(), rows)) for name, gs, ws in zip(names, g, w) for a, b in zip(gs, ws)]
+    found = sorted((f for f in found if f and not f.endswith(": ")), key=lambda f: (ORDER in f, PART in f))
+    right_parts = [n for n, gs, ws in zip(names, g, w) if all(a.shape == b.shape and _near(a, b) for a, b in zip(gs, ws))]
+    if found and not (ORDER in found[0] or PART in found[0]) or not 0 < len(right_parts) < len(names):
+        return found[0] if found else ""   # a named relation first; which parts are right before an order or a share
+    wrong = [n for n in names if n not in right_parts]
+    return f"{' and '.join(right_parts)} {'is' if len(right_parts) == 1 else 'are'} right; {' and '.join(wrong)} " \
+           f"{'is' if len(wrong) == 1 else 'are'} not: look again at how you compute {'it' if len(wrong) == 1 else 'them'}"
+
+
+def _list_relation(got: Sequence, want: list, parts: Sequence[str]) -> str:
+    """Of a list result: its items' type, its length (of records: with which first field), its records' fields."""
+    if got and isinstance(got[0], (dict, str, int, float)) and type(got[0]) is not type(want[0]):
+        return f"your items are {type(got[0]).__name__}s where the exercise asks for {type(want[0]).__name__}s"
+    records = [_record(x) for x in [*got, *want]]
+    records = (records[:len(got)], records[len(got):]) if all(r and isinstance(r[0], str) for r in records) else ()
+    fields = _fields(want[0]) or (tuple(parts) if records and len(parts) == len(records[1][0]) else ())
+    if len(got) != len(want):
+        return "your result is empty where the inputs give some: a condition or a filter that never holds?" if not got \
+            else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too " \
+                 f"{'few' if len(got) < len(want) else 'many'} for these inputs" + (_by_first(*records, *fields[:1] or ["first field"]) if records else "")
+    return _record_relation(*records, fields) if records else ""
+
+
+def _record(item) -> tuple | None:
+    """A record's values: a tuple as it is, a dataclass's fields in order; None for anything else."""
+    import dataclasses
+    return tuple(item) if isinstance(item, tuple) else dataclasses.astuple(item) if dataclasses.is_dataclass(item) \
+        and not isinstance(item, type) else None
+
+
+def _fields(item) -> tuple[str, ...]:
+    """A record's field names (a named tuple's or a dataclass's), else ()."""
+    import dataclasses
+    return tuple(getattr(item, "_fields", ())) or (tuple(f.name for f in dataclasses.fields(item))
+                                                   if dataclasses.is_dataclass(item) else ())
+
+
+def _by_first(got: Sequence[tuple] = (), want: Sequence[tuple] = (), field: str = "first field") -> str:
+    """Of records, the first fields (an input, such as a premise) with fewer or more records than they should have."""
+    from collections import Counter
+    mine, right = Counter(r[0] for r in got), Counter(r[0] for r in want)
+    few, many = [k for k in right if mine[k] < right[k]], [k for k in mine if mine[k] > right[k]]
+    return "".join(f"; too {how} with the {field} {', '.join(map(repr, keys[:3]))}{', …' * (len(keys) > 3)}"
+                   for keys, how in ((few, "few"), (many, "many")) if keys)
+
+
+def _record_relation(got: Sequence[tuple], want: Sequence[tuple], fields: Sequence[str] = ()) -> str:
+    """Of two equally long lists of records (tuples of text), which fields differ and in how many records."""
+    if sorted(map(repr, got)) == sorted(map(repr, want)):
+        return ORDER
+    width = len(want[0])
+    if any(len(r) != width for r in got):
+        return f"your items are not all {width}-tuples: each item holds {width} things"
+    fields = list(fields if len(fields) == width else [f"part {k + 1}" for k in range(width)])
+    off = {f: sum(a[k] != b[k] for a, b in zip(got, want)) for k, f in enumerate(fields)}
+    wrong, right = [f for f in fields if off[f]], [f for f in fields if not off[f]]
+    if not right:
+        return ""
+    return f"in your items the {' and '.join(right)} {'is' if len(right) == 1 else 'are'} right; " + "; ".join(
+        f"the {f} is wrong in {off[f]} of {len(want)}" for f in wrong) + f": look again at how you choose the {wrong[0]}"
 
 
 def _near(a, b) -> bool:
@@ -365,8 +433,12 @@ def _shape_relation(a, b) -> str:
     return f"{SHAPE} {a.shape}, the right one {b.shape}" + (": transposed?" if a.shape == b.shape[::-1] else "")
 
 
+PART = "of your values are right"   # a result right in part: said only where nothing more telling holds
+
+
 def _value_relation(a, b, rows: int | None = None) -> str:
-    """How the values ``a`` (flat) relate to the right ``b``: scaled, rounded, without signs, reordered; else ""."""
+    """How the values ``a`` (flat) relate to the right ``b``: scaled, rounded, without signs, by one factor or one
+    offset, in the same or the opposite order, reordered, right in part; else ""."""
     import numpy as np
     if _near(a, b) or np.isnan(a).any() or not np.abs(b).max(initial=0) > 1e-6:
         return ""
@@ -376,15 +448,47 @@ def _value_relation(a, b, rows: int | None = None) -> str:
                                f"is asked"
         factors[1 / rows] = f"your value is the right one / {rows}: divided by the number of rows once too often"
     found = [message for c, message in factors.items() if _near(a, c * b)]
+    if np.array_equal(a, np.round(a)) and any(_near(a, f(b)) for f in (np.trunc, np.floor)):
+        found.append("your values lost their fractions (int() or .astype(int) cuts 3.5 to 3): keep them as floats")
     found += [f"your values are rounded to {f'{d} decimal' + 's' * (d > 1) if d else 'whole numbers'}: keep them as "
               f"computed, round only what you print"
               for d in range(5) if np.allclose(a, np.round(a, d), 0, 1e-9)
               and np.all(np.abs(a - b) <= 0.5 / 10 ** d + 1e-6)]
     if (b < 0).any() and _near(a, np.abs(b)):
         found.append("your values are the right ones without their signs: an abs() too many")
+    return (found or [_pattern_relation(a, b)])[0]
+
+
+def _pattern_relation(a, b) -> str:
+    """Of two flat arrays with nothing simpler between them: one factor, one offset, the same or the opposite order,
+    the same values reordered, some of them right; else ""."""
+    import numpy as np
+    n, big = len(a), np.abs(b) > 1e-9 * np.abs(b).max()
+    if n > 1 and big.sum() > 1 and _near(a[~big], 0) and _near(a[big] / b[big], (a[big] / b[big])[0]):
+        return "your values are all the right ones times one same factor: a division or a multiplication too many, " \
+               "too few or by another number (a count written into the code, a scale)"
+    if n > 1 and _near(a - b, (a - b)[0]):
+        return "your values are all the right ones plus one same amount: an offset (counting from 1, not 0; a +1 or " \
+               "−1; a mean added or subtracted)"
     if _near(np.sort(a), np.sort(b)):
-        found.append(ORDER)
-    return found[0] if found else ""
+        return ORDER
+    right = np.isclose(a, b, 1e-4, 1e-6)
+    k, wrong = int(right.sum()), np.flatnonzero(~right)
+    if n >= 3 and 1 < k < n and right[:k].all():
+        return f"the first {k} {PART}, from number {k + 1} on they are not: an item dropped, added or moved there " \
+               f"shifts the rest"
+    if n >= 6 and np.isfinite(a).all() and np.isfinite(b).all():
+        order = lambda x: np.sign(np.where(abs(d := x[:300, None] - x[None, :300]) > 1e-7 * abs(x).max(), d, 0))  # noqa
+        if np.array_equal(order(a), order(b)):
+            return "your values rise and fall with the right ones but are not them: a square, a root, a log or an " \
+                   "exp too many or too few?"
+        if np.array_equal(order(a), -order(b)):
+            return "your values fall where the right ones rise (the opposite order): 1 − x, a minus sign, or a " \
+                   "distance where a similarity is asked?"
+    if n >= 3 and max(2, n / 5) <= k < n:
+        return f"{k} of {n} {PART}; the others, at positions " + ", ".join(map(str, wrong[:6])) + (
+            ", …" if len(wrong) > 6 else "") + ", are not: what sets them apart?"
+    return ""
 
 
 def hinted(check, hints: Mapping[str, str], *args, **kwargs):
@@ -455,11 +559,11 @@ class Exercise:
     * ``name``: what the student's cell defines; ``probe``: hidden-test code setting ``_result`` on fixed inputs
       (helpers: :mod:`sbertlib.workbook.publish.nbgrader_export`), :data:`VALUE` for the name's value, ``None`` where
       the check grades; ``inputs()``: the hidden argument tuples, built afresh; ``slips``: ``{message naming the
-      mistake: the function written with it}``; ``diagnose(got, *inputs)``: a diagnosis beyond the slips ("" for
+      mistake: the function written with it}``; ``diagnose(fn, got, *inputs)``: a diagnosis beyond the slips ("" for
       none); then how the result relates to the reference's (:func:`related`); ``hint``: said when nothing of these
       names the mistake (never the reference's value); ``compare(got, want)``: default same shape, within 1e-6 (a
       value it cannot read is wrong); ``returns(value, what)``: reads the student's result, raising ExerciseError
-      for what it cannot read.
+      for what it cannot read; ``parts``: the names of a tuple result's items (the messages say which are right).
     """
 
     name: str
@@ -473,6 +577,7 @@ class Exercise:
     ok: str = ""
     compare: Callable[[Any, Any], bool] | None = None
     returns: Callable[[Any, str], Any] | None = None
+    parts: tuple[str, ...] = ()
 
     @property
     def probe_code(self) -> str | None:
@@ -494,9 +599,10 @@ class Exercise:
                 want = self.reference(*_copies(args))
             if not same(got, want):
                 slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
-                relation = related(got, want)
+                relation = related(got, want, parts=self.parts)
                 relation += f"; {self.hint}" if relation.startswith(SHAPE) and self.hint else ""
-                hint = named_slip(got, slips, (self.diagnose and self.diagnose(got, *args)) or relation or self.hint, same)
+                diagnosis = self.diagnose and self.diagnose(fn, got, *_copies(args))   # before the slips use the inputs
+                hint = named_slip(got, slips, diagnosis or relation or self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
             wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")

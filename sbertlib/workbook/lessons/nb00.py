@@ -26,14 +26,12 @@ def _rows() -> list[tuple[np.ndarray, np.ndarray]]:   # float32, as encode gives
 
 COSINE_MATRIX = Exercise(
     "cosine_matrix", reference=cosine_matrix_truth, inputs=_rows, compare=within(1e-5, 1e-5), slips={
-        "rows of `a`, columns of `b`: out[i, j] = cos(a[i], b[j]), a @ bᵀ": lambda a, b: cosine_matrix_truth(b, a),
         "you compared `a` with itself: out[i, j] = cos(a[i], b[j])": lambda a, b: cosine_matrix_truth(a, a),
         "that is the dot product a·b: normalise each row to length 1 first": lambda a, b: _f64(a) @ _f64(b).T,
         "only the rows of `a` were normalised: normalise the rows of `b` too": lambda a, b: _unit(a) @ _f64(b).T,
         "only the rows of `b` were normalised: normalise the rows of `a` too": lambda a, b: _f64(a) @ _unit(b).T,
         "you divided by the squared length: a unit vector is x / |x|":
             lambda a, b: _unit(a) @ _unit(b).T / np.outer(*(np.linalg.norm(_f64(x), axis=1) for x in (a, b))),
-        "that is the cosine *distance* 1 − cos; the similarity is the cosine": lambda a, b: 1 - _unit(a) @ _unit(b).T,
         "you divided by the norm of the whole matrix, not of each row": lambda a, b: _unit(a, None) @ _unit(b, None).T,
         "you normalised the columns (axis 0): normalise each row (axis=1)": lambda a, b: _unit(a, 0) @ _unit(b, 0).T},
     hint="try vectors you can do by hand: [3, 4] against [6, 8] and [4, -3] gives cosines 1 and 0",

@@ -301,7 +301,7 @@ _cat = lambda u, v, parts, dim=1, **own: torch.cat([{"u": u, "v": v, "|u-v|": (u
                                                     for p in parts], dim)
 
 
-def _blocks(got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
+def _blocks(_fn, got, u: torch.Tensor, v: torch.Tensor, parts: tuple) -> str:
     """What each n-wide block of the student's ``got`` holds, in their order — never what it should hold."""
     n, known = u.shape[1], {"u": u, "v": v, "|u-v|": (u - v).abs(), "u*v": u * v, "u − v": u - v, "v − u": v - u}
     if not (torch.is_tensor(got) and got.dim() == 2 and got.shape[0] == len(u) and got.shape[1] % n == 0):

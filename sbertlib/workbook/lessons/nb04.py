@@ -4,7 +4,8 @@ from dataclasses import replace
 import numpy as np
 from scipy.stats import kendalltau, pearsonr, rankdata, spearmanr
 
-from . import Exercise, _brief, as_array as _np, guard, one_number, require, two_items, unit as _unit
+from . import (Exercise, ExerciseError, _brief, as_array as _np, call, guard, one_number, require, two_items,
+               unit as _unit)
 
 AVG = "ties share the *average* of the ranks they span (tied for ranks 4, 5, 6: all get 5)"
 TIES = {"ordinal": "tied values got different ranks (argsort of argsort, method='ordinal' or 'first'): ",
@@ -61,8 +62,8 @@ def hidden_cases() -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 SPEARMAN = Exercise("spearman", reference=spearman_truth, kept=True, inputs=hidden_cases, slips={
-    "you returned ρ × 100: return ρ itself, between −1 and 1": lambda x, y: 100 * spearman_truth(x, y),
-    "the sign is flipped: rank both lists the same way (1 = the smallest)": lambda x, y: -spearman_truth(x, y),
+    "the sign is flipped: rank both lists the same way (1 = the smallest), and keep ρ's sign (no abs())":
+        lambda x, y: -spearman_truth(x, y),
     "that is Pearson's r of the raw values: rank each list first": lambda x, y: _r(x, y, np.asarray),
     "you ranked only one of the two lists: rank x and y, each on its own":
         lambda x, y: _any(_r(x, y, rank_y=np.asarray), _r(x, y, np.asarray, rankdata)),
@@ -169,7 +170,6 @@ def _score_and_cosines(got, what: str) -> tuple[float, np.ndarray]:
 
 
 STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True, inputs=lambda: [hidden_sts()], slips={
-    "that is ρ itself: the tables print Spearman × 100 (77.03, not 0.7703)": lambda m, p: _sts(m, p, times=1),
     "that is Pearson's r × 100: STS is scored by rank order, Spearman's ρ": lambda m, p: _sts(m, p, corr=_pearson),
     "that is Pearson's r, and not × 100: use Spearman's ρ × 100": lambda m, p: _sts(m, p, corr=_pearson, times=1),
     "you ranked by the dot product u·v: these vectors are not normalised, so a long vector looks similar to "
@@ -210,17 +210,15 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
         sentence2=getattr(q, s)) for q in p])) for s in ("sentence1", "sentence2"))),
     "your cosines are in another order than the pairs (you sorted them): one cosine per pair, in the order given":
         lambda m, p: _any(*(_sts(m, sorted(p, key=lambda q: q.score, reverse=r)) for r in (False, True))),
-    "your cosines are rounded: keep each as it is (rounded, pairs the model told apart tie)": lambda m, p: _any(*(
-        _sts(m, p, lambda u, v, d=d: _dot(_unit(u), _unit(v)).round(d)) for d in (1, 2, 3))),
     "1 − sklearn's paired_cosine_distances gives 0.5 where a vector is all zeros: its cosine is 0, as the exercise "
     "says (F.cosine_similarity gives that)": lambda m, p: _sts(m, p, lambda u, v: 1 - ((_unit(u) - _unit(v)) ** 2).sum(
         1) / 2)},
-    diagnose=lambda got, m, p: m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
+    diagnose=lambda fn, got, m, p: m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
     "per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
     compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
                     a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5)),
-    returns=_score_and_cosines, probe="""
+    returns=_score_and_cosines, parts=("score", "cosines"), probe="""
             from sbertlib import data as _data
             from sbertlib.workbook.profiles import load_encoder as _load_encoder
             _result = sts_evaluate(_load_encoder(profile), _data.load_stsb("test")[:40])
@@ -255,8 +253,36 @@ def hidden_year(seed: int = 12) -> tuple[list, np.ndarray]:
             np.tanh(gold / 5 + rng.normal(0, .3, 48) + .6 * (src == "news")))
 
 
+def _weights_or_scores(fn, got, pairs, cosines) -> str:
+    """Where only wmean is wrong, the student's function on small years says which part: the year as one subset (wmean
+    must be the pooled score), then its first half twice as two subsets — in blocks, interleaved, and with the second's
+    cosines cubed (each subset's score is the same, so any weights summing to 1 give it back)."""
+    def right(year, cos) -> bool:
+        return bool(np.isclose(_num(two_items(call(fn, year, cos), "", "")[1], ""), _year(year, cos)[1], atol=1e-3))
+    half, cos = pairs[:len(pairs) // 2], _np(cosines)[:len(pairs) // 2]
+    twice = [replace(p, source=f"STS99/{s}") for s in "ab" for p in half]
+    try:
+        if not np.isclose(_num(got[0], ""), _year(pairs, cosines)[0], atol=1e-3):
+            return ""
+        if not right([replace(p, source="STS99/one") for p in pairs], cosines):
+            return "with the whole year as one subset your wmean is not the pooled score: one subset's score itself is " \
+                   "wrong — its own pairs' cosines and gold scores (one mask for both), one Spearman × 100"
+        if not right(twice, np.r_[cos, cos]):
+            return "with two subsets that are copies of each other your wmean is not their score: a weighted mean's " \
+                   "weights sum to 1 — Σ size × score / Σ size, nothing more divided or multiplied"
+        if not right([p for ab in zip(twice[:len(half)], twice[len(half):]) for p in ab], np.repeat(cos, 2)):
+            return "with two subsets whose pairs alternate your wmean is wrong, in blocks right: take each subset's " \
+                   "cosines by its pairs' mask (cosines[sources == s]), not by position"
+        if not right(twice, np.r_[cos, cos ** 3]):   # the same ranks in b, so the same score: not the same pooled ranks
+            return "two subsets with the same ranks within each got different scores from you: rank each subset's " \
+                   "cosines and gold scores within that subset, not once over the whole year"
+    except ExerciseError:
+        return ""
+    return "where every subset scores the same your wmean is right, so the weights are wrong: each subset weighs its " \
+           "number of pairs (Σ size × score / Σ size), every subset counted"
+
+
 POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth, inputs=lambda: [hidden_year()], slips={
-    "the other order: the pooled score (all) first, then wmean": lambda p, c: _year(p, c)[::-1],
     "that is the plain mean of the subsets' scores: weigh each by its number of pairs":
         lambda p, c: _year(p, c, lambda s, n: s.mean()),
     "the weights are not normalised: divide Σ size × score by Σ size, the number of pairs":
@@ -266,8 +292,6 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
     "wmean is the pooled score again: score each subset (pair.source) on its own": lambda p, c: (_year(p, c)[0],) * 2,
     "all is one Spearman over every pair pooled, not a mean of the subsets' scores":
         lambda p, c: _any((_year(p, c)[1],) * 2, (_year(p, c, lambda s, n: s.mean())[1], _year(p, c)[1])),
-    "that is ρ itself (of both, or of wmean): × 100, as the tables print": lambda p, c: (lambda a, w: _any(
-        (a / 100, w / 100), (a, w / 100)))(*_year(p, c)),
     "that is Pearson's r (of all and the subsets, or of the subsets): both conventions use Spearman's ρ":
         lambda p, c: _any(_year(p, c, corr=_pearson), _year(p, c, sub=_pearson)),
     "each subset's cosines must be its own pairs' (cosines[i] is pairs[i]'s): take them with the gold's mask "
@@ -275,6 +299,7 @@ POOLED_AND_WMEAN = Exercise("pooled_and_wmean", reference=pooled_and_wmean_truth
         _year(p, c, blocks=True), _year(sorted(p, key=lambda q: q.source), c)),
     "the weights are the sizes minus one: weigh each subset by its number of pairs":
         lambda p, c: _year(p, c, lambda s, n: s @ (n - 1) / (n - 1).sum())},
+    diagnose=_weights_or_scores, parts=("pooled score (all)", "wmean"),
     hint="all: 100 × one Spearman over every pair; wmean: each subset's (pair.source) Spearman × 100, weighted by its "
          "number of pairs",
     ok="pooled_and_wmean is right: one Spearman over every pair pooled, and the subsets' Spearmans weighted by size",
@@ -365,6 +390,7 @@ WORST_K = Exercise("worst_k", reference=worst_k_truth, inputs=lambda: [(*hidden_
     hint="rank the gold and the predictions each on its own, subtract (predicted − gold), then the k largest in size",
     ok="worst_k is right: the pairs furthest from their gold rank (ties averaged), largest first, ties in data order",
     compare=_either(_same_worst), returns=_two(_indices, lambda e, what: _np(e).ravel(), "return the indices, then the errors"),
+    parts=("indices", "errors"),
     probe="""
             _gold, _pred = [1.0, 2, 3, 4, 5, 6, 7, 8, 9, 10], [10.0, 1, 2, 3, 4, 9, 5, 6, 7, 8]
             _ids, _errors = worst_k(_gold, _pred, 2)
@@ -406,8 +432,6 @@ GENRE_SHARES = Exercise("genre_shares", reference=genre_shares_truth, inputs=lam
         _shares(of_all=lambda c: c, of_worst=lambda c, n: c),
     "the worst's shares are over the number of worst pairs given, len(worst_sources): not over all pairs, not a fixed "
     "100": lambda a, w: _any(*(genre_shares_truth(a, w, of_worst=lambda c, n, d=d: c / (d or n)) for d in (100, 0))),
-    "those are percentages: a share is between 0 and 1": lambda a, w: _any(*(genre_shares_truth(
-        a, w, lambda c: x * c / c.sum(), lambda c, n: y * c / c.sum()) for x, y in ((100, 100), (100, 1), (1, 100)))),
     "the ratio is upside down: share of the worst / share of all": _shares(over=lambda w, a: a / w),
     "that is a difference: over-representation is the shares' ratio": _shares(over=lambda w, a: w - a),
     "every genre of all pairs gets a row, share 0 where it is never among the worst":

@@ -139,8 +139,6 @@ ORDER_AND_SCALE = Exercise("order_and_scale", reference=order_and_scale_truth, i
     "the differences cancel out: abs of each first": lambda c, g: _os(c, g, m=abs(np.mean(c - g / 5))),
     "that is Spearman (ranks) under Pearson: Pearson correlates the values": lambda c, g: _os(c, g, p=_spearman(c, g)),
     "that is Pearson under Spearman: Spearman correlates ranks": lambda c, g: _os(c, g, s=_pearson(c, g)),
-    "Pearson ×100, please: multiply the correlation by 100": lambda c, g: _os(c, g, p=_pearson(c, g) / 100),
-    "Spearman ×100, please: multiply the correlation by 100": lambda c, g: _os(c, g, s=_spearman(c, g) / 100),
     "that Pearson mixes ddofs: np.cov's (ddof=1) over np.std's (ddof=0) — one ddof for all three":
         lambda c, g: _os(c, g, p=100 * np.cov(c, g)[0, 1] / (np.std(c) * np.std(g))),
     "ties get their average rank: argsort of argsort ranks tied golds apart":

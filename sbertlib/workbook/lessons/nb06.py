@@ -33,7 +33,16 @@ def _triplets(pairs, pos=("entailment",), neg=("contradiction",), once=True, ord
             for n in each(sorted(ns) if sort_negs else ns, j)]
 
 
-_triples = lambda got, what="": [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]  # noqa: E731
+
+
+def _triples(got, what: str = "") -> list[tuple]:
+    """The student's triplets as plain tuples (a Triplet or a tuple of three texts, each right)."""
+    got = list(got)   # a generator is read once
+    require(not any(isinstance(t, dict) for t in got), f"{what} returned dicts",
+            "return a data.Triplet(anchor, positive, negative) for each, not a dict")
+    return [astuple(t) if isinstance(t, Triplet) else tuple(t) for t in got]
+
+
 _n = lambda *alt, **slip: lambda pairs: _any(*(_triplets(pairs, **s) for s in alt or [slip]))  # noqa: E731
 # premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless
 # there: one entailed hypothesis); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps
@@ -215,8 +224,7 @@ _d = lambda **slip: lambda model, triplets: triplet_distances_truth(model, tripl
 TRIPLET_DISTANCES = Exercise(
     "triplet_distances", probe="_result = triplet_distances(encoder, heldout[:12])", reference=triplet_distances_truth,
     kept=True, inputs=_hidden_triplets, compare=within(1e-4, 1e-5),
-    slips={"the two are swapped: first the distance to the positive, then the negative": _d(ends=((0, 2), (0, 1))),
-           "those are squared distances: the Euclidean distance is the square root": _d(d=SQUARED),
+    slips={"those are squared distances: the Euclidean distance is the square root": _d(d=SQUARED),
            "that is the cosine distance 1 − cos: the triplet objective here is Euclidean": _d(d=COSINE),
            "that is the Manhattan distance (a sum of |differences|): use the Euclidean one": _d(d=MANHATTAN),
            "the first distance is the anchor's to its positive, not the positive's": _d(ends=((1, 2), (0, 2))),
@@ -241,7 +249,8 @@ TRIPLET_DISTANCES = Exercise(
                x, y)),
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _d(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5)},
-    diagnose=lambda got, m, ts: m.unused("triplet_distances"), hint="encode each column (anchors, positives, "
+    diagnose=lambda fn, got, m, ts: m.unused("triplet_distances"), parts=("distances to the positives",
+                                                                          "distances to the negatives"), hint="encode each column (anchors, positives, "
     "negatives); each row's ‖a − p‖, ‖a − n‖")
 
 
@@ -254,6 +263,7 @@ def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lamb
 def _scores(got, what: str = "it"):
     """The student's ``(accuracy, {ε: %})`` as they returned it, once it has that form."""
     acc, meets = two_items(got, what, "return the accuracy in %, then {margin: % of triplets meeting it}")
+    require(not isinstance(acc, dict), f"{what} returned the margins' dict first", "the accuracy first, then the dict")
     require(isinstance(meets, dict), f"{what} gave the margins' shares as a {type(meets).__name__}, not a dict",
             "return {ε: % of triplets meeting it}, one entry per margin, its key the margin itself")
     require(not any(isinstance(m, str) for m in meets), f"{what} keyed the shares by text, {list(meets)!r}",
@@ -264,7 +274,7 @@ def _scores(got, what: str = "it"):
 _flat = lambda got: np.array([got[0], *(x for m, v in sorted(dict(got[1]).items()) for x in (m, v))], float)  # noqa
 _s = lambda **slip: lambda d_ap, d_an, margins: triplet_scores_truth(d_ap, d_an, margins, **slip)  # noqa: E731
 TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 0.5 ≥ 1.0, 2.75 − 1.5 ≥ 1.25
-    "triplet_scores", reference=triplet_scores_truth, returns=_scores,
+    "triplet_scores", reference=triplet_scores_truth, returns=_scores, parts=("accuracy", "shares per margin"),
     compare=_either(lambda g, w: np.shape(_flat(g)) == np.shape(_flat(w)) and np.allclose(_flat(g), _flat(w))),
     inputs=lambda: [(np.array([0.5, 1.0, 2.0, 1.5, 0.25, 3.0, 1.0, 0.7, 2.5, 0.4]),     # gaps 1, 0, −1, 5, 0.25, −1,
                      np.array([1.5, 1.0, 1.0, 6.5, 0.5, 2.0, 2.0, 5.9, 3.5, 0.4]), (0.25, 1.0, 5.0)),  # 1, 5.2, 1, 0
@@ -272,10 +282,10 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
                      (0.5, 1.25)),         # 7 triplets: a share rounded to a whole per cent shows
                     (np.array([1.0, 1.0, 2.0, 0.5]), np.array([1.1, 3.5, 1.0, 0.5]), (0.5, 2.0))],  # gap 0.1: right,
                                                                                  # yet no margin met
-    slips={"those are shares, not percentages: × 100": _s(pct=1),
-           "your accuracy is the share meeting the first margin: accuracy counts every triplet with d(a,p) < d(a,n), "
+    slips={"your accuracy is the share meeting the first margin: accuracy counts every triplet with d(a,p) < d(a,n), "
            "however small its gap": lambda p, n, ms: (lambda acc, m: (m[ms[0]], m))(*triplet_scores_truth(p, n, ms)),
-           "those are counts: give each as a percentage of all the triplets": lambda p, n, ms: triplet_scores_truth(
+           "those are counts (or shares over a number written in, not len): give each as a percentage of all the "
+           "triplets": lambda p, n, ms: triplet_scores_truth(
                p, n, ms, pct=len(p)),
            "a triplet at equal distances is not right: the anchor must be strictly closer": _s(right=np.less_equal),
            "the comparison is the wrong way round: right means the positive is closer": _s(right=np.greater),

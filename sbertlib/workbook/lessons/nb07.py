@@ -146,7 +146,6 @@ DIFF_AND_SE = Exercise('diff_and_se', probe="""
     or got, slips={
         "abs(): keep the sign, the first row minus the second": _diff(d=abs),
         "the sign is flipped: the first row minus the second": _diff(d=lambda x: -x),
-        "swapped: the difference first, then its standard error": lambda *a: _diff()(*a)[::-1],
         "one seed has no spread: its std, so the se, is NaN — not 0": lambda *a: tuple(np.nan_to_num(_diff()(*a))),
         "no seed counts: a mean over n seeds has the variance std²/n": _diff(se=lambda s, t, m, n: math.hypot(s, t)),
         "the standard errors added: they add in quadrature": _diff(se=lambda s, t, m, n: s / m ** .5 + t / n ** .5),

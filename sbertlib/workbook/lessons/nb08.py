@@ -48,7 +48,6 @@ def _majority_tasks() -> list[tuple[SentEvalTask]]:
 
 MAJORITY = Exercise('majority_baseline', probe="_result = {name: majority_baseline(task) for name, task in tasks.items()}",
                     reference=_majority, inputs=_majority_tasks, returns=_number, compare=_close, slips={
-    "that is a fraction; give the accuracy ×100 (a percentage, like the table)": lambda t: _majority(t, times=1.0),
     "that is the majority label itself: return how often it is right on test, ×100":
         lambda t: Counter(_labels(t, "train")).most_common(1)[0][0],
     "that is a count of examples: divide by the number of labels (and ×100)":

@@ -191,7 +191,7 @@ def _same_pca(got, want) -> bool:
     return np.allclose(c, wc, rtol=1e-4, atol=1e-4) and np.allclose(e, we, rtol=1e-4, atol=1e-7)
 
 
-PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca, slips={
+PCA = Exercise("pca", reference=pca_truth, inputs=_pca_cases, compare=_same_pca, parts=("coords", "explained"), slips={
     "centre the embeddings first (subtract the mean row): uncentred, the first direction points at the mean":
         lambda x, k: pca_truth(x, k, prepare=lambda x: x),
     "U's columns have unit length, so the picture loses each direction's spread: scale them by their singular values":
@@ -243,7 +243,6 @@ CHANCE = Exercise("chance", reference=chance_truth, compare=_close, returns=_one
         lambda labels: 1 / len(set(map(str, labels))),
     "that is the largest share (the majority class); a random neighbour matches label c with probability share_c, "
     "for a sentence of label c": lambda labels: max(_counts(labels)) / len(labels),
-    "give a share (0 … 1), not a percentage": lambda labels: 100 * chance_truth(labels),
     "those are counts: divide each label's count by the number of sentences (a share) before squaring":
         lambda labels: float(np.sum(_counts(labels) ** 2)),
     "the shares sum to 1: square each share before summing": lambda labels: 1.0},

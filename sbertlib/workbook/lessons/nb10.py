@@ -27,11 +27,9 @@ def _only(measure: str, slip):
 
 
 SIMILARITY = Exercise("similarity", reference=similarity_truth, inputs=_measure_cases, slips={
-    "rows of a, columns of b: out[i, j] compares a[i] with b[j]": lambda a, b, m: similarity_truth(a, b, m).T,
     "that is the dot product: divide by both lengths (normalise the rows first)": _only("cosine", "dot"),
     "only a's rows normalised: a cosine divides by both lengths": _only("cosine", lambda a, b: _unit(a) @ _f64(b).T),
     "normalised per dimension (axis=0), not per row": _only("cosine", lambda a, b: _unit(a, 0) @ _unit(b, 0).T),
-    "the cosine distance 1 − cos: return cos itself": _only("cosine", lambda a, b: 1 - _unit(a) @ _unit(b).T),
     "that is the cosine: the dot product keeps the vectors' lengths": _only("dot", "cosine"),
     "a distance is smaller for closer vectors: return MINUS the distance (larger = more similar)":
         lambda a, b, m: similarity_truth(a, b, m) * (-1 if m in ("euclidean", "manhattan") else 1),

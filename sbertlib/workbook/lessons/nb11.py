@@ -44,8 +44,7 @@ PADDING = Exercise('padding_share_by_hand', probe="""
     "padding divided by the real tokens: the share is padding over all the slots, real ones and padding":
         lambda l, b, s: 1 / (1 - padding_truth(l, b, s)) - 1,
     "that is the share of the slots holding real tokens; the padding share is the rest":
-        lambda l, b, s: 1 - padding_truth(l, b, s),
-    "that is a percentage: return a share between 0 and 1": lambda l, b, s: 100 * padding_truth(l, b, s)},
+        lambda l, b, s: 1 - padding_truth(l, b, s)},
     hint="each batch is padded to its own longest member; the padding share is the share of all the batches' slots "
          "that hold no real token",
     ok="your padding share matches on random batches, sorted and unsorted")

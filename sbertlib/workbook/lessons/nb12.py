@@ -40,7 +40,6 @@ TOP_K = Exercise("top_k", probe="""
             _scores, _ids = top_k(_rng.normal(size=(3, 5)).astype("float32"), _rng.normal(size=(10, 5)).astype("float32"), 4)
             _result = {"scores": _scores, "ids": _ids}
             """, reference=_top, inputs=lambda: [(*_vectors(), k) for k in (1, 3, 10)], compare=_same_hits, slips={
-    "the pair the wrong way round: return (scores, ids), the cosines first": lambda *a: _top(*a)[::-1],
     "off by one: k + 1 columns where k were asked for": lambda q, c, k: _top(q, c, k + 1),
     "off by one: k − 1 columns where k were asked for": lambda q, c, k: _top(q, c, k - 1),
     "off by one: you skipped the best hit (column 0); the queries are not in the corpus": lambda *a: _top(*a, skip=1),
@@ -80,7 +79,6 @@ MY_RECALL = Exercise("my_recall", probe="""
     "that is |∩| / |∪| (Jaccard): recall divides by k": lambda a, e, k: _hit(a, e, k, lambda x, y: len(x | y)),
     "that is a count of ids found per query: recall is a share of the k": lambda a, e, k: _hit(a, e, k),
     "that is a sum over the queries: recall is the mean over them": lambda a, e, k: _hit(a, e, k) * len(a) / k,
-    "that is a percentage: recall is a share between 0 and 1": lambda a, e, k: 100 * recall_at_k(a, e, k),
     "off by one: the first k − 1 ids, out of k (a slice [:k] holds k)": lambda a, e, k: _hit(a, e, k - 1) / k,
     "off by one: the first k − 1 ids, out of k − 1 ([:k] holds k)": lambda a, e, k: recall_at_k(a, e, k - 1),
     "off by one: the first k + 1 ids (a slice [:k] holds k)": lambda a, e, k: _hit(a, e, k + 1) / k,
@@ -168,7 +166,6 @@ PURITY = Exercise("purity", reference=lambda labels, clusters: _table(labels, cl
     "that is a count of items: divide by the number of items": lambda l, c: _table(l, c).max(0).sum(),
     "you divided by the number of clusters: divide by the number of items": lambda l, c: np.mean(_table(l, c).max(0)),
     "the largest type's share overall: the majority in each cluster": lambda l, c: max(_table(l, c).sum(1)) / len(l),
-    "that is a percentage: purity is a share between 0 and 1": lambda l, c: 100 * _table(l, c).max(0).sum() / len(l),
     "you counted the clusters 0, 1, …, max id" + POSITIONS: lambda l, c: _ranged(l, c, int(np.max(c)) + 1),
     "you counted the clusters 0, 1, …, k−1" + POSITIONS: lambda l, c: _ranged(l, c, len(np.unique(c)))},
     hint="per cluster, the items of its most common type; add those counts, divide by the number of items")
