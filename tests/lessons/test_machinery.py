@@ -157,7 +157,7 @@ def test_a_process_wide_setting_never_moves_the_reference_nor_makes_a_check_refu
     (lambda w: 1 - np.r_[w, 2 * w] ** 3, lambda w: np.r_[w, 2 * w], "the opposite order"),
     (lambda w: np.trunc(4 * w), lambda w: 4 * w, "lost their fractions"),
     (lambda w: np.r_[w, 9.0, w], lambda w: np.r_[w, w, 7.0], "the first 3 of your values are right, from number 4"),
-    (lambda w: (1.0, w + 0.5 * w ** 2), lambda w: (1.0, w), "your all is right; your wmean is not"),
+    (lambda w: (1.0, w + 0.5 * w ** 2), lambda w: (1.0, w), "right: your all; not right: your wmean — look again"),
     (lambda w: [("p", "e", "c2"), ("q", "f", "c3")], lambda w: [("p", "e", "c1"), ("q", "f", "c3")],
      "the part 1 and part 2 are right; the part 3 is wrong in 1 of 2"),
     (lambda w: [("p", "e", "c")], lambda w: [("p", "e", "c"), ("q", "f", "c")], "too few with the first field 'q'"),
@@ -178,7 +178,7 @@ def test_related_names_which_column_of_a_table_is_wrong():
     from sbertlib.workbook.lessons import related
     right = pd.DataFrame({"x": [0.1, 0.2, 0.7], "y": [0.5, 0.3, 0.2]}, index=["a", "b", "c"])
     wrong = right.assign(y=[0.2, 0.6, 0.9]).iloc[::-1]      # rows in another order, one column wrong
-    assert related(wrong, right) == "column 'x' is right; column 'y' is not: look again at how you compute it"
+    assert related(wrong, right) == "right: column 'x'; not right: column 'y' — look again at how you compute it"
 
 
 def test_related_says_nothing_where_nothing_simple_holds():

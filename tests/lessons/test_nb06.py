@@ -132,6 +132,20 @@ def test_triplet_distances_written_another_way_pass(returns, capsys):
     assert "[OK]" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("cut", [
+    lambda cols: [np.stack([c for t in zip(*cols) for c in t]).reshape(3, -1, 6)[i] for i in range(3)],  # interleaved
+    lambda cols: [cols[0][:1].repeat(len(cols[0]), 0), cols[1], cols[2]],                          # the first anchor
+])
+def test_triplet_distances_between_misaligned_vectors_are_named(cut):
+    """Trial 5 (2026-12-07): vectors encoded interleaved but split as columns, or the first anchor against every
+    positive, got the task's restatement."""
+    def misaligned(model, triplets):
+        cols = cut([model.encode([getattr(t, c) for t in triplets]) for c in ("anchor", "positive", "negative")])
+        return np.linalg.norm(cols[0] - cols[1], axis=1), np.linalg.norm(cols[0] - cols[2], axis=1)
+    with pytest.raises(ExerciseError, match="your vectors and triplets lost their alignment"):
+        nb06.check_triplet_distances(misaligned)
+
+
 def test_triplet_distances_from_another_model_are_told_without_the_hidden_distances():
     vectors = {}
 

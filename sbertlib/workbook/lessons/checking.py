@@ -359,8 +359,8 @@ def related(got, want, rows: int | None = None, parts: Sequence[str] = ()) -> st
     if found and not (ORDER in found[0] or PART in found[0]) or not 0 < len(right_parts) < len(names):
         return found[0] if found else ""   # a named relation first; which parts are right before an order or a share
     wrong = [n for n in names if n not in right_parts]
-    return f"{' and '.join(right_parts)} {'is' if len(right_parts) == 1 else 'are'} right; {' and '.join(wrong)} " \
-           f"{'is' if len(wrong) == 1 else 'are'} not: look again at how you compute {'it' if len(wrong) == 1 else 'them'}"
+    return f"right: {', '.join(right_parts)}; {PARTS} {', '.join(wrong)} — look again at how you compute " \
+           f"{'it' if len(wrong) == 1 else 'them'}"
 
 
 def _list_relation(got: Sequence, want: list, parts: Sequence[str]) -> str:
@@ -434,6 +434,10 @@ def _shape_relation(a, b) -> str:
 
 
 PART = "of your values are right"   # a result right in part: said only where nothing more telling holds
+PARTS = "not right:"                  # a result some of whose parts are right: likewise
+WEAK = (ORDER, PART, PARTS)           # an Exercise's diagnosis goes before a relation that says one of these
+
+
 
 
 def _value_relation(a, b, rows: int | None = None) -> str:
@@ -602,7 +606,8 @@ class Exercise:
                 relation = related(got, want, parts=self.parts)
                 relation += f"; {self.hint}" if relation.startswith(SHAPE) and self.hint else ""
                 diagnosis = self.diagnose and self.diagnose(fn, got, *_copies(args))   # before the slips use the inputs
-                hint = named_slip(got, slips, diagnosis or relation or self.hint, same)
+                strong = relation and not any(w in relation for w in WEAK)
+                hint = named_slip(got, slips, (strong and relation) or diagnosis or relation or self.hint, same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
             wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")

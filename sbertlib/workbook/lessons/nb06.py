@@ -220,6 +220,19 @@ def _hidden_triplets():
     return [(HiddenEncoder(dict(zip(sum(names, ()), vectors))), [Triplet(*t) for t in names])]
 
 
+def _distances_of_others(fn, got, model, triplets) -> str:
+    """Where every distance the student gave is one between two of the check's sentences, but not always the triplet's
+    own: the vectors and the triplets were misaligned (else what :meth:`HiddenEncoder.unused` says)."""
+    vectors = np.stack(list(model.vectors.values()))
+    between = np.linalg.norm(vectors[:, None] - vectors[None], axis=-1).ravel()
+    mine = np.concatenate([np.ravel(x) for x in got]) if isinstance(got, tuple) else np.ravel(got)
+    if mine.size and all(np.isclose(between, x, rtol=1e-4, atol=1e-6).any() for x in mine):
+        return "each of your distances is one between two of the check's sentences, but not always the triplet's own: " \
+               "your vectors and triplets lost their alignment — encode each column in its order (anchors, positives, " \
+               "negatives), then row i of one with row i of the other"
+    return model.unused("triplet_distances")
+
+
 _d = lambda **slip: lambda model, triplets: triplet_distances_truth(model, triplets, **slip)  # noqa: E731
 TRIPLET_DISTANCES = Exercise(
     "triplet_distances", probe="_result = triplet_distances(encoder, heldout[:12])", reference=triplet_distances_truth,
@@ -249,7 +262,7 @@ TRIPLET_DISTANCES = Exercise(
                x, y)),
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _d(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5)},
-    diagnose=lambda fn, got, m, ts: m.unused("triplet_distances"), parts=("distances to the positives",
+    diagnose=_distances_of_others, parts=("distances to the positives",
                                                                           "distances to the negatives"), hint="encode each column (anchors, positives, "
     "negatives); each row's ‖a − p‖, ‖a − n‖")
 
