@@ -142,7 +142,7 @@ def test_triplet_distances_between_misaligned_vectors_are_named(cut):
     def misaligned(model, triplets):
         cols = cut([model.encode([getattr(t, c) for t in triplets]) for c in ("anchor", "positive", "negative")])
         return np.linalg.norm(cols[0] - cols[1], axis=1), np.linalg.norm(cols[0] - cols[2], axis=1)
-    with pytest.raises(ExerciseError, match="your vectors and triplets lost their alignment"):
+    with pytest.raises(ExerciseError, match="your vectors lost their alignment"):
         nb06.check_triplet_distances(misaligned)
 
 
@@ -172,3 +172,48 @@ def test_triplet_distances_from_another_model_are_told_without_the_hidden_distan
 def test_triplet_scores_written_another_way_pass(triplet_scores, capsys):
     nb06.check_triplet_scores(triplet_scores)
     assert "[OK]" in capsys.readouterr().out
+
+
+def _grouped_triplets(dedup=lambda hs: list(dict.fromkeys(hs)), need_negative=True):
+    """nli_to_triplets written by grouping per premise, with its own de-duplication of a premise's hypotheses."""
+    def nli_to_triplets(pairs):
+        groups = {}
+        for p in pairs:
+            groups.setdefault(p.premise, {}).setdefault(p.label, []).append(p.hypothesis)
+        out = []
+        for premise, hyps in groups.items():
+            pos, neg = dedup(hyps.get("entailment", [])), dedup(hyps.get("contradiction", []))
+            negs = neg or ([] if need_negative else hyps.get("neutral", []))
+            out += [data.Triplet(premise, h, negs[k % len(negs)]) for k, h in enumerate(pos)] if negs else []
+        return out
+    return nli_to_triplets
+
+
+@pytest.mark.parametrize("fn, says", [
+    # trial 6 (2026-12-08): only repeats next to each other removed passed every hidden input
+    (_grouped_triplets(dedup=lambda hs: [h for i, h in enumerate(hs) if i == 0 or h != hs[i - 1]]),
+     "some triplets repeat: a pair twice in the file is one hypothesis"),
+    (_grouped_triplets(need_negative=False), r"'P4' gets more triplets than it should — its rows: .* 0 contradiction"),
+])
+def test_a_premise_with_too_many_or_too_few_triplets_is_described_as_the_input_has_it(fn, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb06.check_nli_triplets(fn)
+
+
+@pytest.mark.parametrize("fn, says", [
+    # trial 6: the first 64 triplets only passed a hidden input of 20
+    (lambda model, ts: nb06.triplet_distances_truth(model, ts[:64]), "your result has 64 items where the inputs give"),
+    (lambda model, ts: tuple(x.astype(np.float16) for x in nb06.triplet_distances_truth(model, ts)),
+     "lower precision"),   # trial 6: told "a square, a root, a log"
+])
+def test_triplet_distances_cut_short_or_in_half_precision_are_named(fn, says):
+    with pytest.raises(ExerciseError, match=says):
+        nb06.check_triplet_distances(fn)
+
+
+def test_the_positives_distance_to_the_negative_is_named_not_the_hinge_after_the_mean():
+    """Trial 6: d(p, n) in place of d(a, n) was told "the hinge after the mean" (both give 0 on the first input); a
+    slip is now named only if it is the student's function on the other inputs too."""
+    with pytest.raises(ExerciseError, match="the positive's to the negative"):
+        nb06.check_triplet_loss(lambda a, p, n, margin=1.0: hinge(F.pairwise_distance(a, p), F.pairwise_distance(p, n),
+                                                                  margin))

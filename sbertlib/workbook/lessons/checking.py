@@ -355,12 +355,16 @@ def related(got, want, rows: int | None = None, parts: Sequence[str] = ()) -> st
     found = [(f"{name}: " if name else "") + (_shape_relation(a, b) if a.shape != b.shape else _value_relation(
         a.ravel(), b.ravel(), rows)) for name, gs, ws in zip(names, g, w) for a, b in zip(gs, ws)]
     found = sorted((f for f in found if f and not f.endswith(": ")), key=lambda f: (ORDER in f, PART in f))
-    right_parts = [n for n, gs, ws in zip(names, g, w) if all(a.shape == b.shape and _near(a, b) for a, b in zip(gs, ws))]
+    fits = [[all(a.shape == b.shape and _near(a, b) for a, b in zip(gs, ws)) for ws in w] for gs in g]
+    right_parts = [n for k, n in enumerate(names) if fits[k][k]]
+    moved = [f"{names[i]} holds what {names[j].replace('your ', 'the ')} should: is it computed from the other input?"
+             for i in range(len(names)) for j in range(len(names)) if i != j and fits[i][j] and not fits[i][i]]
     if found and not (ORDER in found[0] or PART in found[0]) or not 0 < len(right_parts) < len(names):
-        return found[0] if found else ""   # a named relation first; which parts are right before an order or a share
+        return found[0] if found else (moved or [""])[0]   # a named relation first; then which parts are right
     wrong = [n for n in names if n not in right_parts]
-    return f"right: {', '.join(right_parts)}; {PARTS} {', '.join(wrong)} — look again at how you compute " \
-           f"{'it' if len(wrong) == 1 else 'them'}"
+    return f"right: {', '.join(right_parts)}; " + ((moved or found)[0] if moved or found else f"{PARTS} "
+                                                   f"{', '.join(wrong)} — look again at how you compute "
+                                                   f"{'it' if len(wrong) == 1 else 'them'}")
 
 
 def _list_relation(got: Sequence, want: list, parts: Sequence[str]) -> str:
@@ -373,7 +377,8 @@ def _list_relation(got: Sequence, want: list, parts: Sequence[str]) -> str:
     if len(got) != len(want):
         return "your result is empty where the inputs give some: a condition or a filter that never holds?" if not got \
             else f"your result has {len(got)} item{'s' * (len(got) != 1)}: too " \
-                 f"{'few' if len(got) < len(want) else 'many'} for these inputs" + (_by_first(*records, *fields[:1] or ["first field"]) if records else "")
+                 f"{'few' if len(got) < len(want) else 'many'} {COUNT}" + (
+                     _by_first(*records, *fields[:1] or ["first field"]) if records else "")
     return _record_relation(*records, fields) if records else ""
 
 
@@ -435,7 +440,8 @@ def _shape_relation(a, b) -> str:
 
 PART = "of your values are right"   # a result right in part: said only where nothing more telling holds
 PARTS = "not right:"                  # a result some of whose parts are right: likewise
-WEAK = (ORDER, PART, PARTS)           # an Exercise's diagnosis goes before a relation that says one of these
+COUNT = "for these inputs"            # a list too short or too long: likewise
+WEAK = (PART, PARTS, COUNT)           # an Exercise's diagnosis goes before these, and before the whole's ORDER
 
 
 
@@ -444,6 +450,9 @@ def _value_relation(a, b, rows: int | None = None) -> str:
     """How the values ``a`` (flat) relate to the right ``b``: scaled, rounded, without signs, by one factor or one
     offset, in the same or the opposite order, reordered, right in part; else ""."""
     import numpy as np
+    if np.isnan(a).any() and not np.isnan(b).any():
+        return "NaN (not a number) where the right values are numbers: a division by zero, a correlation of a list " \
+               "without spread (every value the same: the wrong field?), or a NaN in what you read"
     if _near(a, b) or np.isnan(a).any() or not np.abs(b).max(initial=0) > 1e-6:
         return ""
     factors = dict(_FACTORS)
@@ -460,6 +469,9 @@ def _value_relation(a, b, rows: int | None = None) -> str:
               and np.all(np.abs(a - b) <= 0.5 / 10 ** d + 1e-6)]
     if (b < 0).any() and _near(a, np.abs(b)):
         found.append("your values are the right ones without their signs: an abs() too many")
+    if len(a) >= 4 and np.allclose(a, b, 1e-2, 1e-3):
+        found.append("your values are within about 1% of the right ones but not equal: computed in a lower precision "
+                     "(float16, bfloat16, .half()) or rounded on the way?")
     return (found or [_pattern_relation(a, b)])[0]
 
 
@@ -595,19 +607,12 @@ class Exercise:
             raise TypeError(f"the exercise {self.name!r} declares no reference and inputs: its lesson module checks it")
         same = readable(self.compare or within(1e-5, 1e-6))
         cases, wider = list(self.inputs()), False
-        for args in cases:
-            got = call(fn, *_copies(args), what=f"your {self.name}")
-            if self.returns is not None:
-                got = self.returns(got, f"{self.name}({_shown(args)})")
+        for k, args in enumerate(cases):
+            got = self._result(fn, args)
             with reference_numerics():
                 want = self.reference(*_copies(args))
             if not same(got, want):
-                slips = {message: (lambda slip=slip: slip(*_copies(args))) for message, slip in self.slips.items()}
-                relation = related(got, want, parts=self.parts)
-                relation += f"; {self.hint}" if relation.startswith(SHAPE) and self.hint else ""
-                diagnosis = self.diagnose and self.diagnose(fn, got, *_copies(args))   # before the slips use the inputs
-                strong = relation and not any(w in relation for w in WEAK)
-                hint = named_slip(got, slips, (strong and relation) or diagnosis or relation or self.hint, same)
+                hint = self._hint(fn, got, want, args, [a for a in cases[:k + 3] if a is not args], same)
                 raise ExerciseError(f"{self.name}({_shown(args)}) returned {_brief(got)}, which is not the "
                                     f"reference's" + (f"\nHint: {hint}" if hint else ""))
             wider |= str(getattr(got, "dtype", "")).endswith("float64") and str(getattr(want, "dtype", "")).endswith("float32")
@@ -615,6 +620,35 @@ class Exercise:
             " — your result is float64 where the reference's is float32: a cell that goes on with it beside float32 "
             "tensors needs it cast back (.float())" if wider else ""))
 
+    def _result(self, fn, args: tuple):
+        got = call(fn, *_copies(args), what=f"your {self.name}")
+        return got if self.returns is None else self.returns(got, f"{self.name}({_shown(args)})")
+
+    def _hint(self, fn, got, want, args: tuple, others: list, same) -> str:
+        """The first slip whose value is the student's here and on the other inputs their function runs on (else the
+        first here); else a strong relation, a diagnosis, a weak relation, the hint."""
+        relation = related(got, want, parts=self.parts)
+        relation += f"; {self.hint}" if relation.startswith(SHAPE) and self.hint else ""
+        diagnosis = self.diagnose and self.diagnose(fn, got, *_copies(args))   # before the slips use the inputs
+        strong = relation and not relation.startswith(ORDER) and not any(w in relation for w in WEAK)
+
+        def fits(slip, a, value) -> bool:
+            try:
+                return bool(same(value, slip(*_copies(a))))
+            except Exception:  # noqa: BLE001 - a slip that cannot be computed on this input names nothing
+                return False
+        here, mine = [], None
+        for message, slip in self.slips.items():
+            if fits(slip, args, got):
+                here.append(message)
+                if mine is None:   # the student's results on the other inputs, once a slip is a candidate
+                    try:
+                        mine = [(a, self._result(fn, a)) for a in others]
+                    except ExerciseError:
+                        break
+                if all(fits(slip, a, value) for a, value in mine):
+                    return message
+        return (here or [""])[0] or (strong and relation) or diagnosis or relation or self.hint   # the first here
 
 def _copies(args: tuple) -> tuple:
     """Fresh copies of the hidden inputs (deep where :func:`_snapshot` copies) for each call."""

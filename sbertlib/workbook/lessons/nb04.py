@@ -119,6 +119,16 @@ class HiddenEncoder:
         return (f"your {name} never encoded with the `model` it was given: the check passes its own model — encode "
                 f"with the argument, not a model of the notebook") if len(set(map(id, self.users))) == 1 else ""
 
+    def misaligned(self, values, measure, what: str) -> str:
+        """A diagnosis where each of the student's ``values`` is ``measure`` between two of the check's sentences (so not
+        always the right two: the vectors lost their alignment with the items), else ""."""
+        vectors = np.stack(list(self.vectors.values()))
+        between = measure(vectors[:, None], vectors[None]).ravel()
+        mine = np.concatenate([np.ravel(_np(x)) for x in values])
+        return f"each of your {what} is one between two of the check's sentences, but not always the right two: your " \
+               f"vectors lost their alignment with the items — encode each column in its order, then row i of one with " \
+               f"row i of the other" if mine.size and all(np.isclose(between, x, 1e-4, 1e-6).any() for x in mine) else ""
+
     def tokenize(self, texts) -> dict:   # model(model.tokenize(texts)) gives the vectors too, as the library's
         return {"texts": list(texts)}
 
@@ -213,7 +223,8 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     "1 − sklearn's paired_cosine_distances gives 0.5 where a vector is all zeros: its cosine is 0, as the exercise "
     "says (F.cosine_similarity gives that)": lambda m, p: _sts(m, p, lambda u, v: 1 - ((_unit(u) - _unit(v)) ** 2).sum(
         1) / 2)},
-    diagnose=lambda fn, got, m, p: m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
+    diagnose=lambda fn, got, m, p: m.misaligned([got[1]], lambda u, v: (_unit(u, -1) * _unit(v, -1)).sum(-1),
+                                                "cosines") or m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
     "per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
     compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
@@ -257,14 +268,21 @@ def _weights_or_scores(fn, got, pairs, cosines) -> str:
     """Where only wmean is wrong, the student's function on small years says which part: the year as one subset (wmean
     must be the pooled score), then its first half twice as two subsets — in blocks, interleaved, and with the second's
     cosines cubed (each subset's score is the same, so any weights summing to 1 give it back)."""
-    def right(year, cos) -> bool:
-        return bool(np.isclose(_num(two_items(call(fn, year, cos), "", "")[1], ""), _year(year, cos)[1], atol=1e-3))
-    half, cos = pairs[:len(pairs) // 2], _np(cosines)[:len(pairs) // 2]
+    def wmean(year, cos) -> float:
+        return _num(two_items(call(fn, year, cos), "", "")[1], "")
+    right = lambda year, cos: bool(np.isclose(wmean(year, cos), _year(year, cos)[1], atol=1e-3))  # noqa: E731
+    half, cos, one = pairs[:len(pairs) // 2], _np(cosines)[:len(pairs) // 2], [replace(p, source="STS99/1") for p in pairs]
     twice = [replace(p, source=f"STS99/{s}") for s in "ab" for p in half]
     try:
         if not np.isclose(_num(got[0], ""), _year(pairs, cosines)[0], atol=1e-3):
             return ""
-        if not right([replace(p, source="STS99/one") for p in pairs], cosines):
+        if np.isclose(abs(_num(got[1], "")), 100):
+            return "your wmean is a perfect correlation (±100): does each subset correlate a list with itself (the gold " \
+                   "with the gold, the cosines with the cosines)?"
+        if np.isclose(wmean(one, cosines), _num(got[1], "")):
+            return "your wmean stays the same when every pair is given one source: it never reads pair.source — group " \
+                   "the pairs by it"
+        if not right(one, cosines):
             return "with the whole year as one subset your wmean is not the pooled score: one subset's score itself is " \
                    "wrong — its own pairs' cosines and gold scores (one mask for both), one Spearman × 100"
         if not right(twice, np.r_[cos, cos]):
@@ -272,7 +290,7 @@ def _weights_or_scores(fn, got, pairs, cosines) -> str:
                    "weights sum to 1 — Σ size × score / Σ size, nothing more divided or multiplied"
         if not right([p for ab in zip(twice[:len(half)], twice[len(half):]) for p in ab], np.repeat(cos, 2)):
             return "with two subsets whose pairs alternate your wmean is wrong, in blocks right: take each subset's " \
-                   "cosines by its pairs' mask (cosines[sources == s]), not by position"
+                   "cosines and gold scores by its pairs' mask (…[sources == s]), not by position"
         if not right(twice, np.r_[cos, cos ** 3]):   # the same ranks in b, so the same score: not the same pooled ranks
             return "two subsets with the same ranks within each got different scores from you: rank each subset's " \
                    "cosines and gold scores within that subset, not once over the whole year"

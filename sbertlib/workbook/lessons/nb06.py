@@ -47,13 +47,28 @@ _n = lambda *alt, **slip: lambda pairs: _any(*(_triplets(pairs, **s) for s in al
 # premises P6 … P1 in that order; out of alphabetical order; P3 repeats an entailed pair, P2 a contradiction (harmless
 # there: one entailed hypothesis); "e0" is entailed by P6 and P2; P4 contradicts nothing, P5 entails nothing; P1 wraps
 # round. The second input's P7 repeats a contradiction that shifts the turns: negatives c1, c2, c1 (kept: c1, c1, c2)
-ROWS7 = "7e1 7c1 7c1 7e2 7c2 7e3".split()
+ROWS7 = "7e1 7c1 7c1 7e2 7c2 7e3 7e1".split()   # its e1 again, apart from the first: one hypothesis
 ROWS, LABEL = ("6e3 5c1 6n1 6c2 4e1 6e1 6c1 4n1 3c1 3e2 5n1 3e2 6e0 6c3 2e0 2c1 2c1 3e1 3c2 2c2 1e2 1e1 1c2 2n1 1e3 "
                "1c1").split(), {"e": "entailment", "n": "neutral", "c": "contradiction"}
+def _premises_off(fn, got, pairs) -> str:
+    """The premises that got more or fewer triplets than they should, each as the input has it (never the count)."""
+    from collections import Counter
+    want, mine = Counter(t.anchor for t in nli_triplets(pairs)), Counter(t[0] for t in _triples(got))
+    off = [q for q in dict.fromkeys(x.premise for x in pairs) if mine[q] != want[q]]
+
+    def rows(q, label):
+        hyps = [x.hypothesis for x in pairs if x.premise == q and x.label == label]
+        return f"{len(hyps)} {label}" + (f" ({len(set(hyps))} distinct)" if len(set(hyps)) < len(hyps) else "")
+    return "; ".join(f"{q!r} gets {'more' if mine[q] > want[q] else 'fewer'} triplets than it should — its rows: "
+                     + ", ".join(rows(q, label) for label in ("entailment", "contradiction", "neutral"))
+                     for q in off[:2]) + (": one triplet per distinct entailed hypothesis, none for a premise that "
+                                          "lacks either kind" if off else "")
+
+
 NLI_TRIPLETS = Exercise(
     "nli_to_triplets", reference=nli_triplets, returns=_triples, compare=_either(lambda g, w: g == _triples(w)),
     inputs=lambda: [([NLIPair(f"P{r[0]}", r[1:] if r[2] == "0" else f"P{r[0]} {r[1:]}", LABEL[r[1]]) for r in rows],)
-                    for rows in (ROWS, ROWS7)] + [([],)],
+                    for rows in (ROWS, ROWS7)] + [([],)], diagnose=_premises_off,
     slips={"positive and negative swapped: the positive is the entailed hypothesis, the negative a contradicting one":
                _n(out=lambda k, h, n: (k, n, h)),
            "one triplet per contradicting hypothesis: make one per distinct entailed hypothesis, the positive":
@@ -129,6 +144,8 @@ TRIPLET_LOSS = Exercise(
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _t(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5),
            "positive and negative are swapped: max(‖a−p‖ − ‖a−n‖ + ε, 0)": _t(swap=True),
+           "that distance is the positive's to the negative: both are the anchor's, ‖a − p‖ and ‖a − n‖":
+               lambda a, p, n, margin=1.0: torch.relu(EUCLIDEAN(a, p) - EUCLIDEAN(p, n) + margin).mean(),
            "the margin ε is missing: add it inside the max": _t(m=lambda e: 0.0),
            "that is the loss for margin 1: use the `margin` argument, not a number": _t(m=lambda e: 1.0),
            "you summed over the batch: take the mean": _t(reduce=torch.sum),
@@ -213,24 +230,11 @@ def triplet_distances_truth(model, triplets, d=EUCLIDEAN, ends=((0, 1), (0, 2)))
     return tuple(d(cols[i], cols[j]) for i, j in ends)
 
 
-def _hidden_triplets():
-    rng, names = np.random.default_rng(8), [(f"anchor {i}", f"positive {i}", f"negative {i}") for i in range(20)]
-    a = rng.normal(size=(20, 1, 6)) * np.exp(rng.uniform(-1, 1.5, size=(20, 1, 1)))  # lengths from 0.4 to 4.5
-    vectors = (a + rng.normal(size=(20, 3, 6)) * np.array([0, 0.5, 1.2])[:, None]).reshape(60, 6)
+def _hidden_triplets(n: int = 130):   # more than a batch of 64 or 128, or the 100 of smoke's held-out set
+    rng, names = np.random.default_rng(8), [(f"anchor {i}", f"positive {i}", f"negative {i}") for i in range(n)]
+    a = rng.normal(size=(n, 1, 6)) * np.exp(rng.uniform(-1, 1.5, size=(n, 1, 1)))  # lengths from 0.4 to 4.5
+    vectors = (a + rng.normal(size=(n, 3, 6)) * np.array([0, 0.5, 1.2])[:, None]).reshape(3 * n, 6)
     return [(HiddenEncoder(dict(zip(sum(names, ()), vectors))), [Triplet(*t) for t in names])]
-
-
-def _distances_of_others(fn, got, model, triplets) -> str:
-    """Where every distance the student gave is one between two of the check's sentences, but not always the triplet's
-    own: the vectors and the triplets were misaligned (else what :meth:`HiddenEncoder.unused` says)."""
-    vectors = np.stack(list(model.vectors.values()))
-    between = np.linalg.norm(vectors[:, None] - vectors[None], axis=-1).ravel()
-    mine = np.concatenate([np.ravel(x) for x in got]) if isinstance(got, tuple) else np.ravel(got)
-    if mine.size and all(np.isclose(between, x, rtol=1e-4, atol=1e-6).any() for x in mine):
-        return "each of your distances is one between two of the check's sentences, but not always the triplet's own: " \
-               "your vectors and triplets lost their alignment — encode each column in its order (anchors, positives, " \
-               "negatives), then row i of one with row i of the other"
-    return model.unused("triplet_distances")
 
 
 _d = lambda **slip: lambda model, triplets: triplet_distances_truth(model, triplets, **slip)  # noqa: E731
@@ -262,7 +266,8 @@ TRIPLET_DISTANCES = Exercise(
                x, y)),
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _d(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5)},
-    diagnose=_distances_of_others, parts=("distances to the positives",
+    diagnose=lambda fn, got, m, ts: m.misaligned(got, lambda x, y: np.linalg.norm(x - y, axis=-1), "distances") or
+    m.unused("triplet_distances"), parts=("distances to the positives",
                                                                           "distances to the negatives"), hint="encode each column (anchors, positives, "
     "negatives); each row's ‖a − p‖, ‖a − n‖")
 
