@@ -2,6 +2,8 @@
 pass, and what a declaration cannot say is named. Each declared slip is run by tests/lessons/test_declared.py."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -217,3 +219,23 @@ def test_the_positives_distance_to_the_negative_is_named_not_the_hinge_after_the
     with pytest.raises(ExerciseError, match="the positive's to the negative"):
         nb06.check_triplet_loss(lambda a, p, n, margin=1.0: hinge(F.pairwise_distance(a, p), F.pairwise_distance(p, n),
                                                                   margin))
+
+
+@pytest.mark.parametrize("predict, says", [
+    # trial 6 (2026-12-08): these raised Python's own errors, or were told nothing
+    ({"highest accuracy": "1", "meets ε=5 after ε=5 training, %": "5%"}, "You predicted 5% of held-out triplets"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": [5, 10]}, r"write one number"),
+    ({"highest acc": 1.0, "meets ε=5 after ε=5 training, %": 5}, "predict has the keys"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": ...}, "only one of the two predictions is made"),
+    ({"highest accuracy": 2, "meets ε=5 after ε=5 training, %": 5}, "not its place in MARGINS"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": 150}, "between 0 and 100"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": 0.3}, "if you meant a share, that is 30%"),
+])
+def test_the_margin_prediction_is_read_as_the_student_wrote_it_or_named(predict, says, capsys):
+    try:
+        nb06.tell_margin_prediction(predict, (0.1, 1.0, 5.0), best=5.0, best_accuracy=81.25, meets5=12.5)
+    except ExerciseError as err:
+        text = str(err)
+    else:
+        text = capsys.readouterr().out
+    assert re.search(says, text)
