@@ -2,6 +2,8 @@
 import copy
 import math
 
+import numpy as np
+
 import torch
 import torch.nn.functional as F
 
@@ -46,28 +48,36 @@ def _embed(model, batch: list, slip: str) -> list:
             model(model.tokenize(list(c))) for i, c in enumerate(columns)]
 
 
+def _optimizer(loss, model, lr: float, factor, slip: str):
+    """``_loop``'s optimizer and its schedule of rate factors (a slip's: another optimizer, an offset, lr in the factor)."""
+    optimizer = (torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else
+                 make_optimizer(model if slip in ("encoder only", "copy trained") else loss, lr))
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")) * (
+        lr if slip == "factor × lr" else 1))
+
+
 def _loop(loss, examples, *, epochs=1, batch_size=16, lr=2e-5, warmup_ratio=0.1, max_grad_norm=1.0, seed=42,
           length_grouping=False, slip: str = "") -> list[float]:
     """Notebook 03's ``train_loop`` in plain PyTorch; ``slip``: one everyday mistake written in (the slips below)."""
     model = copy.deepcopy(loss.model) if slip.startswith("copy") else loss.model
     _ = torch.manual_seed(seed) if slip != "no seed" else None   # a loop that never seeds: torch's state as it is
-    optimizer = (torch.optim.SGD(loss.parameters(), lr=lr) if slip == "sgd" else
-                 make_optimizer(model if slip in ("encoder only", "copy trained") else loss, lr))
     per_epoch = len(examples) // batch_size if slip == "rounded down" else math.ceil(len(examples) / batch_size)
     total = per_epoch if slip.startswith("one-epoch") else epochs * (len(examples) if slip == "examples" else per_epoch)
-    factor = _schedule(slip, total, warmup_ratio, per_epoch)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: factor(s + (slip == "off by one")) * (
-        lr if slip == "factor × lr" else 1))
+    made = lambda: _optimizer(loss, model, lr, _schedule(slip, total, warmup_ratio, per_epoch), slip)  # noqa: E731
+    optimizer, scheduler = made()
     loss.train(mode=slip != "eval")                         # the check hands the model over in eval mode
     lengths = [sum(len(t) for t in ex.texts) for ex in examples] if length_grouping and slip != "ungrouped" else None
     clip = torch.nn.utils.clip_grad_value_ if slip == "clip value" else torch.nn.utils.clip_grad_norm_
     values = []
     for epoch in range(epochs):
-        _ = torch.manual_seed(seed) if slip == "seed each epoch" else None
+        _ = torch.manual_seed(seed + epoch * (slip == "seed + epoch")) if slip in (
+            "seed each epoch", "seed + epoch") else None
+        optimizer, scheduler = made() if slip == "made each epoch" and epoch else (optimizer, scheduler)
         _ = torch.empty((), dtype=torch.int64).random_() if "data loader" in slip else None   # its iterator's seed
         which = {"epoch 0": 0, "epoch from 1": epoch + 1}.get(slip, epoch)
         batches = (torch.arange(len(examples)).split(batch_size) if slip == "in order" else
-                   epoch_batches(len(examples), batch_size, seed, which, lengths=lengths))
+                   epoch_batches(len(examples), batch_size, DEFAULT_SEED if slip == "data seed" else seed, which,
+                                 lengths=lengths))
         for ids in [b for b in batches if slip != "drop last" or len(b) == batch_size]:
             batch = [examples[i] for i in ids]
             embeddings = _embed(model, batch, slip)
@@ -103,10 +113,20 @@ def _run(fn, recipe: dict, encoder, pairs, triplets):
 def _where_they_part(got: list, want: list, recipe: dict) -> str:
     """Where the student's losses part from fit's (never fit's values): the step count, the first step, a later one."""
     k = next((i for i, (g, w) in enumerate(zip(got, want)) if not TRAIN_LOOP.same([g], [w])), None)
-    per_epoch = len(want) // recipe["epochs"]
-    return (f"your train_loop returned {len(got)} losses, one a step: the recipe's {recipe['epochs']} epochs of "
-            f"{recipe['examples']} examples, each cut into batches of batch_size={recipe['batch_size']} (the last one "
-            f"smaller), make {len(want)} steps — append value.item() after every step" if len(got) != len(want) else
+    per_epoch, n, epochs = len(want) // recipe["epochs"], recipe["examples"], recipe["epochs"]
+    other = [b for b in range(1, n + 1) if epochs * math.ceil(n / b) == len(got) != len(want)]
+    other = [16] if 16 in other else other[:1] + other[-1:] * (len(other) > 1)   # the stub's default, or a range
+    why = (f"as many as batches of {'–'.join(map(str, other))} make: is batch_size passed on to epoch_batches?"
+           if other else
+           "one epoch's steps: loop over every epoch" if len(got) == per_epoch else
+           "append value.item() after every step, one loss a step")
+    n_, mine = np.arange(1, len(got) + 1), np.asarray(got, float)   # the losses whose averages so far these are
+    means = [n_ * mine - np.r_[0, (n_ * mine)[:-1]], n_ * mine - np.r_[0, np.cumsum(mine)[:-1]]]   # of theirs, of these
+    return (f"your train_loop returned {len(got)} losses: the recipe's {epochs} epochs of {n} examples, each cut into "
+            f"batches of batch_size={recipe['batch_size']} (the last one smaller), make {len(want)} steps — {why}"
+            if len(got) != len(want) else
+            "your losses are averages over the steps so far: record each step's own value.item()"
+            if any(np.allclose(m, want, rtol=1e-3) for m in means) else
             "they part as the second epoch starts (here also where the warm-up ends): what your loop does at each "
             "epoch (its seeding, its batches, an optimizer or scheduler made again), or the decay, (total − s) / "
             "(total − warmup)" if k in (per_epoch, per_epoch + 1) else
@@ -188,7 +208,13 @@ TRAIN_LOOP = Run(
            "the first column's embedding stood for every column: encode each column, one forward pass each":
                _slip("first reused"),
            "your decay divides by total − warmup + 1: the factor is (total − s) / (total − warmup)":
-               _slip("decay + 1")},
+               _slip("decay + 1"),
+           "you seeded again at every epoch (seed + epoch): seed once, before the loop — epoch_batches gives each "
+           "epoch its own order": _slip("seed + epoch"),
+           "your batches were drawn with seed 42, not the seed it was given: pass seed on to epoch_batches":
+               _slip("data seed"),
+           "your optimizer and schedule were made again at every epoch, so the rate warmed up from 0 again and "
+           "Adam's moments restarted: make them once, before the loop": _slip("made each epoch")},
     alike={"every text column in one forward pass": _slip("one pass"),
            "batches through a DataLoader, which draws a seed from torch's generator each epoch": _slip("data loader"),
            "both of these": _slip("one pass, data loader")},

@@ -224,8 +224,9 @@ STS_EVALUATE = Exercise("sts_evaluate", reference=sts_evaluate_truth, kept=True,
     "says (F.cosine_similarity gives that)": lambda m, p: _sts(m, p, lambda u, v: 1 - ((_unit(u) - _unit(v)) ** 2).sum(
         1) / 2)},
     diagnose=lambda fn, got, m, p: m.misaligned([got[1]], lambda u, v: (_unit(u, -1) * _unit(v, -1)).sum(-1),
-                                                "cosines") or m.unused("sts_evaluate"), hint="encode the first and the second sentences, one cosine "
-    "per pair (row i with row i), then 100 × your spearman of the cosines and the gold scores",
+                                                "cosines") or m.unused("sts_evaluate"),
+    hint="encode the first and the second sentences, one cosine per pair (row i with row i), then 100 × your spearman "
+         "of the cosines and the gold scores",
     ok="sts_evaluate is evaluate_sts: cosine of each pair, Spearman's ρ × 100 against the gold scores, ties averaged",
     compare=_either(lambda a, b: (getattr(b, "cosines_only", False) or abs(a[0] - b[0]) <= 1e-3) and
                     a[1].shape == b[1].shape and np.allclose(a[1], b[1], atol=1e-5)),

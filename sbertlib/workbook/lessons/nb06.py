@@ -268,9 +268,8 @@ TRIPLET_DISTANCES = Exercise(
            "those distances are root-mean-squares (a mean over the numbers): ‖a − p‖ sums the squares": _d(
                d=lambda x, y: ((x - y) ** 2).mean(1) ** 0.5)},
     diagnose=lambda fn, got, m, ts: m.misaligned(got, lambda x, y: np.linalg.norm(x - y, axis=-1), "distances") or
-    m.unused("triplet_distances"), parts=("distances to the positives",
-                                                                          "distances to the negatives"), hint="encode each column (anchors, positives, "
-    "negatives); each row's ‖a − p‖, ‖a − n‖")
+    m.unused("triplet_distances"), parts=("distances to the positives", "distances to the negatives"),
+    hint="encode each column (anchors, positives, negatives); each row's ‖a − p‖, ‖a − n‖")
 
 
 def triplet_scores_truth(d_ap, d_an, margins, pct=100, right=np.less, meets=lambda p, n, m: n - p >= m):
