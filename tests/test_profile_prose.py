@@ -315,3 +315,23 @@ def test_notebook_14s_table1_shows_a_paper_row_only_beside_a_student_that_saw_no
     assert ("sick-r †" in shown.columns) == (profile.nli_source == "offline-nli")
     assert "saw A" in shown.to_string() and "sts12 500, sick-r 500, stsb-test all" in "\n".join(notes)
     assert notes[0] == prose.teacher_in_table1(profile)   # the paragraph under the table, from the profile
+
+
+@pytest.mark.parametrize("predict, says", [
+    # trial 6 (2026-12-08): these raised Python's own errors, or were told nothing
+    ({"highest accuracy": "1", "meets ε=5 after ε=5 training, %": "5%"}, "You predicted 5% of held-out triplets"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": [5, 10]}, r"write one number"),
+    ({"highest acc": 1.0, "meets ε=5 after ε=5 training, %": 5}, "predict has the keys"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": ...}, "only one of the two predictions is made"),
+    ({"highest accuracy": 2, "meets ε=5 after ε=5 training, %": 5}, "not its place in MARGINS"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": 150}, "between 0 and 100"),
+    ({"highest accuracy": 1.0, "meets ε=5 after ε=5 training, %": 0.3}, "if you meant a share, that is 30%"),
+])
+def test_the_margin_prediction_is_read_as_the_student_wrote_it_or_named(predict, says, capsys):
+    try:
+        figures.tell_margin_prediction(predict, (0.1, 1.0, 5.0), best=5.0, best_accuracy=81.25, meets5=12.5)
+    except AssertionError as err:   # an ExerciseError
+        text = str(err)
+    else:
+        text = capsys.readouterr().out
+    assert re.search(says, text)

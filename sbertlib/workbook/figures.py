@@ -319,6 +319,41 @@ def trec_context(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+MARGIN_PREDICTION = ("highest accuracy", "meets ε=5 after ε=5 training, %")
+
+
+def _guess(predict: dict, key: str) -> float:
+    """``predict[key]`` as a number (text such as '5%' read), else an ExerciseError naming it."""
+    from .lessons import ExerciseError
+    value = predict[key]
+    text = value.strip().rstrip("%").strip() if isinstance(value, str) else None
+    try:
+        return float(text if text is not None else value)
+    except (TypeError, ValueError):
+        raise ExerciseError(f"predict[{key!r}] is {value!r}: write one number (5, not '5%' or a list)") from None
+
+
+def tell_margin_prediction(predict: dict, margins, best: float, best_accuracy: float, meets5: float) -> None:
+    """Notebook 06's prediction beside what training gave: the margin with the highest held-out accuracy (``best``,
+    ``best_accuracy`` %) and the % of held-out triplets meeting ε = 5 after ε = 5 training. Told, never failed; an
+    entry that is not a prediction of the kind asked is named."""
+    from .lessons import require
+    require(set(MARGIN_PREDICTION) <= set(predict), f"predict has the keys {list(predict)}", f"keep the cell's {MARGIN_PREDICTION}")
+    if all(predict[k] is ... for k in MARGIN_PREDICTION):
+        return print("No prediction made (predict, above §4's runs).")
+    require(not any(predict[k] is ... for k in MARGIN_PREDICTION), "only one of the two predictions is made",
+            f"fill both: {', '.join(repr(k) for k in MARGIN_PREDICTION if predict[k] is ...)} is still ...")
+    margin, share = _guess(predict, MARGIN_PREDICTION[0]), _guess(predict, MARGIN_PREDICTION[1])
+    require(margin in margins, f"predict['highest accuracy'] is {margin:g}, not one of the margins trained, "
+            f"{', '.join(f'{m:g}' for m in margins)}", "write the margin itself, not its place in MARGINS")
+    require(0 <= share <= 100, f"predict[{MARGIN_PREDICTION[1]!r}] is {share:g}: a percentage lies between 0 and 100")
+    print(f"You predicted the highest held-out accuracy for ε = {margin:g}: it was ε = {best:g} ({best_accuracy:.1f}%)"
+          + (" — right." if margin == best else ".") + f"\nYou predicted {share:g}% of held-out triplets meeting ε = 5 "
+          f"after ε = 5 training: {meets5:.1f}% did ({meets5 - share:+.1f} points)." + (
+              f" (Your {share:g} reads as a percentage; if you meant a share, that is {100 * share:g}%.)"
+              if 0 < share <= 1 else ""))
+
+
 PCA_PREDICTIONS = ("below the random start", "about the random start", "above the random start")
 
 

@@ -7,6 +7,7 @@ import functools
 import math
 import re
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -140,6 +141,13 @@ def test_a_loop_with_batches_of_another_size_or_a_warm_up_of_examples_is_told_so
         nb03.check_train_loop(batches_of_4, encoder, *nli_data)
     with pytest.raises(ExerciseError, match="count warmup and total in steps"):
         nb03.check_train_loop(lambda loss, examples, **settings: [1 / 0], encoder, *nli_data)
+    # trial 6 (2026-12-08): a running mean was told "the update", 4 losses of batches of 16 "append value.item()"
+    averages = lambda loss, examples, **settings: list(np.cumsum(nb03.fit_loop(loss, examples, **settings)) / range(1, 9))
+    with pytest.raises(ExerciseError, match="your losses are averages over the steps so far"):
+        nb03.check_train_loop(averages, encoder, *nli_data)
+    with pytest.raises(ExerciseError, match="as many as batches of 16 make: is batch_size passed on"):
+        nb03.check_train_loop(lambda loss, examples, **settings: nb03.fit_loop(loss, examples, **settings)[:4], encoder,
+                              *nli_data)
 
 
 def test_a_loop_whose_steps_differ_without_a_named_slip_is_told_where_the_runs_part(encoder, nli_data, one_thread):
@@ -245,17 +253,3 @@ def test_the_notebook_says_the_checks_recipe_as_it_is():
     words = {2: "two", 3: "three"}
     assert said.replace(f"{r['epochs']} epochs", f"{words[r['epochs']]} epochs") in " ".join(
         text.replace('\\n",\n    "', " ").split())
-
-
-def test_a_loop_that_records_averages_or_hard_codes_its_batch_size_is_told_so(encoder, nli_data, one_thread):
-    """Trial 6 (2026-12-08): a running mean was told "the update", batches of 16 written in "append value.item()"."""
-    def running_mean(loss, examples, **settings):
-        values = nb03.fit_loop(loss, examples, **settings)
-        return [sum(values[:k + 1]) / (k + 1) for k in range(len(values))]
-
-    def batches_of_16(loss, examples, **settings):   # its own batches of 16, its schedule of the batch_size given
-        return nb03.fit_loop(loss, examples, **settings)[:4]
-    with pytest.raises(ExerciseError, match="your losses are averages over the steps so far"):
-        nb03.check_train_loop(running_mean, encoder, *nli_data)
-    with pytest.raises(ExerciseError, match="as many as batches of 16 make: is batch_size passed on"):
-        nb03.check_train_loop(batches_of_16, encoder, *nli_data)

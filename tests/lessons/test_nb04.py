@@ -104,6 +104,17 @@ def _sts_nb(model, pairs):
     return 100 * spearmanr(cos, [p.score for p in pairs])[0], cos
 
 
+def _wmean_with(score=None, weight=lambda rows: len(rows)):
+    """pooled_and_wmean written with a subset's ``score(cos, gold, all_cos, all_gold, mask)`` or ``weight(rows)``."""
+    def fn(pairs, cosines):
+        gold, src, cos = np.array([p.score for p in pairs]), np.array([p.source for p in pairs]), np.asarray(cosines)
+        subsets = [src == s for s in dict.fromkeys(src)]
+        sub = [(score or (lambda c, g, *_: spearmanr(c, g).statistic))(cos[m], gold[m], cos, gold, m) for m in subsets]
+        w = np.array([weight(np.flatnonzero(m)) for m in subsets], float)
+        return 100 * spearmanr(cos, gold).statistic, 100 * float(np.dot(w, sub) / w.sum())
+    return fn
+
+
 @pytest.mark.parametrize("check, wrong, says", [
     (nb04.check_sts_evaluate, lambda m, p: (lambda u, v: (0.0, (u * v).sum(1) / (u.norm(dim=1) * v.norm(dim=1))))(
         *sides(m, p)), "a cosine is NaN: one vector is all zeros"),
@@ -122,6 +133,15 @@ def _sts_nb(model, pairs):
         ("share of all", pd.Series(a)), ("share of the worst", pd.Series(w)))}).assign(**{
             "over-representation": 1.0}), r"a share is missing \(NaN\)"),
     (nb04.check_spearman, lambda x, y: (x.sort(), spearmanr(x, y)[0])[1], IN_PLACE),
+    # trial 5 (2026-12-07): seven wrong wmeans got the task's restatement; the check now runs the student's function on
+    # small years of its own, to tell the weights from a subset's score, its mask or its ranks
+    (nb04.check_pooled_and_wmean, _wmean_with(weight=lambda rows: 1 / len(rows)), "the weights are wrong"),
+    (nb04.check_pooled_and_wmean, _wmean_with(score=lambda c, g, C, G, m: pearsonr(rankdata(C)[m], rankdata(G)[m])[0]),
+     "rank each subset's"),
+    (nb04.check_pooled_and_wmean, _wmean_with(score=lambda c, g, C, G, m: spearmanr(C[:m.sum()], g).statistic),
+     "not by position"),
+    (nb04.check_pooled_and_wmean, _wmean_with(score=lambda c, g, *_: spearmanr(c, g).statistic / 2),
+     "one subset's score itself is wrong"),
 ])
 def test_what_came_back_is_named(check, wrong, says):
     assert re.search(says, refused(check, wrong))
@@ -169,26 +189,3 @@ def test_the_reference_is_not_labelled_a_stand_in():
     assert label.endswith("all-MiniLM-L6-v2 (packaged) [offline]") and "stand-in" not in label
     tiny = SentenceEncoder.from_pretrained("tiny-random-bert", device="cpu")
     assert evaluation.label_for(tiny, "smoke", "untrained").endswith("[smoke, stand-in]")
-
-
-def _wmean_with(score=None, weight=lambda rows: len(rows)):
-    """pooled_and_wmean written with a subset's ``score(cos, gold, all_cos, all_gold, mask)`` or ``weight(rows)``."""
-    def fn(pairs, cosines):
-        gold, src, cos = np.array([p.score for p in pairs]), np.array([p.source for p in pairs]), np.asarray(cosines)
-        subsets = [src == s for s in dict.fromkeys(src)]
-        sub = [(score or (lambda c, g, *_: spearmanr(c, g).statistic))(cos[m], gold[m], cos, gold, m) for m in subsets]
-        w = np.array([weight(np.flatnonzero(m)) for m in subsets], float)
-        return 100 * spearmanr(cos, gold).statistic, 100 * float(np.dot(w, sub) / w.sum())
-    return fn
-
-
-@pytest.mark.parametrize("fn, says", [
-    (_wmean_with(weight=lambda rows: 1 / len(rows)), "the weights are wrong"),
-    (_wmean_with(score=lambda c, g, C, G, m: pearsonr(rankdata(C)[m], rankdata(G)[m])[0]), "rank each subset's"),
-    (_wmean_with(score=lambda c, g, C, G, m: spearmanr(C[:m.sum()], g).statistic), "not by position"),
-    (_wmean_with(score=lambda c, g, *_: spearmanr(c, g).statistic / 2), "one subset's score itself is wrong"),
-])
-def test_wmean_alone_wrong_is_told_whether_the_weights_or_the_subsets_scores(fn, says):
-    """Trial 5 (2026-12-07): seven wrong wmeans got the task's restatement. The check now runs the student's function
-    on small years of its own to tell the weights from the subsets' scores."""
-    assert says in refused(nb04.check_pooled_and_wmean, fn)

@@ -7,8 +7,7 @@ import torch.nn.functional as F
 
 from ...data import NLIPair, Triplet, nli_triplets
 from ...losses import TripletLoss
-from . import (Exercise, ExerciseError, Objective, _guarded, call, guard, require, require_gradient, two_items,
-               within)
+from . import Exercise, Objective, _guarded, call, guard, require, require_gradient, two_items, within
 from .kinds import as_number, close
 from .nb03 import MNRL
 from .nb04 import HiddenEncoder, _any, _either
@@ -334,39 +333,6 @@ TRIPLET_SCORES = Exercise(   # the ties at ε are exact in float32 too: 1.5 − 
             _result = [triplet_scores([0.5, 1.0, 2.0, 0.3, 1.5], [1.0, 0.8, 4.5, 0.3, 3.0], (0.1, 1.0, 2.5)),
                        triplet_scores(_np.array([1.0, 2.0]), _np.array([1.2, 1.0]), [0.2])]
             """)
-
-# ----------------------------------------------------------------------------- the prediction before training
-PREDICTED = ("highest accuracy", "meets ε=5 after ε=5 training, %")
-
-
-def _guess(predict: dict, key: str) -> float:
-    value = predict[key]
-    text = value.strip().rstrip("%").strip() if isinstance(value, str) else None
-    try:
-        return float(text if text is not None else value)
-    except (TypeError, ValueError):
-        raise ExerciseError(f"predict[{key!r}] is {value!r}: write one number (5, not '5%' or a list)") from None
-
-
-def tell_margin_prediction(predict: dict, margins, best: float, best_accuracy: float, meets5: float) -> None:
-    """Notebook 06's prediction beside what training gave: the margin with the highest held-out accuracy (``best``,
-    ``best_accuracy`` %) and the % of held-out triplets meeting ε = 5 after ε = 5 training. Told, never failed; an
-    entry that is not a prediction of the kind asked is named."""
-    require(set(PREDICTED) <= set(predict), f"predict has the keys {list(predict)}", f"keep the cell's {PREDICTED}")
-    if all(predict[k] is ... for k in PREDICTED):
-        return print("No prediction made (predict, above §4's runs).")
-    require(not any(predict[k] is ... for k in PREDICTED), "only one of the two predictions is made",
-            f"fill both: {', '.join(repr(k) for k in PREDICTED if predict[k] is ...)} is still ...")
-    margin, share = _guess(predict, PREDICTED[0]), _guess(predict, PREDICTED[1])
-    require(margin in margins, f"predict['highest accuracy'] is {margin:g}, not one of the margins trained, "
-            f"{', '.join(f'{m:g}' for m in margins)}", "write the margin itself, not its place in MARGINS")
-    require(0 <= share <= 100, f"predict[{PREDICTED[1]!r}] is {share:g}: a percentage lies between 0 and 100")
-    print(f"You predicted the highest held-out accuracy for ε = {margin:g}: it was ε = {best:g} ({best_accuracy:.1f}%)"
-          + (" — right." if margin == best else ".") + f"\nYou predicted {share:g}% of held-out triplets meeting ε = 5 "
-          f"after ε = 5 training: {meets5:.1f}% did ({meets5 - share:+.1f} points)." + (
-              f" (Your {share:g} reads as a percentage; if you meant a share, that is {100 * share:g}%.)"
-              if 0 < share <= 1 else ""))
-
 
 EXERCISES = (TRIPLET_LOSS, TRIPLET_OBJECTIVE, TRIPLET_DISTANCES, TRIPLET_SCORES, NLI_TRIPLETS)
 check_triplet_distances, check_triplet_scores, check_nli_triplets = map(_guarded, (e.check for e in EXERCISES[2:]))
